@@ -1,0 +1,64 @@
+// The one error class of Mnemo: a stable UPPERCASE code, a category, JSON-safe details and a cause.
+
+/** Who is at fault: the caller (USER), Mnemo or its machine (SYSTEM), or a service Mnemo talks to (THIRD_PARTY). */
+export type ErrorCategory = 'USER' | 'SYSTEM' | 'THIRD_PARTY';
+
+/** Every code Mnemo raises. Codes are stable: callers may match on them. */
+export const ERROR_CODES = {
+  INVALID_INPUT: 'USER',
+  NOT_FOUND: 'USER',
+  CONFLICT: 'USER',
+  EMBEDDER_MISMATCH: 'USER',
+  UNSUPPORTED: 'USER',
+  STORE_CLOSED: 'USER',
+  STORE_FAILURE: 'SYSTEM',
+  SCHEMA_TOO_NEW: 'SYSTEM',
+  INTERNAL: 'SYSTEM',
+  DEPENDENCY_MISSING: 'SYSTEM',
+  MODEL_MISSING: 'SYSTEM',
+  PROVIDER_FAILURE: 'THIRD_PARTY',
+  PROVIDER_TIMEOUT: 'THIRD_PARTY',
+} as const satisfies Record<string, ErrorCategory>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** JSON-safe details attached to an error (what was expected, what arrived, where). */
+export type ErrorDetails = Record<string, string | number | boolean | null | readonly (string | number)[]>;
+
+export interface MnemoErrorOptions {
+  details?: ErrorDetails;
+  cause?: unknown;
+}
+
+/**
+ * The error Mnemo throws. Its message says what was expected, what arrived and how to fix it.
+ *
+ * @example
+ * ```ts
+ * try { await memory.add({ saveId: 's', turnId: -1, text: 'x' }); }
+ * catch (error) { if (error instanceof MnemoError && error.code === 'INVALID_INPUT') console.log(error.message); }
+ * ```
+ */
+export class MnemoError extends Error {
+  readonly code: ErrorCode;
+  readonly category: ErrorCategory;
+  readonly details: ErrorDetails;
+
+  constructor(code: ErrorCode, message: string, options: MnemoErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'MnemoError';
+    this.code = code;
+    this.category = ERROR_CODES[code];
+    this.details = options.details ?? {};
+  }
+
+  /** A JSON form without the stack, safe to send to a client. */
+  toJSON(): { code: ErrorCode; category: ErrorCategory; message: string; details: ErrorDetails } {
+    return { code: this.code, category: this.category, message: this.message, details: this.details };
+  }
+}
+
+/** True when `error` is a MnemoError, optionally with the given code. */
+export function isMnemoError(error: unknown, code?: ErrorCode): error is MnemoError {
+  return error instanceof MnemoError && (code === undefined || error.code === code);
+}

@@ -1,0 +1,196 @@
+// Narrative memory (the seed's VectorMemory): add, updateTurn, rewind, count and hybrid query over a Store.
+import { systemClock } from '../core/clock.js';
+import type { Clock } from '../core/clock.js';
+import { MnemoError } from '../core/errors.js';
+import { consoleLogger, onceLogger } from '../core/logger.js';
+import type { Logger } from '../core/logger.js';
+import { DEFAULT_CHUNK_TYPE } from '../core/types.js';
+import type { ChunkInput, Hit, Metadata, QueryOptions } from '../core/types.js';
+import { optionalChunkType, optionalCount, optionalNumber, optionalTurnId, requireK, requireQueryText, requireSaveId, requireTurnId } from '../core/validate.js';
+import { embedInBatches } from '../embedders/embed-in-batches.js';
+import type { Analyzer } from '../retrieval/corpus-index.js';
+import { hybridSearch } from '../retrieval/hybrid-search.js';
+import { IndexCache } from '../retrieval/index-cache.js';
+import type { Embedder } from '../seams/embedder.js';
+import type { Reranker } from '../seams/reranker.js';
+import type { NewChunk, Store } from '../seams/store.js';
+import { prepareChunk } from './prepare-chunk.js';
+
+/** What narrative memory is built from. */
+export interface NarrativeMemoryOptions {
+  store: Store;
+  /** Computes vectors for the semantic arm; without one, search is lexical only. */
+  embedder?: Embedder | null;
+  /** Re-sorts the fused head; without one, the fused order stands. */
+  reranker?: Reranker | null;
+  logger?: Logger;
+  clock?: Clock;
+  /** Index terms of a text (default: the Unicode tokenizer). */
+  analyzer?: Analyzer;
+}
+
+/** The replacement text of a turn. */
+export interface UpdateTurnInput {
+  saveId: string;
+  turnId: number;
+  /** The new text, or several chunks of it. */
+  text: string | readonly string[];
+  chunkType?: string;
+  metadata?: Metadata;
+}
+
+/**
+ * Keeps a save's narrative chunks and finds them again by meaning and by exact words.
+ *
+ * @example
+ * ```ts
+ * const narrative = new NarrativeMemory({ store: openInMemoryStore() });
+ * await narrative.add({ saveId: 's', turnId: 1, text: 'Kaël hides the key under the well.' });
+ * const [hit] = await narrative.query('s', 'where is the key?');
+ * ```
+ */
+export class NarrativeMemory {
+  readonly store: Store;
+  readonly embedder: Embedder | null;
+  readonly reranker: Reranker | null;
+  private readonly logger: Logger;
+  private readonly clock: Clock;
+  private readonly cache: IndexCache;
+
+  constructor(options: NarrativeMemoryOptions) {
+    this.store = options.store;
+    this.embedder = options.embedder ?? null;
+    this.reranker = options.reranker ?? null;
+    this.logger = onceLogger(options.logger ?? consoleLogger);
+    this.clock = options.clock ?? systemClock;
+    this.cache = new IndexCache({ scan: (saveId) => this.store.scanChunks(saveId), version: (saveId) => this.store.saveVersion(saveId) }, { analyzer: options.analyzer });
+  }
+
+  /** Adds one chunk and returns its UUID. */
+  async add(input: ChunkInput): Promise<string> {
+    const [id] = await this.addMany([input]);
+    return id as string;
+  }
+
+  /**
+   * Adds several chunks of one save in one transaction (a whole turn lands, or none of it) and returns their
+   * UUIDs in order. Everything is validated before anything is written.
+   */
+  async addMany(inputs: readonly ChunkInput[]): Promise<string[]> {
+    if (!Array.isArray(inputs) || inputs.length === 0) {
+      throw new MnemoError('INVALID_INPUT', 'chunks: expected a non-empty array of { saveId, turnId, text }, got an empty list. Pass at least one chunk.');
+    }
+    const now = this.clock();
+    const chunks = inputs.map((input) => prepareChunk(input, now));
+    const saveId = chunks[0]!.saveId;
+    if (chunks.some((chunk) => chunk.saveId !== saveId)) {
+      throw new MnemoError('INVALID_INPUT', 'chunks: expected every chunk of one call to share a saveId, got several. Call addMany once per save.');
+    }
+    await this.attachVectors(chunks);
+    const result = await this.store.insertChunks(chunks);
+    this.cache.afterWrite(saveId, result, (index) => index.add(chunks));
+    return chunks.map((chunk) => chunk.id);
+  }
+
+  /** Replaces a turn's chunks of one type (default `narrative`) with new text, atomically; returns the new ids. */
+  async updateTurn(input: UpdateTurnInput): Promise<string[]> {
+    const saveId = requireSaveId(input?.saveId);
+    const turnId = requireTurnId(input.turnId);
+    const chunkType = optionalChunkType(input.chunkType, 'chunkType') ?? DEFAULT_CHUNK_TYPE;
+    const texts = typeof input.text === 'string' ? [input.text] : [...(input.text ?? [])];
+    if (texts.length === 0) throw new MnemoError('INVALID_INPUT', 'text: expected the new text of the turn, got an empty list. To remove a turn, rewind to the turn before it.');
+    const now = this.clock();
+    const chunks = texts.map((text) => prepareChunk({ saveId, turnId, text, chunkType, metadata: input.metadata }, now));
+    await this.attachVectors(chunks);
+    const result = await this.store.replaceTurn(saveId, turnId, chunkType, chunks);
+    this.cache.afterWrite(saveId, result, (index) => {
+      index.removeTurn(turnId, chunkType);
+      index.add(chunks);
+    });
+    return chunks.map((chunk) => chunk.id);
+  }
+
+  /** Deletes every chunk of the save with turnId > `turnId`; returns how many. An unknown save gives 0. */
+  async rewind(saveId: string, turnId: number): Promise<number> {
+    requireSaveId(saveId);
+    requireTurnId(turnId);
+    const result = await this.store.rewind(saveId, turnId);
+    this.cache.afterWrite(saveId, result, (index) => index.removeAfterTurn(turnId));
+    return result.removed.chunks;
+  }
+
+  /** Number of chunks in a save, optionally of one type. */
+  async count(saveId: string, options: { chunkType?: string } = {}): Promise<number> {
+    requireSaveId(saveId);
+    return this.store.countChunks(saveId, optionalChunkType(options.chunkType, 'chunkType'));
+  }
+
+  /**
+   * Hybrid search over one save: BM25 with the save's own statistics and the embedder's vectors, each filtered
+   * before ranking, capped, fused with RRF, boosted by focus terms and optionally reranked.
+   */
+  async query(saveId: string, text: string, options: QueryOptions = {}): Promise<Hit[]> {
+    requireSaveId(saveId);
+    const queryText = requireQueryText(text);
+    const k = requireK(options.k ?? 5);
+    const filter = {
+      maxTurnId: optionalTurnId(options.maxTurnId, 'maxTurnId'),
+      currentTurnId: optionalTurnId(options.currentTurnId, 'currentTurnId'),
+      chunkType: optionalChunkType(options.chunkType, 'chunkType'),
+      excludeChunkType: optionalChunkType(options.excludeChunkType, 'excludeChunkType'),
+    };
+    const capPerSource = optionalCount(options.capPerSource, 'capPerSource') ?? Math.max(50, 5 * k);
+    const rrfK = optionalNumber(options.rrfK, 'rrfK', 0);
+    const focusBoost = optionalNumber(options.focusBoost, 'focusBoost', 0);
+    const rerankTop = optionalCount(options.rerankTop, 'rerankTop');
+    const focusTerms = (options.focusTerms ?? []).filter((term) => typeof term === 'string' && term.trim() !== '');
+
+    const index = await this.cache.get(saveId);
+    if (index.size === 0) return [];
+    const queryVector = await this.embedQuery(queryText, index.vectors.dimensions);
+    const ranked = await hybridSearch({
+      index,
+      queryText,
+      queryVector,
+      accept: index.filterFor(filter),
+      k,
+      capPerSource,
+      rrfK,
+      focusTerms,
+      focusBoost,
+      reranker: options.rerank === false ? null : this.reranker,
+      rerankTop,
+      loadTexts: async (ids) => new Map((await this.store.getChunks(ids)).map((chunk) => [chunk.id, chunk.text])),
+    });
+    const chunks = new Map((await this.store.getChunks(ranked.map((hit) => hit.id))).map((chunk) => [chunk.id, chunk]));
+    return ranked.flatMap(({ id, score, explanation }) => {
+      const chunk = chunks.get(id);
+      return chunk === undefined ? [] : [{ ...chunk, score, explanation }];
+    });
+  }
+
+  private async embedQuery(text: string, indexDimensions: number | null): Promise<Float32Array | null> {
+    if (this.embedder === null || indexDimensions === null || text.trim() === '') return null;
+    if (indexDimensions !== this.embedder.dimensions) {
+      this.logger.warn(`the save's vectors have ${indexDimensions} dimensions but ${this.embedder.provider}/${this.embedder.modelId} makes ${this.embedder.dimensions}; searching by words only (run mnemo reindex)`);
+      return null;
+    }
+    try {
+      const [vector] = await embedInBatches(this.embedder, [text]);
+      return vector ?? null;
+    } catch (error) {
+      this.logger.warn(`embedder ${this.embedder.provider}/${this.embedder.modelId} failed (${(error as Error).message}); searching by words only`);
+      return null;
+    }
+  }
+
+  private async attachVectors(chunks: NewChunk[]): Promise<void> {
+    if (this.embedder === null) return;
+    try {
+      const vectors = await embedInBatches(this.embedder, chunks.map((chunk) => chunk.text));
+      chunks.forEach((chunk, index) => { chunk.embedding = vectors[index] ?? null; });
+    } catch (error) {
+      this.logger.warn(`embedder ${this.embedder.provider}/${this.embedder.modelId} failed (${(error as Error).message}); chunks stored without vectors, found by words until reindexed`);
+    }
+  }
+}

@@ -1,0 +1,37 @@
+// Turns a caller's ChunkInput into a validated NewChunk: checks every field, merges metadata under the core keys.
+import { MnemoError } from '../core/errors.js';
+import { newId } from '../core/ids.js';
+import { DEFAULT_CHUNK_TYPE } from '../core/types.js';
+import type { ChunkInput, Metadata } from '../core/types.js';
+import { optionalChunkType, optionalMetadata, requireSaveId, requireText, requireTurnId } from '../core/validate.js';
+import type { NewChunk } from '../seams/store.js';
+
+/**
+ * Validates a chunk input and gives it an id. Metadata keeps the caller's extra keys, but the core keys
+ * (saveId, turnId, chunkType, entryId) always win. An `entryId` may come top-level or in metadata.
+ *
+ * @example
+ * ```ts
+ * prepareChunk({ saveId: 's', turnId: 2, text: 'Hello', metadata: { turnId: 99, mood: 'calm' } }, Date.now());
+ * // metadata: { mood: 'calm', saveId: 's', turnId: 2, chunkType: 'narrative' }
+ * ```
+ */
+export function prepareChunk(input: ChunkInput, now: number): NewChunk {
+  if (input === null || typeof input !== 'object') {
+    throw new MnemoError('INVALID_INPUT', `chunk: expected an object { saveId, turnId, text }, got ${input === null ? 'null' : typeof input}.`);
+  }
+  const saveId = requireSaveId(input.saveId);
+  const turnId = requireTurnId(input.turnId);
+  const text = requireText(input.text);
+  const chunkType = optionalChunkType(input.chunkType, 'chunkType') ?? DEFAULT_CHUNK_TYPE;
+  const extra = (optionalMetadata(input.metadata) ?? {}) as Metadata;
+  const entryCandidate = input.entryId ?? extra['entryId'] ?? null;
+  if (entryCandidate !== null && (typeof entryCandidate !== 'string' || entryCandidate === '')) {
+    throw new MnemoError('INVALID_INPUT', `entryId: expected a non-empty string or null, got ${JSON.stringify(entryCandidate)}. Pass the id of the record this chunk stands for.`, { details: { field: 'entryId' } });
+  }
+  const entryId = entryCandidate;
+  const metadata: Metadata = { ...structuredClone(extra), saveId, turnId, chunkType };
+  if (entryId === null) delete metadata['entryId'];
+  else metadata['entryId'] = entryId;
+  return { id: newId(), saveId, turnId, chunkType, text, entryId, metadata, createdAt: now, embedding: null };
+}

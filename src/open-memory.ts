@@ -1,0 +1,116 @@
+// The front door: openMemory() picks a store and an embedder and returns a Mnemo handle.
+import type { Logger } from './core/logger.js';
+import { consoleLogger } from './core/logger.js';
+import type { Clock } from './core/clock.js';
+import { MnemoError } from './core/errors.js';
+import type { ChunkInput, Hit, QueryOptions, SaveSummary } from './core/types.js';
+import { NarrativeMemory } from './narrative/narrative-memory.js';
+import type { UpdateTurnInput } from './narrative/narrative-memory.js';
+import type { Embedder } from './seams/embedder.js';
+import type { Reranker } from './seams/reranker.js';
+import type { Store } from './seams/store.js';
+import { openInMemoryStore } from './stores/memory/index.js';
+import { openSqliteStore } from './stores/sqlite/index.js';
+
+/** How to open Mnemo. */
+export interface OpenMemoryOptions {
+  /** A SQLite file (default `mnemo.db`), or `:memory:` for the in-memory store. Ignored when `store` is given. */
+  path?: string;
+  /** A store you opened yourself. */
+  store?: Store;
+  /** Computes vectors for the semantic arm; null or absent means lexical search only. */
+  embedder?: Embedder | null;
+  /** An optional cross-encoder for the final re-sort. */
+  reranker?: Reranker | null;
+  logger?: Logger;
+  clock?: Clock;
+}
+
+/**
+ * A Mnemo handle: narrative memory over one store. Close it when done.
+ *
+ * @example
+ * ```ts
+ * const memory = await openMemory({ path: 'game.db' });
+ * await memory.add({ saveId: 'run-1', turnId: 1, text: 'The smith owes Kaël three silver.' });
+ * const hits = await memory.query('run-1', 'who owes money?', { k: 3 });
+ * await memory.close();
+ * ```
+ */
+export class Mnemo {
+  readonly store: Store;
+  readonly narrative: NarrativeMemory;
+
+  constructor(options: { store: Store; embedder: Embedder | null; reranker: Reranker | null; logger: Logger; clock?: Clock }) {
+    this.store = options.store;
+    this.narrative = new NarrativeMemory(options);
+  }
+
+  /** The embedder in use, or null (lexical search only). */
+  get embedder(): Embedder | null {
+    return this.narrative.embedder;
+  }
+
+  /** Adds one chunk; returns its UUID. */
+  add(input: ChunkInput): Promise<string> {
+    return this.narrative.add(input);
+  }
+
+  /** Adds chunks of one save in one transaction; returns their UUIDs. */
+  addMany(inputs: readonly ChunkInput[]): Promise<string[]> {
+    return this.narrative.addMany(inputs);
+  }
+
+  /** Replaces a turn's chunks of one type; returns the new UUIDs. */
+  updateTurn(input: UpdateTurnInput): Promise<string[]> {
+    return this.narrative.updateTurn(input);
+  }
+
+  /** Deletes everything of the save after `turnId`; returns the number of chunks removed. */
+  rewind(saveId: string, turnId: number): Promise<number> {
+    return this.narrative.rewind(saveId, turnId);
+  }
+
+  /** Number of chunks in a save. */
+  count(saveId: string, options?: { chunkType?: string }): Promise<number> {
+    return this.narrative.count(saveId, options);
+  }
+
+  /** Hybrid search over one save. */
+  query(saveId: string, text: string, options?: QueryOptions): Promise<Hit[]> {
+    return this.narrative.query(saveId, text, options);
+  }
+
+  /** Every save with its counts. */
+  listSaves(): Promise<SaveSummary[]> {
+    return this.store.listSaves();
+  }
+
+  /** Closes the store. */
+  close(): Promise<void> {
+    return this.store.close();
+  }
+}
+
+/**
+ * Opens Mnemo on a SQLite file (the default), in memory, or on a store you pass.
+ *
+ * @example
+ * ```ts
+ * const memory = await openMemory({ path: ':memory:' });
+ * ```
+ */
+export async function openMemory(options: OpenMemoryOptions = {}): Promise<Mnemo> {
+  if (options.store !== undefined && options.path !== undefined) {
+    throw new MnemoError('INVALID_INPUT', 'openMemory: expected either `path` or `store`, got both. Pass one.');
+  }
+  const path = options.path ?? 'mnemo.db';
+  const store = options.store ?? (path === ':memory:' ? openInMemoryStore() : openSqliteStore({ path }));
+  return new Mnemo({
+    store,
+    embedder: options.embedder ?? null,
+    reranker: options.reranker ?? null,
+    logger: options.logger ?? consoleLogger,
+    clock: options.clock,
+  });
+}

@@ -1,0 +1,214 @@
+// The lexical arm: an incremental Okapi BM25 index whose statistics are those of its own corpus (one save).
+import { grow } from './grow.js';
+import { TopK } from './top-k.js';
+import { tokenize } from './tokenize.js';
+
+/** BM25 parameters: k1 (term-frequency saturation) and b (length normalisation). */
+export interface Bm25Parameters {
+  k1: number;
+  b: number;
+}
+
+/** Okapi defaults, as Lucene and the LoCoMo baseline use them. */
+export const BM25_DEFAULTS: Bm25Parameters = { k1: 1.2, b: 0.75 };
+
+interface Postings {
+  slots: Int32Array;
+  frequencies: Uint16Array;
+  length: number;
+}
+
+/**
+ * An inverted index scored with Okapi BM25, idf = ln(1 + (N - df + 0.5) / (df + 0.5)) (never negative).
+ * Documents are numbered by slot in insertion order; removing one updates N, the average length and every
+ * document frequency at once, so scores always reflect the live corpus. Building is the expensive part
+ * (tokenising everything); keep an index while its corpus is unchanged and score many queries against it.
+ *
+ * @example
+ * ```ts
+ * const index = new Bm25Index();
+ * index.add('The dragon sleeps'); index.add('A dragon wakes, a dragon roars');
+ * index.search(['dragon', 'roars'], 10); // [{ slot: 1, score: ... }, { slot: 0, score: ... }]
+ * ```
+ */
+export class Bm25Index {
+  readonly parameters: Bm25Parameters;
+  private readonly termIds = new Map<string, number>();
+  private postings: Postings[] = [];
+  private documentFrequency = new Int32Array(64);
+  private lengths = new Int32Array(64);
+  private alive = new Uint8Array(64);
+  private documentTerms: Int32Array[] = [];
+  private slotCount = 0;
+  private liveCount = 0;
+  private totalLength = 0;
+  private scratch = new Float64Array(64);
+
+  constructor(parameters: Partial<Bm25Parameters> = {}) {
+    this.parameters = { ...BM25_DEFAULTS, ...parameters };
+  }
+
+  /** Number of live documents (N). */
+  get size(): number {
+    return this.liveCount;
+  }
+
+  /** Number of slots ever used (live and removed). */
+  get slots(): number {
+    return this.slotCount;
+  }
+
+  /** Average live document length in tokens. */
+  get averageLength(): number {
+    return this.liveCount === 0 ? 0 : this.totalLength / this.liveCount;
+  }
+
+  /** Number of live documents holding `term`. */
+  frequencyOf(term: string): number {
+    const id = this.termIds.get(term);
+    return id === undefined ? 0 : (this.documentFrequency[id] as number);
+  }
+
+  /** The idf of a term under the current statistics. */
+  idf(term: string): number {
+    const df = this.frequencyOf(term);
+    return Math.log(1 + (this.liveCount - df + 0.5) / (df + 0.5));
+  }
+
+  /** Indexes a text (tokenised with `tokenize`) and returns its slot. */
+  add(text: string): number {
+    return this.addTokens(tokenize(text));
+  }
+
+  /** Indexes already tokenised text and returns its slot. */
+  addTokens(tokens: readonly string[]): number {
+    const slot = this.slotCount++;
+    this.lengths = grow(this.lengths, this.slotCount);
+    this.alive = grow(this.alive, this.slotCount);
+    const counts = new Map<number, number>();
+    for (const token of tokens) {
+      let id = this.termIds.get(token);
+      if (id === undefined) {
+        id = this.postings.length;
+        this.termIds.set(token, id);
+        this.postings.push({ slots: new Int32Array(4), frequencies: new Uint16Array(4), length: 0 });
+        this.documentFrequency = grow(this.documentFrequency, id + 1);
+      }
+      counts.set(id, (counts.get(id) ?? 0) + 1);
+    }
+    const terms = new Int32Array(counts.size);
+    let position = 0;
+    for (const [id, count] of counts) {
+      const list = this.postings[id] as Postings;
+      list.slots = grow(list.slots, list.length + 1);
+      list.frequencies = grow(list.frequencies, list.length + 1);
+      list.slots[list.length] = slot;
+      list.frequencies[list.length] = Math.min(count, 65535);
+      list.length++;
+      this.documentFrequency[id] = (this.documentFrequency[id] as number) + 1;
+      terms[position++] = id;
+    }
+    this.documentTerms[slot] = terms;
+    this.lengths[slot] = tokens.length;
+    this.alive[slot] = 1;
+    this.liveCount++;
+    this.totalLength += tokens.length;
+    return slot;
+  }
+
+  /** Removes a document; its postings stay as dead entries, skipped when scoring. */
+  remove(slot: number): void {
+    if (slot < 0 || slot >= this.slotCount || this.alive[slot] !== 1) return;
+    this.alive[slot] = 0;
+    this.liveCount--;
+    this.totalLength -= this.lengths[slot] as number;
+    for (const id of this.documentTerms[slot] ?? []) this.documentFrequency[id] = (this.documentFrequency[id] as number) - 1;
+    this.documentTerms[slot] = new Int32Array(0);
+  }
+
+  /** True when the slot holds a live document. */
+  isAlive(slot: number): boolean {
+    return this.alive[slot] === 1;
+  }
+
+  /**
+   * Scores the live documents against deduplicated query tokens and returns the best `limit` with a score
+   * above zero, best first (ties: lower slot first). `accept` filters slots before ranking.
+   */
+  search(queryTokens: readonly string[], limit: number, accept?: (slot: number) => boolean): { slot: number; score: number }[] {
+    if (this.liveCount === 0 || limit <= 0) return [];
+    const { k1, b } = this.parameters;
+    const averageLength = this.averageLength || 1;
+    this.scratch = grow(this.scratch, this.slotCount);
+    const scores = this.scratch;
+    const touched: number[] = [];
+    for (const term of new Set(queryTokens)) {
+      const id = this.termIds.get(term);
+      if (id === undefined || this.documentFrequency[id] === 0) continue;
+      const idf = this.idf(term);
+      const list = this.postings[id] as Postings;
+      for (let index = 0; index < list.length; index++) {
+        const slot = list.slots[index] as number;
+        if (this.alive[slot] !== 1) continue;
+        const frequency = list.frequencies[index] as number;
+        const norm = k1 * (1 - b + (b * (this.lengths[slot] as number)) / averageLength);
+        if (scores[slot] === 0) touched.push(slot);
+        scores[slot] = (scores[slot] as number) + (idf * frequency * (k1 + 1)) / (frequency + norm);
+      }
+    }
+    const top = new TopK(limit);
+    for (const slot of touched) {
+      const score = scores[slot] as number;
+      scores[slot] = 0;
+      if (score > 0 && (accept === undefined || accept(slot))) top.push(slot, score);
+    }
+    return top.sorted();
+  }
+
+  /** The BM25 score of every slot for a query (0 for removed or non-matching), for inspection and tests. */
+  scoreAll(queryTokens: readonly string[]): Float64Array {
+    const result = new Float64Array(this.slotCount);
+    for (const { slot, score } of this.search(queryTokens, this.slotCount)) result[slot] = score;
+    return result;
+  }
+}
+
+/**
+ * Builds a BM25 index over `texts` (slot i = texts[i]). Keep it while the texts are unchanged.
+ *
+ * @example
+ * ```ts
+ * const index = buildBm25(['the dragon sleeps', 'the knight rides']);
+ * rankWithBm25(index, 'dragon', ['a', 'b']); // ['a']
+ * ```
+ */
+export function buildBm25(texts: readonly string[], parameters: Partial<Bm25Parameters> = {}): Bm25Index {
+  const index = new Bm25Index(parameters);
+  for (const text of texts) index.add(text);
+  return index;
+}
+
+/**
+ * Ranks `ids` (aligned 1:1 with the texts the index was built from) against a query, best first, dropping
+ * zero scores; ties keep input order. An empty query (no usable tokens) ranks nothing.
+ *
+ * @example
+ * ```ts
+ * rankWithBm25(buildBm25(['red door', 'blue door']), 'blue', ['r', 'b']); // ['b']
+ * ```
+ */
+export function rankWithBm25(index: Bm25Index, queryText: string, ids: readonly string[]): string[] {
+  return index.search(tokenize(queryText), ids.length).map(({ slot }) => ids[slot] as string);
+}
+
+/**
+ * One-shot BM25 ranking: builds an index over `texts` and ranks `ids` against the query.
+ *
+ * @example
+ * ```ts
+ * rankByBm25('Kaël', ['a', 'b'], ['Kaël draws his sword', 'The inn is quiet']); // ['a']
+ * ```
+ */
+export function rankByBm25(queryText: string, ids: readonly string[], texts: readonly string[]): string[] {
+  return rankWithBm25(buildBm25(texts), queryText, ids);
+}

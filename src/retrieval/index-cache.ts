@@ -1,0 +1,68 @@
+// Keeps one CorpusIndex per save in memory, in step with the store through the save's version number.
+import type { IndexRow, WriteResult } from '../seams/store.js';
+import { CorpusIndex } from './corpus-index.js';
+import type { Analyzer } from './corpus-index.js';
+
+/** Where the cache reads a corpus and its version from. */
+export interface CorpusSource {
+  scan(key: string): Promise<{ version: number; rows: IndexRow[] }>;
+  version(key: string): Promise<number>;
+}
+
+/**
+ * A per-save cache of search indexes. A query checks the save's version (one cheap read); when another process
+ * wrote, the index is rebuilt from the store. Writes made through this process are applied in place, so a turn
+ * added during play costs its own tokens, not a rebuild.
+ *
+ * @example
+ * ```ts
+ * const cache = new IndexCache({ scan: (id) => store.scanChunks(id), version: (id) => store.saveVersion(id) });
+ * const index = await cache.get('campaign-1');
+ * ```
+ */
+export class IndexCache {
+  private readonly indexes = new Map<string, CorpusIndex>();
+  private readonly building = new Map<string, Promise<CorpusIndex>>();
+
+  constructor(private readonly source: CorpusSource, private readonly options: { analyzer?: Analyzer; maxRemovedRatio?: number } = {}) {}
+
+  /** The index of a save, refreshed if the store moved on. */
+  async get(key: string): Promise<CorpusIndex> {
+    const cached = this.indexes.get(key);
+    if (cached !== undefined && cached.version === (await this.source.version(key))) return cached;
+    const pending = this.building.get(key);
+    if (pending !== undefined) return pending;
+    const build = this.build(key).finally(() => this.building.delete(key));
+    this.building.set(key, build);
+    return build;
+  }
+
+  private async build(key: string): Promise<CorpusIndex> {
+    const { version, rows } = await this.source.scan(key);
+    const index = new CorpusIndex(version, { analyzer: this.options.analyzer });
+    index.add(rows);
+    this.indexes.set(key, index);
+    return index;
+  }
+
+  /**
+   * Applies a write this process made. When the cached index was exactly one step behind, `apply` updates it in
+   * place; otherwise (another writer got in between, or too much was removed) it is dropped and rebuilt lazily.
+   */
+  afterWrite(key: string, result: WriteResult, apply: (index: CorpusIndex) => void): void {
+    const cached = this.indexes.get(key);
+    if (cached === undefined || result.version === result.previousVersion) return;
+    if (cached.version !== result.previousVersion) {
+      this.indexes.delete(key);
+      return;
+    }
+    apply(cached);
+    cached.version = result.version;
+    if (cached.removedRatio > (this.options.maxRemovedRatio ?? 0.5)) this.indexes.delete(key);
+  }
+
+  /** Forgets every index (they rebuild on the next query). */
+  clear(): void {
+    this.indexes.clear();
+  }
+}

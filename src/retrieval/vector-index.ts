@@ -1,0 +1,69 @@
+// The semantic arm's index: unit vectors in one flat Float32Array, searched exactly by dot product.
+import { grow } from './grow.js';
+import { TopK } from './top-k.js';
+
+/**
+ * An exact nearest-neighbour index over unit vectors (dot product = cosine similarity). Slots without a
+ * vector are skipped. Exact search never misses a filtered result, which an approximate index can.
+ *
+ * @example
+ * ```ts
+ * const index = new VectorIndex();
+ * index.set(0, new Float32Array([1, 0]));
+ * index.search(new Float32Array([1, 0]), 5); // [{ slot: 0, score: 1 }]
+ * ```
+ */
+export class VectorIndex {
+  private data = new Float32Array(0);
+  private present = new Uint8Array(0);
+  private slotCount = 0;
+  private dims: number | null = null;
+
+  /** The vector length, fixed by the first vector stored (null while empty). */
+  get dimensions(): number | null {
+    return this.dims;
+  }
+
+  /** Stores (or clears, with null) the vector of a slot. A vector of another length is refused. */
+  set(slot: number, vector: Float32Array | null): boolean {
+    this.slotCount = Math.max(this.slotCount, slot + 1);
+    this.present = grow(this.present, this.slotCount);
+    if (vector === null) {
+      this.present[slot] = 0;
+      return true;
+    }
+    if (this.dims === null) this.dims = vector.length;
+    if (vector.length !== this.dims) return false;
+    this.data = grow(this.data, this.slotCount * this.dims);
+    this.data.set(vector, slot * this.dims);
+    this.present[slot] = 1;
+    return true;
+  }
+
+  /** Forgets a slot's vector. */
+  remove(slot: number): void {
+    if (slot < this.slotCount) this.present[slot] = 0;
+  }
+
+  /** True when the slot has a vector. */
+  has(slot: number): boolean {
+    return this.present[slot] === 1;
+  }
+
+  /** The `limit` slots most similar to `query`, best first (ties: lower slot first); `accept` filters first. */
+  search(query: Float32Array, limit: number, accept?: (slot: number) => boolean): { slot: number; score: number }[] {
+    const dims = this.dims;
+    if (dims === null || query.length !== dims || limit <= 0) return [];
+    const top = new TopK(limit);
+    const data = this.data;
+    const present = this.present;
+    for (let slot = 0; slot < this.slotCount; slot++) {
+      if (present[slot] !== 1 || (accept !== undefined && !accept(slot))) continue;
+      const base = slot * dims;
+      let dot = 0;
+      for (let index = 0; index < dims; index++) dot += (data[base + index] as number) * (query[index] as number);
+      top.push(slot, dot);
+    }
+    return top.sorted();
+  }
+}

@@ -1,0 +1,76 @@
+// The Store seam: persistence for every layer, each method one atomic write or one consistent read.
+import type { Chunk, Metadata, SaveSummary } from '../core/types.js';
+
+/** A chunk ready to be written: validated, with its id, and its vector when an embedder made one. */
+export interface NewChunk {
+  id: string;
+  saveId: string;
+  turnId: number;
+  chunkType: string;
+  text: string;
+  entryId: string | null;
+  metadata: Metadata;
+  createdAt: number;
+  embedding: Float32Array | null;
+}
+
+/** What the search index needs of a stored chunk. */
+export interface IndexRow {
+  id: string;
+  turnId: number;
+  chunkType: string;
+  text: string;
+  embedding: Float32Array | null;
+}
+
+/** The version of a save before and after a write: indexes held in memory use it to stay in step. */
+export interface WriteResult {
+  /** The save's version before the write. */
+  previousVersion: number;
+  /** The save's version after the write (equal to previousVersion when nothing changed). */
+  version: number;
+  /** How many chunks the write added or removed. */
+  count: number;
+}
+
+/** Counts returned by a rewind, per layer. */
+export interface RewindCounts {
+  chunks: number;
+}
+
+/**
+ * Where Mnemo keeps its data. Every write is one transaction: either all of it lands or none of it does.
+ * Every write to a save bumps that save's version, so in-memory indexes know when to refresh.
+ * Adapters: `sqlite/` (the embedded default), `memory/`.
+ */
+export interface Store {
+  /** The adapter's name, e.g. `sqlite`. */
+  readonly provider: string;
+  /** Where the data lives (a file path, `:memory:`, a URL without its password). */
+  readonly location: string;
+
+  /** Writes chunks in one transaction (a whole turn lands, or nothing does). */
+  insertChunks(chunks: readonly NewChunk[]): Promise<WriteResult>;
+  /** Deletes a turn's chunks of one type and writes the new ones, in one transaction. */
+  replaceTurn(saveId: string, turnId: number, chunkType: string, chunks: readonly NewChunk[]): Promise<WriteResult & { removed: number }>;
+  /** Deletes everything of a save from turns after `turnId`, in one transaction. Unknown save: all zeros. */
+  rewind(saveId: string, turnId: number): Promise<WriteResult & { removed: RewindCounts }>;
+  /** Counts a save's chunks, optionally of one type. */
+  countChunks(saveId: string, chunkType?: string): Promise<number>;
+  /** Reads chunks by id, in the order asked (unknown ids are left out). */
+  getChunks(ids: readonly string[]): Promise<Chunk[]>;
+  /** Lists a save's chunks in turn order, optionally within a turn range. */
+  listChunks(saveId: string, options?: { fromTurnId?: number; toTurnId?: number; limit?: number }): Promise<Chunk[]>;
+  /** Every chunk of a save in insertion order, for building a search index, with the version it reflects. */
+  scanChunks(saveId: string): Promise<{ version: number; rows: IndexRow[] }>;
+  /** The save's current version (0 for a save never written). */
+  saveVersion(saveId: string): Promise<number>;
+  /** Every save with its counts. */
+  listSaves(): Promise<SaveSummary[]>;
+  /** A value from the store's own key/value table (embedder identity, settings). */
+  getMeta(key: string): Promise<string | null>;
+  /** Sets a value in the store's own key/value table. */
+  setMeta(key: string, value: string): Promise<void>;
+  /** Releases the connection. Further calls fail with STORE_CLOSED. */
+  close(): Promise<void>;
+}

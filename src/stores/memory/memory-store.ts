@@ -1,0 +1,171 @@
+// The in-memory adapter of the Store seam: the same contract as SQLite, held in maps, gone when the process ends.
+import { MnemoError } from '../../core/errors.js';
+import type { Chunk, SaveSummary } from '../../core/types.js';
+import type { IndexRow, NewChunk, RewindCounts, Store, WriteResult } from '../../seams/store.js';
+
+interface StoredChunk extends NewChunk {
+  seq: number;
+}
+
+const clone = <T>(value: T): T => structuredClone(value);
+
+function toChunk(stored: StoredChunk): Chunk {
+  return {
+    id: stored.id,
+    saveId: stored.saveId,
+    turnId: stored.turnId,
+    chunkType: stored.chunkType,
+    text: stored.text,
+    entryId: stored.entryId,
+    metadata: clone(stored.metadata),
+    createdAt: stored.createdAt,
+  };
+}
+
+/**
+ * A store in process memory: for tests, short-lived agents and caches. Each method is atomic because it runs
+ * to completion without yielding.
+ *
+ * @example
+ * ```ts
+ * const store = openInMemoryStore();
+ * ```
+ */
+export class InMemoryStore implements Store {
+  readonly provider = 'memory';
+  readonly location = ':memory:';
+  private readonly chunks = new Map<string, StoredChunk>();
+  private readonly versions = new Map<string, number>();
+  private readonly meta = new Map<string, string>();
+  private seq = 0;
+  private closed = false;
+
+  private ensureOpen(): void {
+    if (this.closed) throw new MnemoError('STORE_CLOSED', 'The in-memory store is closed. Open a new one with openMemory().');
+  }
+
+  private bump(saveId: string): [number, number] {
+    const previous = this.versions.get(saveId) ?? 0;
+    this.versions.set(saveId, previous + 1);
+    return [previous, previous + 1];
+  }
+
+  private saveChunks(saveId: string): StoredChunk[] {
+    return [...this.chunks.values()].filter((chunk) => chunk.saveId === saveId).sort((a, b) => a.seq - b.seq);
+  }
+
+  private insertAll(chunks: readonly NewChunk[]): void {
+    for (const chunk of chunks) {
+      if (this.chunks.has(chunk.id)) throw new MnemoError('CONFLICT', `A chunk with id ${chunk.id} already exists.`);
+    }
+    for (const chunk of chunks) {
+      this.chunks.set(chunk.id, { ...clone(chunk), embedding: chunk.embedding === null ? null : new Float32Array(chunk.embedding), seq: ++this.seq });
+    }
+  }
+
+  async insertChunks(chunks: readonly NewChunk[]): Promise<WriteResult> {
+    this.ensureOpen();
+    if (chunks.length === 0) return { previousVersion: 0, version: 0, count: 0 };
+    const saveIds = new Set(chunks.map((chunk) => chunk.saveId));
+    if (saveIds.size !== 1) throw new MnemoError('INVALID_INPUT', `One write holds chunks of one save, got ${saveIds.size} saves. Write each save separately.`);
+    this.insertAll(chunks);
+    const [previousVersion, version] = this.bump(chunks[0]!.saveId);
+    return { previousVersion, version, count: chunks.length };
+  }
+
+  async replaceTurn(saveId: string, turnId: number, chunkType: string, chunks: readonly NewChunk[]): Promise<WriteResult & { removed: number }> {
+    this.ensureOpen();
+    const doomed = this.saveChunks(saveId).filter((chunk) => chunk.turnId === turnId && chunk.chunkType === chunkType);
+    for (const chunk of chunks) {
+      if (this.chunks.has(chunk.id)) throw new MnemoError('CONFLICT', `A chunk with id ${chunk.id} already exists.`);
+    }
+    for (const chunk of doomed) this.chunks.delete(chunk.id);
+    this.insertAll(chunks);
+    if (doomed.length === 0 && chunks.length === 0) {
+      const version = this.versions.get(saveId) ?? 0;
+      return { previousVersion: version, version, count: 0, removed: 0 };
+    }
+    const [previousVersion, version] = this.bump(saveId);
+    return { previousVersion, version, count: chunks.length, removed: doomed.length };
+  }
+
+  async rewind(saveId: string, turnId: number): Promise<WriteResult & { removed: RewindCounts }> {
+    this.ensureOpen();
+    const doomed = this.saveChunks(saveId).filter((chunk) => chunk.turnId > turnId);
+    for (const chunk of doomed) this.chunks.delete(chunk.id);
+    if (doomed.length === 0) {
+      const version = this.versions.get(saveId) ?? 0;
+      return { previousVersion: version, version, count: 0, removed: { chunks: 0 } };
+    }
+    const [previousVersion, version] = this.bump(saveId);
+    return { previousVersion, version, count: doomed.length, removed: { chunks: doomed.length } };
+  }
+
+  async countChunks(saveId: string, chunkType?: string): Promise<number> {
+    this.ensureOpen();
+    return this.saveChunks(saveId).filter((chunk) => chunkType === undefined || chunk.chunkType === chunkType).length;
+  }
+
+  async getChunks(ids: readonly string[]): Promise<Chunk[]> {
+    this.ensureOpen();
+    return ids.flatMap((id) => {
+      const chunk = this.chunks.get(id);
+      return chunk === undefined ? [] : [toChunk(chunk)];
+    });
+  }
+
+  async listChunks(saveId: string, options: { fromTurnId?: number; toTurnId?: number; limit?: number } = {}): Promise<Chunk[]> {
+    this.ensureOpen();
+    const from = options.fromTurnId ?? 0;
+    const to = options.toTurnId ?? Number.MAX_SAFE_INTEGER;
+    const list = this.saveChunks(saveId)
+      .filter((chunk) => chunk.turnId >= from && chunk.turnId <= to)
+      .sort((a, b) => a.turnId - b.turnId || a.seq - b.seq);
+    return (options.limit === undefined ? list : list.slice(0, options.limit)).map(toChunk);
+  }
+
+  async scanChunks(saveId: string): Promise<{ version: number; rows: IndexRow[] }> {
+    this.ensureOpen();
+    const rows = this.saveChunks(saveId).map((chunk) => ({
+      id: chunk.id,
+      turnId: chunk.turnId,
+      chunkType: chunk.chunkType,
+      text: chunk.text,
+      embedding: chunk.embedding === null ? null : new Float32Array(chunk.embedding),
+    }));
+    return { version: this.versions.get(saveId) ?? 0, rows };
+  }
+
+  async saveVersion(saveId: string): Promise<number> {
+    this.ensureOpen();
+    return this.versions.get(saveId) ?? 0;
+  }
+
+  async listSaves(): Promise<SaveSummary[]> {
+    this.ensureOpen();
+    return [...this.versions.keys()].sort().map((saveId) => {
+      const chunks = this.saveChunks(saveId);
+      let minTurnId: number | null = null;
+      let maxTurnId: number | null = null;
+      for (const { turnId } of chunks) {
+        minTurnId = minTurnId === null ? turnId : Math.min(minTurnId, turnId);
+        maxTurnId = maxTurnId === null ? turnId : Math.max(maxTurnId, turnId);
+      }
+      return { saveId, version: this.versions.get(saveId) ?? 0, chunks: chunks.length, minTurnId, maxTurnId };
+    });
+  }
+
+  async getMeta(key: string): Promise<string | null> {
+    this.ensureOpen();
+    return this.meta.get(key) ?? null;
+  }
+
+  async setMeta(key: string, value: string): Promise<void> {
+    this.ensureOpen();
+    this.meta.set(key, value);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+  }
+}

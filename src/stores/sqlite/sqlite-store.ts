@@ -1,0 +1,252 @@
+// The SQLite adapter of the Store seam: one file, WAL, every write one IMMEDIATE transaction.
+import Database from 'better-sqlite3';
+import type { Database as SqliteDatabase, Statement } from 'better-sqlite3';
+import { MnemoError } from '../../core/errors.js';
+import type { Chunk, SaveSummary } from '../../core/types.js';
+import type { IndexRow, NewChunk, RewindCounts, Store, WriteResult } from '../../seams/store.js';
+import { migrate } from './migrations.js';
+import { blobToVector, vectorToBlob } from './vectors.js';
+
+/** Options of the SQLite store. */
+export interface SqliteStoreOptions {
+  /** The database file (created if absent), or `:memory:`. */
+  path: string;
+  /** How long a writer waits for another process's lock, in milliseconds (default 5000). */
+  busyTimeoutMs?: number;
+  /** `full` (default) survives power loss; `normal` survives a process crash and writes faster. */
+  durability?: 'full' | 'normal';
+  /** Open without writing (no migrations; writes fail). */
+  readonly?: boolean;
+}
+
+interface ChunkRow {
+  id: string;
+  save_id: string;
+  turn_id: number;
+  chunk_type: string;
+  text: string;
+  entry_id: string | null;
+  metadata: string;
+  created_at: number;
+}
+
+function toChunk(row: ChunkRow): Chunk {
+  return {
+    id: row.id,
+    saveId: row.save_id,
+    turnId: row.turn_id,
+    chunkType: row.chunk_type,
+    text: row.text,
+    entryId: row.entry_id,
+    metadata: JSON.parse(row.metadata) as Chunk['metadata'],
+    createdAt: row.created_at,
+  };
+}
+
+/**
+ * The embedded default store.
+ *
+ * @example
+ * ```ts
+ * const store = openSqliteStore({ path: 'game.db' });
+ * await store.countChunks('campaign-1'); // 0
+ * ```
+ */
+export class SqliteStore implements Store {
+  readonly provider = 'sqlite';
+  readonly location: string;
+  private readonly db: SqliteDatabase;
+  private closed = false;
+  private readonly statements: {
+    insertChunk: Statement;
+    bumpVersion: Statement;
+    readVersion: Statement;
+    deleteTurn: Statement;
+    deleteAfter: Statement;
+  };
+
+  constructor(options: SqliteStoreOptions) {
+    this.location = options.path;
+    try {
+      this.db = new Database(options.path, { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false });
+    } catch (error) {
+      throw new MnemoError('STORE_FAILURE', `Could not open the SQLite database at ${options.path}: ${(error as Error).message}. Check the path and its permissions.`, { cause: error, details: { path: options.path } });
+    }
+    this.db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+    if (!options.readonly) {
+      this.db.pragma('journal_mode = WAL');
+      this.db.pragma(`synchronous = ${options.durability === 'normal' ? 'NORMAL' : 'FULL'}`);
+      migrate(this.db);
+    }
+    this.statements = {
+      insertChunk: this.db.prepare(
+        `INSERT INTO chunks (id, save_id, turn_id, chunk_type, text, entry_id, metadata, created_at, embedding)
+         VALUES (@id, @saveId, @turnId, @chunkType, @text, @entryId, @metadata, @createdAt, @embedding)`,
+      ),
+      bumpVersion: this.db.prepare(
+        `INSERT INTO saves (save_id, version, created_at, updated_at) VALUES (?, 1, ?, ?)
+         ON CONFLICT (save_id) DO UPDATE SET version = version + 1, updated_at = excluded.updated_at
+         RETURNING version`,
+      ),
+      readVersion: this.db.prepare('SELECT version FROM saves WHERE save_id = ?'),
+      deleteTurn: this.db.prepare('DELETE FROM chunks WHERE save_id = ? AND turn_id = ? AND chunk_type = ?'),
+      deleteAfter: this.db.prepare('DELETE FROM chunks WHERE save_id = ? AND turn_id > ?'),
+    };
+  }
+
+  /** The underlying better-sqlite3 handle, for adapters of other layers that share this file. */
+  get database(): SqliteDatabase {
+    this.ensureOpen();
+    return this.db;
+  }
+
+  private ensureOpen(): void {
+    if (this.closed) throw new MnemoError('STORE_CLOSED', `The store at ${this.location} is closed. Open it again with openMemory().`);
+  }
+
+  /** Runs `work` in one IMMEDIATE transaction (the write lock is taken at BEGIN, so no upgrade deadlock). */
+  write<T>(work: () => T): T {
+    this.ensureOpen();
+    return this.db.transaction(work).immediate();
+  }
+
+  /** Bumps a save's version inside a write; returns [previous, current]. */
+  bump(saveId: string): [number, number] {
+    const now = Date.now();
+    const row = this.statements.bumpVersion.get(saveId, now, now) as { version: number };
+    return [row.version - 1, row.version];
+  }
+
+  private currentVersion(saveId: string): number {
+    const row = this.statements.readVersion.get(saveId) as { version: number } | undefined;
+    return row?.version ?? 0;
+  }
+
+  private insertAll(chunks: readonly NewChunk[]): void {
+    for (const chunk of chunks) {
+      this.statements.insertChunk.run({ ...chunk, metadata: JSON.stringify(chunk.metadata), embedding: vectorToBlob(chunk.embedding) });
+    }
+  }
+
+  async insertChunks(chunks: readonly NewChunk[]): Promise<WriteResult> {
+    if (chunks.length === 0) return { previousVersion: 0, version: 0, count: 0 };
+    const saveIds = new Set(chunks.map((chunk) => chunk.saveId));
+    if (saveIds.size !== 1) throw new MnemoError('INVALID_INPUT', `One write holds chunks of one save, got ${saveIds.size} saves. Write each save separately.`);
+    const saveId = chunks[0]!.saveId;
+    return this.write(() => {
+      this.insertAll(chunks);
+      const [previousVersion, version] = this.bump(saveId);
+      return { previousVersion, version, count: chunks.length };
+    });
+  }
+
+  async replaceTurn(saveId: string, turnId: number, chunkType: string, chunks: readonly NewChunk[]): Promise<WriteResult & { removed: number }> {
+    return this.write(() => {
+      const removed = this.statements.deleteTurn.run(saveId, turnId, chunkType).changes;
+      this.insertAll(chunks);
+      if (removed === 0 && chunks.length === 0) {
+        const version = this.currentVersion(saveId);
+        return { previousVersion: version, version, count: 0, removed };
+      }
+      const [previousVersion, version] = this.bump(saveId);
+      return { previousVersion, version, count: chunks.length, removed };
+    });
+  }
+
+  async rewind(saveId: string, turnId: number): Promise<WriteResult & { removed: RewindCounts }> {
+    return this.write(() => {
+      const chunks = this.statements.deleteAfter.run(saveId, turnId).changes;
+      if (chunks === 0) {
+        const version = this.currentVersion(saveId);
+        return { previousVersion: version, version, count: 0, removed: { chunks } };
+      }
+      const [previousVersion, version] = this.bump(saveId);
+      return { previousVersion, version, count: chunks, removed: { chunks } };
+    });
+  }
+
+  async countChunks(saveId: string, chunkType?: string): Promise<number> {
+    this.ensureOpen();
+    const row = chunkType === undefined
+      ? this.db.prepare('SELECT COUNT(*) AS n FROM chunks WHERE save_id = ?').get(saveId)
+      : this.db.prepare('SELECT COUNT(*) AS n FROM chunks WHERE save_id = ? AND chunk_type = ?').get(saveId, chunkType);
+    return (row as { n: number }).n;
+  }
+
+  async getChunks(ids: readonly string[]): Promise<Chunk[]> {
+    this.ensureOpen();
+    if (ids.length === 0) return [];
+    const found = new Map<string, Chunk>();
+    for (let start = 0; start < ids.length; start += 500) {
+      const batch = ids.slice(start, start + 500);
+      const rows = this.db
+        .prepare(`SELECT id, save_id, turn_id, chunk_type, text, entry_id, metadata, created_at FROM chunks WHERE id IN (${batch.map(() => '?').join(',')})`)
+        .all(...batch) as ChunkRow[];
+      for (const row of rows) found.set(row.id, toChunk(row));
+    }
+    return ids.flatMap((id) => found.get(id) ?? []);
+  }
+
+  async listChunks(saveId: string, options: { fromTurnId?: number; toTurnId?: number; limit?: number } = {}): Promise<Chunk[]> {
+    this.ensureOpen();
+    const rows = this.db
+      .prepare(
+        `SELECT id, save_id, turn_id, chunk_type, text, entry_id, metadata, created_at FROM chunks
+         WHERE save_id = ? AND turn_id >= ? AND turn_id <= ? ORDER BY turn_id, seq LIMIT ?`,
+      )
+      .all(saveId, options.fromTurnId ?? 0, options.toTurnId ?? Number.MAX_SAFE_INTEGER, options.limit ?? -1) as ChunkRow[];
+    return rows.map(toChunk);
+  }
+
+  async scanChunks(saveId: string): Promise<{ version: number; rows: IndexRow[] }> {
+    this.ensureOpen();
+    return this.db.transaction(() => {
+      const version = this.currentVersion(saveId);
+      const rows: IndexRow[] = [];
+      const statement = this.db.prepare('SELECT id, turn_id, chunk_type, text, embedding FROM chunks WHERE save_id = ? ORDER BY seq');
+      for (const row of statement.iterate(saveId) as Iterable<{ id: string; turn_id: number; chunk_type: string; text: string; embedding: Buffer | null }>) {
+        rows.push({ id: row.id, turnId: row.turn_id, chunkType: row.chunk_type, text: row.text, embedding: blobToVector(row.embedding) });
+      }
+      return { version, rows };
+    }).deferred();
+  }
+
+  async saveVersion(saveId: string): Promise<number> {
+    this.ensureOpen();
+    return this.currentVersion(saveId);
+  }
+
+  async listSaves(): Promise<SaveSummary[]> {
+    this.ensureOpen();
+    const rows = this.db
+      .prepare(
+        `SELECT s.save_id AS saveId, s.version AS version, COUNT(c.seq) AS chunks, MIN(c.turn_id) AS minTurnId, MAX(c.turn_id) AS maxTurnId
+         FROM saves s LEFT JOIN chunks c ON c.save_id = s.save_id GROUP BY s.save_id ORDER BY s.save_id`,
+      )
+      .all() as SaveSummary[];
+    return rows;
+  }
+
+  async getMeta(key: string): Promise<string | null> {
+    this.ensureOpen();
+    const row = this.db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined;
+    return row?.value ?? null;
+  }
+
+  async setMeta(key: string, value: string): Promise<void> {
+    this.write(() => this.db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(key, value));
+  }
+
+  /** Runs SQLite's integrity check; returns 'ok' or the problems found. */
+  integrityCheck(): string {
+    this.ensureOpen();
+    const rows = this.db.pragma('integrity_check') as { integrity_check: string }[];
+    return rows.map((row) => row.integrity_check).join('; ');
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.db.close();
+  }
+}

@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { Bm25Index, buildBm25, rankByBm25, rankWithBm25 } from '../src/retrieval/bm25.js';
+
+// Hand computation for the corpus below, k1 = 1.2, b = 0.75:
+// docs: d0 = "cat sat mat" (3 tokens), d1 = "cat cat dog" (3), d2 = "dog bird" (2); N = 3, avgdl = 8/3.
+// idf(cat) = ln(1 + (3 - 2 + 0.5)/(2 + 0.5)) = ln(1.6); idf(dog) = ln(1.6); idf(bird) = ln(1 + 2.5/1.5) = ln(8/3).
+const idfCat = Math.log(1.6);
+const idfBird = Math.log(8 / 3);
+const term = (idf: number, tf: number, length: number) => (idf * tf * 2.2) / (tf + 1.2 * (1 - 0.75 + (0.75 * length) / (8 / 3)));
+
+describe('BM25', () => {
+  const corpus = ['cat sat mat', 'cat cat dog', 'dog bird'];
+
+  it('matches hand-computed scores', () => {
+    const index = buildBm25(corpus);
+    const scores = index.scoreAll(['cat', 'bird']);
+    expect(scores[0]).toBeCloseTo(term(idfCat, 1, 3), 12);
+    expect(scores[1]).toBeCloseTo(term(idfCat, 2, 3), 12);
+    expect(scores[2]).toBeCloseTo(term(idfBird, 1, 2), 12);
+  });
+
+  it('deduplicates query terms', () => {
+    const index = buildBm25(corpus);
+    expect(index.scoreAll(['cat', 'cat'])[1]).toBeCloseTo(index.scoreAll(['cat'])[1] as number, 12);
+  });
+
+  it('ranks best first, drops zero scores, keeps input order on ties', () => {
+    expect(rankByBm25('cat', ['a', 'b', 'c'], corpus)).toEqual(['b', 'a']);
+    expect(rankByBm25('zebra', ['a', 'b', 'c'], corpus)).toEqual([]);
+    expect(rankByBm25('same', ['x', 'y', 'z'], ['same text', 'same text', 'other'])).toEqual(['x', 'y']);
+    expect(rankByBm25('?!', ['x'], ['anything'])).toEqual([]);
+  });
+
+  it('reuses a built index for many queries', () => {
+    const index = buildBm25(corpus);
+    expect(rankWithBm25(index, 'dog', ['a', 'b', 'c'])).toEqual(['c', 'b']);
+    expect(rankWithBm25(index, 'mat', ['a', 'b', 'c'])).toEqual(['a']);
+  });
+
+  it('updates statistics when documents are removed, as if they had never been added', () => {
+    const incremental = new Bm25Index();
+    for (const text of [...corpus, 'cat cat cat cat']) incremental.add(text);
+    incremental.remove(3);
+    const fresh = buildBm25(corpus);
+    expect(incremental.size).toBe(3);
+    expect(Array.from(incremental.scoreAll(['cat', 'dog'])).slice(0, 3)).toEqual(Array.from(fresh.scoreAll(['cat', 'dog'])));
+    expect(incremental.frequencyOf('cat')).toBe(2);
+  });
+
+  it('applies the slot filter before taking the best', () => {
+    const index = buildBm25(['apple apple apple', 'apple apple', 'apple']);
+    expect(index.search(['apple'], 1, (slot) => slot === 2).map((hit) => hit.slot)).toEqual([2]);
+  });
+});

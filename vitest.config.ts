@@ -1,0 +1,11 @@
+// Test runner configuration: every suite under test/, real SQLite files in a temporary folder.
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    pool: 'forks',
+  },
+});
