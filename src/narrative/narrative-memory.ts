@@ -11,6 +11,7 @@ import { embedInBatches } from '../embedders/embed-in-batches.js';
 import type { Analyzer } from '../retrieval/corpus-index.js';
 import { hybridSearch } from '../retrieval/hybrid-search.js';
 import { IndexCache } from '../retrieval/index-cache.js';
+import { tokenize } from '../retrieval/tokenize.js';
 import type { Embedder } from '../seams/embedder.js';
 import type { Reranker } from '../seams/reranker.js';
 import type { NewChunk, Store } from '../seams/store.js';
@@ -63,7 +64,7 @@ export class NarrativeMemory {
     this.reranker = options.reranker ?? null;
     this.logger = onceLogger(options.logger ?? consoleLogger);
     this.clock = options.clock ?? systemClock;
-    this.cache = new IndexCache({ scan: (saveId) => this.store.scanChunks(saveId), version: (saveId) => this.store.saveVersion(saveId) }, { analyzer: options.analyzer });
+    this.cache = new IndexCache({ scan: (saveId, visit) => this.store.scanChunks(saveId, visit), version: (saveId) => this.store.saveVersion(saveId) }, { analyzer: options.analyzer });
   }
 
   /** Adds one chunk and returns its UUID. */
@@ -170,14 +171,14 @@ export class NarrativeMemory {
   }
 
   private async embedQuery(text: string, indexDimensions: number | null): Promise<Float32Array | null> {
-    if (this.embedder === null || indexDimensions === null || text.trim() === '') return null;
+    if (this.embedder === null || indexDimensions === null || tokenize(text).length === 0) return null;
     if (indexDimensions !== this.embedder.dimensions) {
       this.logger.warn(`the save's vectors have ${indexDimensions} dimensions but ${this.embedder.provider}/${this.embedder.modelId} makes ${this.embedder.dimensions}; searching by words only (run mnemo reindex)`);
       return null;
     }
     try {
       const [vector] = await embedInBatches(this.embedder, [text]);
-      return vector ?? null;
+      return vector !== undefined && vector.some((value) => value !== 0) ? vector : null;
     } catch (error) {
       this.logger.warn(`embedder ${this.embedder.provider}/${this.embedder.modelId} failed (${(error as Error).message}); searching by words only`);
       return null;

@@ -38,7 +38,8 @@ export class Bm25Index {
   private documentFrequency = new Int32Array(64);
   private lengths = new Int32Array(64);
   private alive = new Uint8Array(64);
-  private documentTerms: Int32Array[] = [];
+  private termsFlat = new Int32Array(256);
+  private termsStart = new Int32Array(65);
   private slotCount = 0;
   private liveCount = 0;
   private totalLength = 0;
@@ -96,8 +97,9 @@ export class Bm25Index {
       }
       counts.set(id, (counts.get(id) ?? 0) + 1);
     }
-    const terms = new Int32Array(counts.size);
-    let position = 0;
+    let position = this.termsStart[slot] as number;
+    this.termsFlat = grow(this.termsFlat, position + counts.size);
+    this.termsStart = grow(this.termsStart, slot + 2);
     for (const [id, count] of counts) {
       const list = this.postings[id] as Postings;
       list.slots = grow(list.slots, list.length + 1);
@@ -106,9 +108,9 @@ export class Bm25Index {
       list.frequencies[list.length] = Math.min(count, 65535);
       list.length++;
       this.documentFrequency[id] = (this.documentFrequency[id] as number) + 1;
-      terms[position++] = id;
+      this.termsFlat[position++] = id;
     }
-    this.documentTerms[slot] = terms;
+    this.termsStart[slot + 1] = position;
     this.lengths[slot] = tokens.length;
     this.alive[slot] = 1;
     this.liveCount++;
@@ -122,8 +124,10 @@ export class Bm25Index {
     this.alive[slot] = 0;
     this.liveCount--;
     this.totalLength -= this.lengths[slot] as number;
-    for (const id of this.documentTerms[slot] ?? []) this.documentFrequency[id] = (this.documentFrequency[id] as number) - 1;
-    this.documentTerms[slot] = new Int32Array(0);
+    for (let position = this.termsStart[slot] as number; position < (this.termsStart[slot + 1] as number); position++) {
+      const id = this.termsFlat[position] as number;
+      this.documentFrequency[id] = (this.documentFrequency[id] as number) - 1;
+    }
   }
 
   /** True when the slot holds a live document. */

@@ -5,7 +5,8 @@ import type { Analyzer } from './corpus-index.js';
 
 /** Where the cache reads a corpus and its version from. */
 export interface CorpusSource {
-  scan(key: string): Promise<{ version: number; rows: IndexRow[] }>;
+  /** Streams the corpus's rows to `visit`; returns the version read before them. */
+  scan(key: string, visit: (row: IndexRow) => void): Promise<number>;
   version(key: string): Promise<number>;
 }
 
@@ -38,9 +39,8 @@ export class IndexCache {
   }
 
   private async build(key: string): Promise<CorpusIndex> {
-    const { version, rows } = await this.source.scan(key);
-    const index = new CorpusIndex(version, { analyzer: this.options.analyzer });
-    index.add(rows);
+    const index = new CorpusIndex(0, { analyzer: this.options.analyzer });
+    index.version = await this.source.scan(key, (row) => index.add([row]));
     this.indexes.set(key, index);
     return index;
   }

@@ -31,6 +31,11 @@ export class TopK {
     return this.size < this.limit ? -Infinity : (this.scores[0] as number);
   }
 
+  /** True once `limit` entries are held. */
+  get full(): boolean {
+    return this.size >= this.limit;
+  }
+
   push(slot: number, score: number): void {
     if (this.limit <= 0) return;
     if (this.size < this.limit) {

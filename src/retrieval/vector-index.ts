@@ -60,9 +60,20 @@ export class VectorIndex {
     for (let slot = 0; slot < this.slotCount; slot++) {
       if (present[slot] !== 1 || (accept !== undefined && !accept(slot))) continue;
       const base = slot * dims;
-      let dot = 0;
-      for (let index = 0; index < dims; index++) dot += (data[base + index] as number) * (query[index] as number);
-      top.push(slot, dot);
+      let dot0 = 0;
+      let dot1 = 0;
+      let dot2 = 0;
+      let dot3 = 0;
+      let index = 0;
+      for (; index + 3 < dims; index += 4) {
+        dot0 += (data[base + index] as number) * (query[index] as number);
+        dot1 += (data[base + index + 1] as number) * (query[index + 1] as number);
+        dot2 += (data[base + index + 2] as number) * (query[index + 2] as number);
+        dot3 += (data[base + index + 3] as number) * (query[index + 3] as number);
+      }
+      for (; index < dims; index++) dot0 += (data[base + index] as number) * (query[index] as number);
+      const dot = dot0 + dot1 + dot2 + dot3;
+      if (dot > top.threshold) top.push(slot, dot);
     }
     return top.sorted();
   }

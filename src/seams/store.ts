@@ -61,8 +61,11 @@ export interface Store {
   getChunks(ids: readonly string[]): Promise<Chunk[]>;
   /** Lists a save's chunks in turn order, optionally within a turn range. */
   listChunks(saveId: string, options?: { fromTurnId?: number; toTurnId?: number; limit?: number }): Promise<Chunk[]>;
-  /** Every chunk of a save in insertion order, for building a search index, with the version it reflects. */
-  scanChunks(saveId: string): Promise<{ version: number; rows: IndexRow[] }>;
+  /**
+   * Streams every chunk of a save in insertion order to `visit` (for building a search index) and returns the
+   * save's version read before the rows, so an index built from them is never newer than it claims.
+   */
+  scanChunks(saveId: string, visit: (row: IndexRow) => void): Promise<number>;
   /** The save's current version (0 for a save never written). */
   saveVersion(saveId: string): Promise<number>;
   /** Every save with its counts. */

@@ -124,16 +124,12 @@ export class InMemoryStore implements Store {
     return (options.limit === undefined ? list : list.slice(0, options.limit)).map(toChunk);
   }
 
-  async scanChunks(saveId: string): Promise<{ version: number; rows: IndexRow[] }> {
+  async scanChunks(saveId: string, visit: (row: IndexRow) => void): Promise<number> {
     this.ensureOpen();
-    const rows = this.saveChunks(saveId).map((chunk) => ({
-      id: chunk.id,
-      turnId: chunk.turnId,
-      chunkType: chunk.chunkType,
-      text: chunk.text,
-      embedding: chunk.embedding === null ? null : new Float32Array(chunk.embedding),
-    }));
-    return { version: this.versions.get(saveId) ?? 0, rows };
+    for (const chunk of this.saveChunks(saveId)) {
+      visit({ id: chunk.id, turnId: chunk.turnId, chunkType: chunk.chunkType, text: chunk.text, embedding: chunk.embedding === null ? null : new Float32Array(chunk.embedding) });
+    }
+    return this.versions.get(saveId) ?? 0;
   }
 
   async saveVersion(saveId: string): Promise<number> {

@@ -198,16 +198,15 @@ export class SqliteStore implements Store {
     return rows.map(toChunk);
   }
 
-  async scanChunks(saveId: string): Promise<{ version: number; rows: IndexRow[] }> {
+  async scanChunks(saveId: string, visit: (row: IndexRow) => void): Promise<number> {
     this.ensureOpen();
     return this.db.transaction(() => {
       const version = this.currentVersion(saveId);
-      const rows: IndexRow[] = [];
       const statement = this.db.prepare('SELECT id, turn_id, chunk_type, text, embedding FROM chunks WHERE save_id = ? ORDER BY seq');
       for (const row of statement.iterate(saveId) as Iterable<{ id: string; turn_id: number; chunk_type: string; text: string; embedding: Buffer | null }>) {
-        rows.push({ id: row.id, turnId: row.turn_id, chunkType: row.chunk_type, text: row.text, embedding: blobToVector(row.embedding) });
+        visit({ id: row.id, turnId: row.turn_id, chunkType: row.chunk_type, text: row.text, embedding: blobToVector(row.embedding) });
       }
-      return { version, rows };
+      return version;
     }).deferred();
   }
 

@@ -1,0 +1,100 @@
+// Benchmark of narrative memory on the embedded default: ingest rate, query latency, RSS and file size.
+// Usage: npm run bench [-- --sizes 10000,100000 --queries 300 --dims 100]
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { openMemory } from '../src/open-memory.js';
+import { hashingEmbedder } from '../src/embedders/hashing/index.js';
+import { silentLogger } from '../src/core/logger.js';
+import { seededRandom, sentences } from './synthetic-corpus.js';
+
+const { values } = parseArgs({
+  options: {
+    sizes: { type: 'string', default: '10000,100000' },
+    queries: { type: 'string', default: '300' },
+    dims: { type: 'string', default: '100' },
+    batch: { type: 'string', default: '100' },
+    'query-db': { type: 'string' },
+    mode: { type: 'string', default: 'hybrid' },
+    size: { type: 'string' },
+  },
+});
+const queryCount = Number(values.queries);
+const dimensions = Number(values.dims);
+const batch = Number(values.batch);
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
+const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
+
+/** The query phase, in a fresh process as a game would open its save: cold open, first query, then timed ones. */
+async function queryPhase(path: string, size: number, mode: string) {
+  const opened = performance.now();
+  const memory = await openMemory({ path, embedder: mode === 'hybrid' ? hashingEmbedder({ dimensions }) : null, logger: silentLogger });
+  const corpus = [...sentences(Math.min(size, 5000))];
+  const random = seededRandom(7);
+  const queries = Array.from({ length: queryCount }, () => {
+    const words = (corpus[Math.floor(random() * corpus.length)] as string).replace('.', '').split(' ');
+    const from = Math.floor(random() * Math.max(1, words.length - 4));
+    return words.slice(from, from + 4).join(' ');
+  });
+  await memory.query('bench', queries[0] as string, { k: 10 });
+  const coldMs = performance.now() - opened;
+  const times: number[] = [];
+  for (const query of queries) {
+    const t0 = performance.now();
+    await memory.query('bench', query, { k: 10 });
+    times.push(performance.now() - t0);
+  }
+  times.sort((a, b) => a - b);
+  await memory.close();
+  console.log(JSON.stringify({ coldMs, p50: percentile(times, 50), p99: percentile(times, 99), rss: process.memoryUsage().rss }));
+}
+
+function child(path: string, size: number, mode: string): { coldMs: number; p50: number; p99: number; rss: number } {
+  const result = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--query-db', path, '--size', String(size), '--mode', mode, '--queries', String(queryCount), '--dims', String(dimensions)], { encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(result.stderr);
+  return JSON.parse(result.stdout.trim().split('\n').pop() as string);
+}
+
+async function measure(size: number) {
+  const dir = mkdtempSync(join(tmpdir(), 'mnemo-bench-'));
+  const path = join(dir, 'bench.db');
+  const memory = await openMemory({ path, embedder: hashingEmbedder({ dimensions }), logger: silentLogger });
+  const started = performance.now();
+  let pending: string[] = [];
+  let turn = 0;
+  for (const text of sentences(size)) {
+    pending.push(text);
+    if (pending.length === batch) {
+      await memory.addMany(pending.map((chunk) => ({ saveId: 'bench', turnId: turn, text: chunk })));
+      pending = [];
+      turn++;
+    }
+  }
+  if (pending.length > 0) await memory.addMany(pending.map((chunk) => ({ saveId: 'bench', turnId: turn, text: chunk })));
+  const ingestSeconds = (performance.now() - started) / 1000;
+  await memory.close();
+  let bytes = 0;
+  for (const suffix of ['', '-wal', '-shm']) {
+    try { bytes += statSync(path + suffix).size; } catch { /* absent */ }
+  }
+  const lexical = child(path, size, 'lexical');
+  const hybrid = child(path, size, 'hybrid');
+  rmSync(dir, { recursive: true, force: true });
+  return { size, ingestPerSecond: size / ingestSeconds, lexical, hybrid, bytes };
+}
+
+if (values['query-db'] !== undefined) {
+  await queryPhase(values['query-db'], Number(values.size), values.mode);
+} else {
+  console.log(`mnemo narrative benchmark: node ${process.version}, ${queryCount} queries, k = 10, hashing embedder ${dimensions}-d, ${batch} chunks per transaction; queries in a fresh process`);
+  console.log('| chunks | ingest chunks/s | open + first query ms | lexical p50 ms | lexical p99 ms | hybrid p50 ms | hybrid p99 ms | RSS lexical MB | RSS hybrid MB | file MB |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|');
+  for (const size of values.sizes.split(',').map(Number)) {
+    const r = await measure(size);
+    console.log(`| ${r.size} | ${r.ingestPerSecond.toFixed(0)} | ${r.hybrid.coldMs.toFixed(0)} | ${r.lexical.p50.toFixed(2)} | ${r.lexical.p99.toFixed(2)} | ${r.hybrid.p50.toFixed(2)} | ${r.hybrid.p99.toFixed(2)} | ${mb(r.lexical.rss)} | ${mb(r.hybrid.rss)} | ${mb(r.bytes)} |`);
+  }
+}

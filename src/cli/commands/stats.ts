@@ -1,0 +1,39 @@
+// `mnemo stats`: the saves in a database with their counts, and the file's size.
+import { statSync } from 'node:fs';
+import type { Command } from 'commander';
+import type { Output } from '../context.js';
+import { globalOptions, withMemory } from '../context.js';
+
+function fileSize(path: string): number | null {
+  try {
+    let total = statSync(path).size;
+    for (const suffix of ['-wal', '-shm']) {
+      try { total += statSync(path + suffix).size; } catch { /* absent */ }
+    }
+    return total;
+  } catch {
+    return null;
+  }
+}
+
+/** Registers `mnemo stats`. */
+export function registerStats(program: Command, output: Output): void {
+  program
+    .command('stats')
+    .description('list the saves with their chunk counts and turn ranges')
+    .option('--json', 'print JSON')
+    .action(async (flags: { json?: boolean }, command: Command) => {
+      const { db } = globalOptions(command);
+      const { saves, provider } = await withMemory(command, async (memory) => ({ saves: await memory.listSaves(), provider: memory.store.provider }));
+      const bytes = provider === 'sqlite' ? fileSize(db) : null;
+      if (flags.json) {
+        output.out(JSON.stringify({ db, provider, bytes, saves }, null, 2));
+        return;
+      }
+      output.out(`${db} (${provider}${bytes === null ? '' : `, ${(bytes / 1024 / 1024).toFixed(2)} MB`}): ${saves.length} save${saves.length === 1 ? '' : 's'}`);
+      for (const save of saves) {
+        const range = save.minTurnId === null ? 'no turns' : `turns ${save.minTurnId}-${save.maxTurnId}`;
+        output.out(`  ${save.saveId}: ${save.chunks} chunks, ${range}`);
+      }
+    });
+}

@@ -1,0 +1,59 @@
+// The `mnemo` command line: global options, the commands, and errors mapped to exit codes.
+import { Command, CommanderError, Option } from 'commander';
+import { isMnemoError } from '../core/errors.js';
+import type { ErrorCategory } from '../core/errors.js';
+import { registerAdd } from './commands/add.js';
+import { registerDemo } from './commands/demo.js';
+import { registerQuery } from './commands/query.js';
+import { registerRewind } from './commands/rewind.js';
+import { registerStats } from './commands/stats.js';
+import { CLI_EMBEDDERS } from './context.js';
+import type { Output } from './context.js';
+
+/** Exit codes by error category: 2 for the caller's mistakes, 3 for ours, 4 for a provider's. */
+export const EXIT_CODES: Record<ErrorCategory, number> = { USER: 2, SYSTEM: 3, THIRD_PARTY: 4 };
+
+const standardOutput: Output = { out: (text) => console.log(text), err: (text) => console.error(text) };
+
+/** Builds the command tree. */
+export function buildProgram(output: Output = standardOutput): Command {
+  const program = new Command('mnemo')
+    .description('Mnemo: a memory engine for LLM-driven characters, games and agents')
+    .version('0.1.0')
+    .addOption(new Option('--db <path>', 'the SQLite database file, or :memory:').env('MNEMO_DB').default('mnemo.db'))
+    .addOption(new Option('--embedder <name>', 'how vectors are made').choices([...CLI_EMBEDDERS]).env('MNEMO_EMBEDDER').default('hashing'))
+    .showHelpAfterError()
+    .exitOverride()
+    .configureOutput({ writeOut: (text) => output.out(text.trimEnd()), writeErr: (text) => output.err(text.trimEnd()) });
+  registerAdd(program, output);
+  registerQuery(program, output);
+  registerRewind(program, output);
+  registerStats(program, output);
+  registerDemo(program, output);
+  for (const command of program.commands) command.exitOverride();
+  return program;
+}
+
+/**
+ * Runs the CLI with `argv` (as process.argv) and returns the exit code.
+ *
+ * @example
+ * ```ts
+ * const code = await main(['node', 'mnemo', 'stats', '--db', 'game.db']);
+ * ```
+ */
+export async function main(argv: readonly string[], output: Output = standardOutput): Promise<number> {
+  const program = buildProgram(output);
+  try {
+    await program.parseAsync([...argv]);
+    return typeof process.exitCode === 'number' ? process.exitCode : 0;
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
+    if (isMnemoError(error)) {
+      output.err(`error ${error.code}: ${error.message}`);
+      return EXIT_CODES[error.category];
+    }
+    output.err(`unexpected error: ${(error as Error).stack ?? String(error)}`);
+    return 1;
+  }
+}
