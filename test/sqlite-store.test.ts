@@ -2,7 +2,7 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { openSqliteStore, SCHEMA_VERSION } from '../src/stores/sqlite/index.js';
+import { MIGRATIONS, openSqliteStore, SCHEMA_VERSION } from '../src/stores/sqlite/index.js';
 import { openMemory } from '../src/open-memory.js';
 import { silentLogger } from '../src/core/logger.js';
 import { tempDir } from './helpers.js';
@@ -43,5 +43,27 @@ describe('SQLite store', () => {
     expect(await first.query('s', 'lantern', { k: 5 })).toHaveLength(0);
     await first.close();
     await second.close();
+  });
+});
+
+describe('SQLite migrations', () => {
+  it('records every migration by id and applies none twice', async () => {
+    const path = join(dir, 'migrated.db');
+    const first = openSqliteStore({ path });
+    const ids = (first.database.prepare('SELECT id FROM schema_migrations ORDER BY rowid').all() as { id: string }[]).map((row) => row.id);
+    expect(ids).toEqual(MIGRATIONS.map((migration) => migration.id));
+    await first.close();
+    const second = openSqliteStore({ path });
+    expect((second.database.prepare('SELECT COUNT(*) AS n FROM schema_migrations').get() as { n: number }).n).toBe(MIGRATIONS.length);
+    await second.close();
+  });
+
+  it('refuses a database holding a migration this build does not know', () => {
+    const path = join(dir, 'unknown-migration.db');
+    openSqliteStore({ path }).close();
+    const raw = new Database(path);
+    raw.prepare('INSERT INTO schema_migrations (id, applied_at) VALUES (?, 0)').run('future-999');
+    raw.close();
+    expect(() => openSqliteStore({ path })).toThrow(expect.objectContaining({ code: 'SCHEMA_TOO_NEW', message: expect.stringContaining('future-999') }));
   });
 });

@@ -1,68 +1,45 @@
-// The SQLite schema, as numbered migrations applied in order; PRAGMA user_version records the last one applied.
+// Applies the schema migrations in one transaction and records them; PRAGMA user_version counts them.
 import type { Database } from 'better-sqlite3';
 import { MnemoError } from '../../core/errors.js';
+import { MIGRATIONS } from './migrations/index.js';
 
-/** One schema step. `up` runs inside a transaction with the others still to apply. */
-export interface Migration {
-  version: number;
-  description: string;
-  up(db: Database): void;
-}
+export { MIGRATIONS } from './migrations/index.js';
+export type { Migration } from './migrations/index.js';
 
-/** Every migration, oldest first. Append; never edit one that has shipped. */
-export const MIGRATIONS: readonly Migration[] = [
-  {
-    version: 1,
-    description: 'meta, saves and chunks',
-    up(db) {
-      db.exec(`
-        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-        CREATE TABLE saves (
-          save_id TEXT PRIMARY KEY,
-          version INTEGER NOT NULL DEFAULT 0,
-          created_at INTEGER NOT NULL,
-          updated_at INTEGER NOT NULL
-        );
-        CREATE TABLE chunks (
-          seq INTEGER PRIMARY KEY AUTOINCREMENT,
-          id TEXT NOT NULL UNIQUE,
-          save_id TEXT NOT NULL,
-          turn_id INTEGER NOT NULL CHECK (turn_id >= 0),
-          chunk_type TEXT NOT NULL,
-          text TEXT NOT NULL,
-          entry_id TEXT,
-          metadata TEXT NOT NULL,
-          created_at INTEGER NOT NULL,
-          embedding BLOB
-        );
-        CREATE INDEX chunks_save_turn ON chunks (save_id, turn_id);
-      `);
-    },
-  },
-];
-
-/** The schema version this build writes. */
-export const SCHEMA_VERSION = MIGRATIONS.reduce((latest, migration) => Math.max(latest, migration.version), 0);
+/** The schema version this build writes: the number of migrations it knows. */
+export const SCHEMA_VERSION = MIGRATIONS.length;
 
 /**
- * Brings a database up to SCHEMA_VERSION in one transaction. A database written by a newer Mnemo is refused.
+ * Brings a database up to date in one IMMEDIATE transaction. Applied migrations are recorded by id in
+ * `schema_migrations`; a database holding a migration this build does not know (written by a newer Mnemo)
+ * is refused rather than guessed at.
  *
  * @example
  * ```ts
- * migrate(new Database('game.db')); // { from: 0, to: 1 }
+ * migrate(new Database('game.db')); // { applied: ['chunks-001', ...], version: 1 }
  * ```
  */
-export function migrate(db: Database): { from: number; to: number } {
-  const from = db.pragma('user_version', { simple: true }) as number;
-  if (from > SCHEMA_VERSION) {
-    throw new MnemoError('SCHEMA_TOO_NEW', `The database is at schema version ${from}, but this Mnemo knows versions up to ${SCHEMA_VERSION}. Upgrade Mnemo to open it.`, {
-      details: { found: from, supported: SCHEMA_VERSION },
-    });
-  }
-  if (from === SCHEMA_VERSION) return { from, to: from };
-  db.transaction(() => {
-    for (const migration of MIGRATIONS) if (migration.version > from) migration.up(db);
-    db.pragma(`user_version = ${SCHEMA_VERSION}`);
+export function migrate(db: Database): { applied: string[]; version: number } {
+  const known = new Set(MIGRATIONS.map((migration) => migration.id));
+  const version = db.pragma('user_version', { simple: true }) as number;
+  return db.transaction(() => {
+    db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (id TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)');
+    const done = new Set((db.prepare('SELECT id FROM schema_migrations').all() as { id: string }[]).map((row) => row.id));
+    const unknown = [...done].filter((id) => !known.has(id));
+    if (unknown.length > 0 || version > SCHEMA_VERSION) {
+      throw new MnemoError('SCHEMA_TOO_NEW', `The database is at schema version ${version}${unknown.length > 0 ? ` with migrations this Mnemo does not know (${unknown.join(', ')})` : ''}, but this Mnemo knows versions up to ${SCHEMA_VERSION}. Upgrade Mnemo to open it.`, {
+        details: { found: version, supported: SCHEMA_VERSION, unknown },
+      });
+    }
+    const applied: string[] = [];
+    const record = db.prepare('INSERT INTO schema_migrations (id, applied_at) VALUES (?, ?)');
+    for (const migration of MIGRATIONS) {
+      if (done.has(migration.id)) continue;
+      migration.up(db);
+      record.run(migration.id, Date.now());
+      applied.push(migration.id);
+    }
+    if (applied.length > 0 || version !== SCHEMA_VERSION) db.pragma(`user_version = ${SCHEMA_VERSION}`);
+    return { applied, version: SCHEMA_VERSION };
   }).immediate();
-  return { from, to: SCHEMA_VERSION };
 }
