@@ -64,7 +64,11 @@ export class NarrativeMemory {
     this.reranker = options.reranker ?? null;
     this.logger = onceLogger(options.logger ?? consoleLogger);
     this.clock = options.clock ?? systemClock;
-    this.cache = new IndexCache({ scan: (saveId, visit) => this.store.scanChunks(saveId, visit), version: (saveId) => this.store.saveVersion(saveId) }, { analyzer: options.analyzer });
+    this.cache = new IndexCache(
+      { scan: (saveId, visit, scanOptions) => this.store.scanChunks(saveId, visit, scanOptions), version: (saveId) => this.store.saveVersion(saveId) },
+      // A store that searches vectors itself (pgvector) keeps them out of process memory.
+      { analyzer: options.analyzer, vectors: this.store.searchVectors === undefined },
+    );
   }
 
   /** Adds one chunk and returns its UUID. */
@@ -128,7 +132,8 @@ export class NarrativeMemory {
 
   /**
    * Hybrid search over one save: BM25 with the save's own statistics and the embedder's vectors, each filtered
-   * before ranking, capped, fused with RRF, boosted by focus terms and optionally reranked.
+   * before ranking, capped, fused with RRF, boosted by focus terms and optionally reranked. BM25 always runs on
+   * the in-memory index; the vectors are searched in memory, or by the store when it can (`searchVectors`).
    */
   async query(saveId: string, text: string, options: QueryOptions = {}): Promise<Hit[]> {
     requireSaveId(saveId);
@@ -148,7 +153,8 @@ export class NarrativeMemory {
 
     const index = await this.cache.get(saveId);
     if (index.size === 0) return [];
-    const queryVector = await this.embedQuery(queryText, index.vectors.dimensions);
+    const queryVector = await this.embedQuery(queryText, index.vectorDimensions);
+    const store = this.store;
     const ranked = await hybridSearch({
       index,
       queryText,
@@ -162,6 +168,7 @@ export class NarrativeMemory {
       reranker: options.rerank === false ? null : this.reranker,
       rerankTop,
       loadTexts: async (ids) => new Map((await this.store.getChunks(ids)).map((chunk) => [chunk.id, chunk.text])),
+      searchVectors: store.searchVectors === undefined ? undefined : (vector, limit) => store.searchVectors!(saveId, vector, filter, limit),
     });
     const chunks = new Map((await this.store.getChunks(ranked.map((hit) => hit.id))).map((chunk) => [chunk.id, chunk]));
     return ranked.flatMap(({ id, score, explanation }) => {

@@ -15,7 +15,8 @@ export type SlotFilter = (slot: number) => boolean;
 
 /**
  * The in-memory index of one corpus (a save's chunks). Slots follow insertion order, so ties between equal
- * scores always go to the earlier chunk. `version` records which store version it reflects.
+ * scores always go to the earlier chunk. `version` records which store version it reflects. With
+ * `{ vectors: false }` (a store that searches vectors itself) it keeps only their length.
  *
  * @example
  * ```ts
@@ -38,10 +39,20 @@ export class CorpusIndex {
   /** Vectors refused because their length differed from the index's. */
   mismatchedVectors = 0;
 
-  constructor(version: number, options: { analyzer?: Analyzer; bm25?: Partial<Bm25Parameters> } = {}) {
+  /** False when the store searches vectors itself: only their length is kept, not the vectors. */
+  private readonly keepVectors: boolean;
+  private outsideDimensions: number | null = null;
+
+  constructor(version: number, options: { analyzer?: Analyzer; bm25?: Partial<Bm25Parameters>; vectors?: boolean } = {}) {
     this.version = version;
     this.analyzer = options.analyzer ?? tokenize;
     this.bm25 = new Bm25Index(options.bm25);
+    this.keepVectors = options.vectors ?? true;
+  }
+
+  /** The length of the corpus's vectors (fixed by the first one; null while there is none). */
+  get vectorDimensions(): number | null {
+    return this.keepVectors ? this.vectors.dimensions : this.outsideDimensions;
   }
 
   /** Live documents. */
@@ -64,8 +75,18 @@ export class CorpusIndex {
       this.typeIds = grow(this.typeIds, slot + 1);
       this.turnIds[slot] = row.turnId;
       this.typeIds[slot] = this.typeId(row.chunkType);
-      if (!this.vectors.set(slot, row.embedding)) this.mismatchedVectors++;
+      if (this.keepVectors) {
+        if (!this.vectors.set(slot, row.embedding)) this.mismatchedVectors++;
+      } else {
+        this.noteDimensions(row.embedding?.length ?? row.dimensions ?? null);
+      }
     }
+  }
+
+  private noteDimensions(length: number | null): void {
+    if (length === null) return;
+    if (this.outsideDimensions === null) this.outsideDimensions = length;
+    else if (length !== this.outsideDimensions) this.mismatchedVectors++;
   }
 
   private typeId(chunkType: string): number {

@@ -24,6 +24,11 @@ export interface HybridSearchInput {
   rerankTop?: number;
   /** Reads the texts of candidate ids (for focus terms and reranking). */
   loadTexts(ids: readonly string[]): Promise<Map<string, string>>;
+  /**
+   * The semantic arm done elsewhere (a store that searches vectors itself, already filtered): the `limit`
+   * nearest chunk ids with their cosine similarity, best first. Without it, the index's own vectors are searched.
+   */
+  searchVectors?(queryVector: Float32Array, limit: number): Promise<{ id: string; score: number }[]>;
 }
 
 /** A ranked id with its final score and why it ranked. */
@@ -33,8 +38,12 @@ export interface RankedId {
   explanation: Explanation;
 }
 
-function armRanks(index: CorpusIndex, results: { slot: number; score: number }[]): Map<string, ArmRank> {
-  return new Map(results.map(({ slot, score }, position) => [index.idOf(slot), { rank: position + 1, score }]));
+function armRanks(results: { id: string; score: number }[]): Map<string, ArmRank> {
+  return new Map(results.map(({ id, score }, position) => [id, { rank: position + 1, score }]));
+}
+
+function withIds(index: CorpusIndex, results: { slot: number; score: number }[]): { id: string; score: number }[] {
+  return results.map(({ slot, score }) => ({ id: index.idOf(slot), score }));
 }
 
 /**
@@ -50,11 +59,15 @@ function armRanks(index: CorpusIndex, results: { slot: number; score: number }[]
 export async function hybridSearch(input: HybridSearchInput): Promise<RankedId[]> {
   const { index, k } = input;
   const armLimit = input.capPerSource > 0 ? input.capPerSource : index.bm25.slots;
-  const lexical = index.lexical(index.analyze(input.queryText), armLimit, input.accept);
-  const semantic = input.queryVector === null ? [] : index.semantic(input.queryVector, armLimit, input.accept);
-  const lexicalRanks = armRanks(index, lexical);
-  const semanticRanks = armRanks(index, semantic);
-  const lists = [lexical, semantic].filter((list) => list.length > 0).map((list) => capPerSource(list.map(({ slot }) => index.idOf(slot)), input.capPerSource));
+  const lexical = withIds(index, index.lexical(index.analyze(input.queryText), armLimit, input.accept));
+  const semantic = input.queryVector === null
+    ? []
+    : input.searchVectors !== undefined
+      ? await input.searchVectors(input.queryVector, armLimit)
+      : withIds(index, index.semantic(input.queryVector, armLimit, input.accept));
+  const lexicalRanks = armRanks(lexical);
+  const semanticRanks = armRanks(semantic);
+  const lists = [lexical, semantic].filter((list) => list.length > 0).map((list) => capPerSource(list.map(({ id }) => id), input.capPerSource));
   const fused = reciprocalRankFusion(lists, input.rrfK ?? RRF_K);
 
   const focusTerms = input.focusTerms ?? [];

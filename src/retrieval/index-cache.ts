@@ -1,12 +1,12 @@
 // Keeps one CorpusIndex per save in memory, in step with the store through the save's version number.
-import type { IndexRow, WriteResult } from '../seams/store.js';
+import type { IndexRow, ScanOptions, WriteResult } from '../seams/store.js';
 import { CorpusIndex } from './corpus-index.js';
 import type { Analyzer } from './corpus-index.js';
 
 /** Where the cache reads a corpus and its version from. */
 export interface CorpusSource {
   /** Streams the corpus's rows to `visit`; returns the version read before them. */
-  scan(key: string, visit: (row: IndexRow) => void): Promise<number>;
+  scan(key: string, visit: (row: IndexRow) => void, options?: ScanOptions): Promise<number>;
   version(key: string): Promise<number>;
 }
 
@@ -25,7 +25,10 @@ export class IndexCache {
   private readonly indexes = new Map<string, CorpusIndex>();
   private readonly building = new Map<string, Promise<CorpusIndex>>();
 
-  constructor(private readonly source: CorpusSource, private readonly options: { analyzer?: Analyzer; maxRemovedRatio?: number } = {}) {}
+  /**
+   * `vectors: false` when the store searches vectors itself: indexes then hold no vectors and scans skip them.
+   */
+  constructor(private readonly source: CorpusSource, private readonly options: { analyzer?: Analyzer; maxRemovedRatio?: number; vectors?: boolean } = {}) {}
 
   /** The index of a save, refreshed if the store moved on. */
   async get(key: string): Promise<CorpusIndex> {
@@ -39,8 +42,9 @@ export class IndexCache {
   }
 
   private async build(key: string): Promise<CorpusIndex> {
-    const index = new CorpusIndex(0, { analyzer: this.options.analyzer });
-    index.version = await this.source.scan(key, (row) => index.add([row]));
+    const vectors = this.options.vectors ?? true;
+    const index = new CorpusIndex(0, { analyzer: this.options.analyzer, vectors });
+    index.version = await this.source.scan(key, (row) => index.add([row]), { vectors });
     this.indexes.set(key, index);
     return index;
   }

@@ -1,5 +1,5 @@
 // The Store seam: persistence for every layer, each method one atomic write or one consistent read.
-import type { Chunk, Metadata, SaveSummary } from '../core/types.js';
+import type { Chunk, ChunkFilter, Metadata, SaveSummary } from '../core/types.js';
 
 /** A chunk ready to be written: validated, with its id, and its vector when an embedder made one. */
 export interface NewChunk {
@@ -21,6 +21,24 @@ export interface IndexRow {
   chunkType: string;
   text: string;
   embedding: Float32Array | null;
+  /** The vector's length when a scan left `embedding` out (`{ vectors: false }`); absent otherwise. */
+  dimensions?: number | null;
+}
+
+/** Options of `Store.scanChunks`. */
+export interface ScanOptions {
+  /**
+   * False when the caller does not need the vectors (the store searches them itself, see `searchVectors`): the
+   * store may then leave `embedding` null and give `dimensions` instead. Default true.
+   */
+  vectors?: boolean;
+}
+
+/** A chunk found by a store's own vector search. */
+export interface VectorMatch {
+  id: string;
+  /** Cosine similarity to the query vector. */
+  score: number;
 }
 
 /** The version of a save before and after a write: indexes held in memory use it to stay in step. */
@@ -41,7 +59,7 @@ export interface RewindCounts {
 /**
  * Where Mnemo keeps its data. Every write is one transaction: either all of it lands or none of it does.
  * Every write to a save bumps that save's version, so in-memory indexes know when to refresh.
- * Adapters: `sqlite/` (the embedded default), `memory/`.
+ * Adapters: `sqlite/` (the embedded default), `postgres/` (PostgreSQL + pgvector), `memory/`.
  */
 export interface Store {
   /** The adapter's name, e.g. `sqlite`. */
@@ -65,7 +83,15 @@ export interface Store {
    * Streams every chunk of a save in insertion order to `visit` (for building a search index) and returns the
    * save's version read before the rows, so an index built from them is never newer than it claims.
    */
-  scanChunks(saveId: string, visit: (row: IndexRow) => void): Promise<number>;
+  scanChunks(saveId: string, visit: (row: IndexRow) => void, options?: ScanOptions): Promise<number>;
+  /**
+   * Optional capability: nearest neighbours of `vector` among a save's chunks, by cosine similarity, searched by
+   * the store itself (pgvector). When present, the engine uses it for the semantic arm instead of vectors held
+   * in memory (the lexical arm stays in memory). Filters apply before ranking and never starve the result: when
+   * `limit` permitted chunks with vectors of this length exist, `limit` come back. Best first; ties in insertion
+   * order.
+   */
+  searchVectors?(saveId: string, vector: Float32Array, filter: ChunkFilter, limit: number): Promise<VectorMatch[]>;
   /** The save's current version (0 for a save never written). */
   saveVersion(saveId: string): Promise<number>;
   /** Every save with its counts. */

@@ -1,0 +1,52 @@
+// SQL identifiers and connection URLs, made safe to embed in statements and to show in messages.
+import { MnemoError } from '../../core/errors.js';
+
+/**
+ * Checks a schema name (lowercase letters, digits and underscores, starting with a letter or underscore).
+ *
+ * @example
+ * ```ts
+ * requireSchemaName('mnemo'); // 'mnemo'
+ * ```
+ */
+export function requireSchemaName(value: unknown): string {
+  if (typeof value !== 'string' || !/^[a-z_][a-z0-9_]{0,62}$/.test(value)) {
+    throw new MnemoError('INVALID_INPUT', `schema: expected a PostgreSQL schema name of lowercase letters, digits and underscores (at most 63), got ${JSON.stringify(value)}.`, { details: { field: 'schema' } });
+  }
+  return value;
+}
+
+/**
+ * Quotes an identifier for SQL text.
+ *
+ * @example
+ * ```ts
+ * quoteIdentifier('mnemo'); // '"mnemo"'
+ * ```
+ */
+export function quoteIdentifier(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+/**
+ * A connection URL with its password replaced by `***`, fit for logs and `Store.location`.
+ *
+ * @example
+ * ```ts
+ * redactUrl('postgres://mnemo:secret@db:5432/game'); // 'postgres://mnemo:***@db:5432/game'
+ * ```
+ */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== '') parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return url.replace(/:\/\/([^:/@]*):[^@]*@/, '://$1:***@');
+  }
+}
+
+/** True when `value` is a PostgreSQL connection URL (`postgres://` or `postgresql://`). */
+export function isPostgresUrl(value: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(value);
+}

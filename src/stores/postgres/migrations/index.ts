@@ -1,0 +1,10 @@
+// Every PostgreSQL migration, layer by layer. A layer appends its own list here; order within a list matters.
+import { CHUNK_MIGRATIONS } from './chunks.js';
+import type { PostgresMigration } from './migration.js';
+
+export type { PostgresMigration } from './migration.js';
+
+/** Every migration this build knows, in the order they are applied. */
+export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
+  ...CHUNK_MIGRATIONS,
+];

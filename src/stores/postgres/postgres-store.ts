@@ -1,0 +1,371 @@
+// The PostgreSQL adapter of the Store seam: a connection pool, migrations, one transaction per write, pgvector.
+import { MnemoError } from '../../core/errors.js';
+import type { Chunk, ChunkFilter, Metadata, SaveSummary } from '../../core/types.js';
+import type { IndexRow, NewChunk, RewindCounts, ScanOptions, Store, VectorMatch, WriteResult } from '../../seams/store.js';
+import { isPostgresUrl, quoteIdentifier, redactUrl, requireSchemaName } from './identifiers.js';
+import { migratePostgres } from './migrations.js';
+import { poolQueryable } from './queryable.js';
+import type { PgPoolLike, Queryable, SqlClient, SqlResult } from './queryable.js';
+import { PostgresVectorSearch } from './vector-search.js';
+import type { VectorSearchSettings } from './vector-search.js';
+import { literalToVector, vectorToLiteral } from './vectors.js';
+
+/** Options of the PostgreSQL store: give exactly one of `url`, `pool` or `client`. */
+export interface PostgresStoreOptions {
+  /** A `postgres://` URL: Mnemo makes a `pg` pool for it and ends it on close. */
+  url?: string;
+  /** A `pg.Pool` you made; left open on close. */
+  pool?: PgPoolLike;
+  /** Any Queryable, e.g. PGlite through `pgliteQueryable(db)`. */
+  client?: Queryable;
+  /** The schema holding Mnemo's tables (created if absent); default `mnemo`. */
+  schema?: string;
+  /** Connections of the pool Mnemo makes for `url` (default 10). */
+  poolSize?: number;
+  /** Tuning of the semantic arm (exact-search threshold, HNSW scan limits). */
+  vectorSearch?: Partial<VectorSearchSettings>;
+}
+
+interface ChunkRow {
+  id: string;
+  save_id: string;
+  turn_id: string | number;
+  chunk_type: string;
+  text: string;
+  entry_id: string | null;
+  metadata: Metadata;
+  created_at: string | number;
+}
+
+interface ScanRow {
+  seq: string | number;
+  id: string;
+  turn_id: string | number;
+  chunk_type: string;
+  text: string;
+  embedding?: string | null;
+  dimensions?: number | null;
+}
+
+const CHUNK_COLUMNS = 'id, save_id, turn_id, chunk_type, text, entry_id, metadata, created_at';
+/** Rows per statement when inserting, reading by id, or scanning. */
+const BATCH = 2000;
+
+function toChunk(row: ChunkRow): Chunk {
+  return {
+    id: row.id,
+    saveId: row.save_id,
+    turnId: Number(row.turn_id),
+    chunkType: row.chunk_type,
+    text: row.text,
+    entryId: row.entry_id,
+    metadata: row.metadata,
+    createdAt: Number(row.created_at),
+  };
+}
+
+function versionAtLeast(version: string, minimum: readonly number[]): boolean {
+  const parts = version.split('.').map((part) => Number.parseInt(part, 10) || 0);
+  for (let index = 0; index < minimum.length; index++) {
+    const part = parts[index] ?? 0;
+    const wanted = minimum[index] as number;
+    if (part !== wanted) return part > wanted;
+  }
+  return true;
+}
+
+async function loadPg(): Promise<{ Pool: new (config: { connectionString: string; max: number }) => PgPoolLike & { on(event: 'error', listener: (error: Error) => void): unknown } }> {
+  try {
+    const module = (await import('pg')) as unknown as { default?: unknown; Pool?: unknown };
+    return (module.default ?? module) as Awaited<ReturnType<typeof loadPg>>;
+  } catch (error) {
+    throw new MnemoError('DEPENDENCY_MISSING', `Opening a postgres:// URL needs the \`pg\` package, which could not be loaded (${(error as Error).message}). Install it with: npm install pg`, { cause: error });
+  }
+}
+
+/**
+ * Mnemo on PostgreSQL with pgvector: every application server can open the same database. Each write is one
+ * transaction that bumps the save's version (so every process's in-memory BM25 index knows when to refresh);
+ * vectors are searched in the database through HNSW (`searchVectors`), so processes do not hold them.
+ *
+ * @example
+ * ```ts
+ * const store = await openPostgresStore({ url: 'postgres://mnemo@db.internal/game' });
+ * const memory = await openMemory({ store, embedder });
+ * ```
+ */
+export class PostgresStore implements Store {
+  readonly provider = 'postgres';
+  readonly location: string;
+  /** The schema holding Mnemo's tables. */
+  readonly schema: string;
+  /** The semantic arm (HNSW indexes per vector length, filtered search). */
+  readonly vectors: PostgresVectorSearch;
+  private closed = false;
+  private readonly tables: { meta: string; saves: string; chunks: string };
+
+  private constructor(private readonly sql: Queryable, location: string, schema: string, vectors: PostgresVectorSearch) {
+    this.location = location;
+    this.schema = schema;
+    this.vectors = vectors;
+    const prefix = quoteIdentifier(schema);
+    this.tables = { meta: `${prefix}.meta`, saves: `${prefix}.saves`, chunks: `${prefix}.chunks` };
+  }
+
+  /** Connects, migrates (under the schema lock) and returns the store. Prefer `openPostgresStore`. */
+  static async open(options: PostgresStoreOptions): Promise<PostgresStore> {
+    const given = [options.url, options.pool, options.client].filter((value) => value !== undefined).length;
+    if (given !== 1) {
+      throw new MnemoError('INVALID_INPUT', `openPostgresStore: expected exactly one of \`url\`, \`pool\` or \`client\`, got ${given}. Pass a postgres:// URL, a pg.Pool, or a Queryable such as pgliteQueryable(db).`);
+    }
+    const schema = requireSchemaName(options.schema ?? 'mnemo');
+    let sql: Queryable;
+    let location: string;
+    if (options.url !== undefined) {
+      if (!isPostgresUrl(options.url)) {
+        throw new MnemoError('INVALID_INPUT', `url: expected a postgres:// or postgresql:// URL, got ${JSON.stringify(redactUrl(options.url))}.`, { details: { field: 'url' } });
+      }
+      const { Pool } = await loadPg();
+      const pool = new Pool({ connectionString: options.url, max: options.poolSize ?? 10 });
+      pool.on('error', () => { /* an idle client lost its connection; the pool replaces it on the next checkout */ });
+      sql = poolQueryable(pool, { owned: true });
+      location = redactUrl(options.url);
+    } else if (options.pool !== undefined) {
+      sql = poolQueryable(options.pool, { owned: false });
+      location = 'postgres (pool)';
+    } else {
+      sql = options.client as Queryable;
+      location = 'postgres (client)';
+    }
+    location = `${location}#${schema}`;
+    try {
+      await migratePostgres(sql, schema);
+      const extension = await sql.query<{ version: string }>("SELECT extversion AS version FROM pg_extension WHERE extname = 'vector'");
+      const iterativeScan = versionAtLeast(extension.rows[0]?.version ?? '0', [0, 8, 0]);
+      return new PostgresStore(sql, location, schema, new PostgresVectorSearch(sql, schema, { iterativeScan, settings: options.vectorSearch }));
+    } catch (error) {
+      await sql.close().catch(() => undefined);
+      if (error instanceof MnemoError) throw error;
+      throw new MnemoError('STORE_FAILURE', `Could not open the PostgreSQL store at ${location}: ${(error as Error).message}. Check the URL, that the server is running, and that the user may create the schema.`, { cause: error, details: { location } });
+    }
+  }
+
+  /** The connection, for adapters of other layers that share this database. */
+  get database(): Queryable {
+    this.ensureOpen();
+    return this.sql;
+  }
+
+  /** The qualified name of one of Mnemo's tables, e.g. `"mnemo"."chunks"`. */
+  table(name: string): string {
+    return `${quoteIdentifier(this.schema)}.${quoteIdentifier(name)}`;
+  }
+
+  private ensureOpen(): void {
+    if (this.closed) throw new MnemoError('STORE_CLOSED', `The store at ${this.location} is closed. Open it again with openMemory().`);
+  }
+
+  /** Runs `work` in one transaction on one connection (READ COMMITTED; writes lock their save's row first). */
+  write<T>(work: (client: SqlClient) => Promise<T>): Promise<T> {
+    this.ensureOpen();
+    return this.sql.transaction(work);
+  }
+
+  /**
+   * Bumps a save's version inside a write, creating the save if needed, and adds `delta` to its chunk count;
+   * returns [previous, current]. The row lock it takes serializes writers of one save until commit.
+   */
+  async bump(client: SqlClient, saveId: string, delta = 0): Promise<[number, number]> {
+    const now = Date.now();
+    const result = await client.query<{ version: string | number }>(
+      `INSERT INTO ${this.tables.saves} AS s (save_id, version, chunk_count, created_at, updated_at) VALUES ($1, 1, $2, $3, $3)
+       ON CONFLICT (save_id) DO UPDATE SET version = s.version + 1, chunk_count = s.chunk_count + EXCLUDED.chunk_count, updated_at = EXCLUDED.updated_at
+       RETURNING version`,
+      [saveId, delta, now],
+    );
+    const version = Number(result.rows[0]?.version);
+    return [version - 1, version];
+  }
+
+  /** Locks a save's row for the rest of the write and returns its version (0 when the save does not exist). */
+  async lockSave(client: SqlClient, saveId: string): Promise<number> {
+    const result = await client.query<{ version: string | number }>(`SELECT version FROM ${this.tables.saves} WHERE save_id = $1 FOR UPDATE`, [saveId]);
+    return Number(result.rows[0]?.version ?? 0);
+  }
+
+  private async insertAll(client: SqlClient, saveId: string, chunks: readonly NewChunk[]): Promise<void> {
+    for (let start = 0; start < chunks.length; start += BATCH) {
+      const batch = chunks.slice(start, start + BATCH);
+      await client.query(
+        `INSERT INTO ${this.tables.chunks} (id, save_id, turn_id, chunk_type, text, entry_id, metadata, created_at, embedding)
+         SELECT id, $1, turn_id, chunk_type, text, entry_id, metadata::jsonb, created_at, embedding::vector
+         FROM unnest($2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::text[])
+           WITH ORDINALITY AS input (id, turn_id, chunk_type, text, entry_id, metadata, created_at, embedding, position)
+         ORDER BY position`,
+        [
+          saveId,
+          batch.map((chunk) => chunk.id),
+          batch.map((chunk) => chunk.turnId),
+          batch.map((chunk) => chunk.chunkType),
+          batch.map((chunk) => chunk.text),
+          batch.map((chunk) => chunk.entryId),
+          batch.map((chunk) => JSON.stringify(chunk.metadata)),
+          batch.map((chunk) => chunk.createdAt),
+          batch.map((chunk) => vectorToLiteral(chunk.embedding)),
+        ],
+      );
+    }
+  }
+
+  /** Creates the HNSW index of each vector length a write brings, before the write's transaction. */
+  private async prepareVectors(chunks: readonly NewChunk[]): Promise<void> {
+    const lengths = new Set(chunks.flatMap((chunk) => (chunk.embedding === null ? [] : [chunk.embedding.length])));
+    for (const length of lengths) await this.vectors.ensureIndex(length);
+  }
+
+  async insertChunks(chunks: readonly NewChunk[]): Promise<WriteResult> {
+    this.ensureOpen();
+    if (chunks.length === 0) return { previousVersion: 0, version: 0, count: 0 };
+    const saveIds = new Set(chunks.map((chunk) => chunk.saveId));
+    if (saveIds.size !== 1) throw new MnemoError('INVALID_INPUT', `One write holds chunks of one save, got ${saveIds.size} saves. Write each save separately.`);
+    const saveId = chunks[0]!.saveId;
+    await this.prepareVectors(chunks);
+    return this.write(async (client) => {
+      // The version first: its row lock orders this save's writers, so insertion order (seq) follows versions.
+      const [previousVersion, version] = await this.bump(client, saveId, chunks.length);
+      await this.insertAll(client, saveId, chunks);
+      return { previousVersion, version, count: chunks.length };
+    });
+  }
+
+  async replaceTurn(saveId: string, turnId: number, chunkType: string, chunks: readonly NewChunk[]): Promise<WriteResult & { removed: number }> {
+    this.ensureOpen();
+    await this.prepareVectors(chunks);
+    return this.write(async (client) => {
+      const current = await this.lockSave(client, saveId);
+      const deleted = await client.query(`DELETE FROM ${this.tables.chunks} WHERE save_id = $1 AND turn_id = $2 AND chunk_type = $3`, [saveId, turnId, chunkType]);
+      const removed = deleted.rowCount;
+      if (removed === 0 && chunks.length === 0) return { previousVersion: current, version: current, count: 0, removed };
+      const [previousVersion, version] = await this.bump(client, saveId, chunks.length - removed);
+      await this.insertAll(client, saveId, chunks);
+      return { previousVersion, version, count: chunks.length, removed };
+    });
+  }
+
+  async rewind(saveId: string, turnId: number): Promise<WriteResult & { removed: RewindCounts }> {
+    this.ensureOpen();
+    return this.write(async (client) => {
+      const current = await this.lockSave(client, saveId);
+      const deleted = await client.query(`DELETE FROM ${this.tables.chunks} WHERE save_id = $1 AND turn_id > $2`, [saveId, turnId]);
+      const chunks = deleted.rowCount;
+      if (chunks === 0) return { previousVersion: current, version: current, count: 0, removed: { chunks } };
+      const [previousVersion, version] = await this.bump(client, saveId, -chunks);
+      return { previousVersion, version, count: chunks, removed: { chunks } };
+    });
+  }
+
+  async countChunks(saveId: string, chunkType?: string): Promise<number> {
+    this.ensureOpen();
+    const result = chunkType === undefined
+      ? await this.sql.query<{ n: string | number }>(`SELECT COUNT(*) AS n FROM ${this.tables.chunks} WHERE save_id = $1`, [saveId])
+      : await this.sql.query<{ n: string | number }>(`SELECT COUNT(*) AS n FROM ${this.tables.chunks} WHERE save_id = $1 AND chunk_type = $2`, [saveId, chunkType]);
+    return Number(result.rows[0]?.n ?? 0);
+  }
+
+  async getChunks(ids: readonly string[]): Promise<Chunk[]> {
+    this.ensureOpen();
+    if (ids.length === 0) return [];
+    const found = new Map<string, Chunk>();
+    for (let start = 0; start < ids.length; start += BATCH) {
+      const batch = ids.slice(start, start + BATCH);
+      const result = await this.sql.query<ChunkRow>(`SELECT ${CHUNK_COLUMNS} FROM ${this.tables.chunks} WHERE id = ANY($1::text[])`, [batch]);
+      for (const row of result.rows) found.set(row.id, toChunk(row));
+    }
+    return ids.flatMap((id) => found.get(id) ?? []);
+  }
+
+  async listChunks(saveId: string, options: { fromTurnId?: number; toTurnId?: number; limit?: number } = {}): Promise<Chunk[]> {
+    this.ensureOpen();
+    const result = await this.sql.query<ChunkRow>(
+      `SELECT ${CHUNK_COLUMNS} FROM ${this.tables.chunks} WHERE save_id = $1 AND turn_id >= $2 AND turn_id <= $3 ORDER BY turn_id, seq LIMIT $4`,
+      [saveId, options.fromTurnId ?? 0, options.toTurnId ?? Number.MAX_SAFE_INTEGER, options.limit ?? null],
+    );
+    return result.rows.map(toChunk);
+  }
+
+  /**
+   * Streams a save's chunks in insertion order, in batches read by keyset (`seq > last`), all inside one
+   * REPEATABLE READ transaction: the version and every batch come from one snapshot, so the version returned is
+   * exactly the one the rows reflect. With `{ vectors: false }` only the vectors' lengths are read.
+   */
+  async scanChunks(saveId: string, visit: (row: IndexRow) => void, options: ScanOptions = {}): Promise<number> {
+    this.ensureOpen();
+    const withVectors = options.vectors !== false;
+    const vectorColumn = withVectors ? 'embedding::text AS embedding' : 'vector_dims(embedding) AS dimensions';
+    return this.sql.transaction(async (client) => {
+      const saved = await client.query<{ version: string | number }>(`SELECT version FROM ${this.tables.saves} WHERE save_id = $1`, [saveId]);
+      const version = Number(saved.rows[0]?.version ?? 0);
+      let last: string | number = 0;
+      for (;;) {
+        const batch: SqlResult<ScanRow> = await client.query<ScanRow>(
+          `SELECT seq, id, turn_id, chunk_type, text, ${vectorColumn} FROM ${this.tables.chunks}
+           WHERE save_id = $1 AND seq > $2 ORDER BY seq LIMIT ${BATCH}`,
+          [saveId, last],
+        );
+        for (const row of batch.rows) {
+          visit(withVectors
+            ? { id: row.id, turnId: Number(row.turn_id), chunkType: row.chunk_type, text: row.text, embedding: literalToVector(row.embedding) }
+            : { id: row.id, turnId: Number(row.turn_id), chunkType: row.chunk_type, text: row.text, embedding: null, dimensions: row.dimensions ?? null });
+        }
+        if (batch.rows.length < BATCH) return version;
+        last = batch.rows[batch.rows.length - 1]!.seq;
+      }
+    }, { isolation: 'repeatable read', readOnly: true });
+  }
+
+  /** Nearest neighbours searched in PostgreSQL (HNSW with iterative scans, exact when small or starved). */
+  async searchVectors(saveId: string, vector: Float32Array, filter: ChunkFilter, limit: number): Promise<VectorMatch[]> {
+    this.ensureOpen();
+    return this.vectors.search(saveId, vector, filter, limit);
+  }
+
+  async saveVersion(saveId: string): Promise<number> {
+    this.ensureOpen();
+    const result = await this.sql.query<{ version: string | number }>(`SELECT version FROM ${this.tables.saves} WHERE save_id = $1`, [saveId]);
+    return Number(result.rows[0]?.version ?? 0);
+  }
+
+  async listSaves(): Promise<SaveSummary[]> {
+    this.ensureOpen();
+    const result = await this.sql.query<{ save_id: string; version: string | number; chunks: string | number; min_turn: string | number | null; max_turn: string | number | null }>(
+      `SELECT s.save_id, s.version, COUNT(c.seq) AS chunks, MIN(c.turn_id) AS min_turn, MAX(c.turn_id) AS max_turn
+       FROM ${this.tables.saves} s LEFT JOIN ${this.tables.chunks} c ON c.save_id = s.save_id
+       GROUP BY s.save_id, s.version ORDER BY s.save_id COLLATE "C"`,
+    );
+    return result.rows.map((row) => ({
+      saveId: row.save_id,
+      version: Number(row.version),
+      chunks: Number(row.chunks),
+      minTurnId: row.min_turn === null ? null : Number(row.min_turn),
+      maxTurnId: row.max_turn === null ? null : Number(row.max_turn),
+    }));
+  }
+
+  async getMeta(key: string): Promise<string | null> {
+    this.ensureOpen();
+    const result = await this.sql.query<{ value: string }>(`SELECT value FROM ${this.tables.meta} WHERE key = $1`, [key]);
+    return result.rows[0]?.value ?? null;
+  }
+
+  async setMeta(key: string, value: string): Promise<void> {
+    this.ensureOpen();
+    await this.sql.query(`INSERT INTO ${this.tables.meta} (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`, [key, value]);
+  }
+
+  /** Closes the pool Mnemo made (a pool or client you passed stays open). */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.sql.close();
+  }
+}

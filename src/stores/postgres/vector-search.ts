@@ -1,0 +1,169 @@
+// The semantic arm in PostgreSQL: one HNSW index per vector length, and filtered searches that never starve.
+import type { ChunkFilter } from '../../core/types.js';
+import type { VectorMatch } from '../../seams/store.js';
+import { SCHEMA_LOCK_SQL } from './migrations.js';
+import { quoteIdentifier } from './identifiers.js';
+import type { Queryable, SqlClient } from './queryable.js';
+import { vectorToLiteral } from './vectors.js';
+
+/** How the store searches vectors. */
+export interface VectorSearchSettings {
+  /** Saves with at most this many chunks are searched exactly (every vector compared); default 10,000. */
+  exactBelow: number;
+  /** The smallest `hnsw.ef_search` used (it grows with the limit, up to pgvector's 1,000); default 100. */
+  efSearch: number;
+  /** `hnsw.max_scan_tuples`: how far an iterative scan may go before giving up; default 20,000. */
+  maxScanTuples: number;
+}
+
+/** The default settings. */
+export const VECTOR_SEARCH_DEFAULTS: VectorSearchSettings = { exactBelow: 10_000, efSearch: 100, maxScanTuples: 20_000 };
+
+/** pgvector indexes `vector` columns of at most this many dimensions; longer vectors are searched exactly. */
+export const HNSW_MAX_DIMENSIONS = 2000;
+
+/** The name of the HNSW index of vectors of one length. */
+export function vectorIndexName(dimensions: number): string {
+  return `chunks_embedding_hnsw_${dimensions}`;
+}
+
+/** The smaller of the turn bounds, if any. */
+function maxTurn(filter: ChunkFilter): number | undefined {
+  const bounds = [filter.maxTurnId, filter.currentTurnId].filter((bound): bound is number => bound !== undefined);
+  return bounds.length === 0 ? undefined : Math.min(...bounds);
+}
+
+interface Prepared {
+  where: string;
+  params: unknown[];
+  dimensions: number;
+}
+
+/**
+ * Searches a save's vectors by cosine similarity inside PostgreSQL.
+ *
+ * - Small saves (at most `exactBelow` chunks) are searched exactly: deterministic and complete.
+ * - Larger ones go through the HNSW index of their vector length with pgvector's iterative scan
+ *   (`hnsw.iterative_scan = relaxed_order`, 0.8+), so filters (turn window, chunk type) are applied during the
+ *   scan and the index keeps walking until `limit` permitted rows are found.
+ * - If the approximate scan still returns fewer than `limit` rows (a very selective filter, or
+ *   `max_scan_tuples` reached), the search is redone exactly: permitted chunks always fill `limit` when they exist.
+ * Results are ordered by distance, then insertion order.
+ *
+ * @example
+ * ```ts
+ * const arm = new PostgresVectorSearch(sql, 'mnemo', { iterativeScan: true });
+ * await arm.search('save-1', queryVector, { maxTurnId: 20 }, 50); // [{ id, score }, ...]
+ * ```
+ */
+export class PostgresVectorSearch {
+  private readonly indexed = new Set<number>();
+  private readonly settings: VectorSearchSettings;
+  private readonly chunks: string;
+  private readonly saves: string;
+  /** False on pgvector before 0.8 (no iterative scans): then a starved approximate search is redone exactly. */
+  readonly iterativeScan: boolean;
+
+  constructor(
+    private readonly sql: Queryable,
+    private readonly schema: string,
+    options: { iterativeScan: boolean; settings?: Partial<VectorSearchSettings> },
+  ) {
+    this.settings = { ...VECTOR_SEARCH_DEFAULTS, ...options.settings };
+    this.iterativeScan = options.iterativeScan;
+    this.chunks = `${quoteIdentifier(schema)}.chunks`;
+    this.saves = `${quoteIdentifier(schema)}.saves`;
+  }
+
+  /**
+   * Makes sure the HNSW index for vectors of this length exists (created once, under the schema lock, so two
+   * processes never race to build it). Lengths above HNSW_MAX_DIMENSIONS get no index and are searched exactly.
+   */
+  async ensureIndex(dimensions: number): Promise<void> {
+    if (this.indexed.has(dimensions) || !Number.isInteger(dimensions) || dimensions < 1 || dimensions > HNSW_MAX_DIMENSIONS) return;
+    const name = vectorIndexName(dimensions);
+    const found = await this.sql.query('SELECT 1 FROM pg_indexes WHERE schemaname = $1 AND indexname = $2', [this.schema, name]);
+    if (found.rows.length === 0) {
+      await this.sql.transaction(async (client) => {
+        await client.query(SCHEMA_LOCK_SQL);
+        await client.query(
+          `CREATE INDEX IF NOT EXISTS ${quoteIdentifier(name)} ON ${this.chunks}
+           USING hnsw ((embedding::vector(${dimensions})) vector_cosine_ops) WHERE vector_dims(embedding) = ${dimensions}`,
+        );
+      });
+    }
+    this.indexed.add(dimensions);
+  }
+
+  private prepare(saveId: string, vector: Float32Array, filter: ChunkFilter, limit: number): Prepared {
+    const params: unknown[] = [saveId, vectorToLiteral(vector), limit];
+    const dimensions = vector.length;
+    let where = `save_id = $1 AND vector_dims(embedding) = ${dimensions}`;
+    const turn = maxTurn(filter);
+    if (turn !== undefined) where += ` AND turn_id <= $${params.push(turn)}`;
+    if (filter.chunkType !== undefined) where += ` AND chunk_type = $${params.push(filter.chunkType)}`;
+    if (filter.excludeChunkType !== undefined) where += ` AND chunk_type <> $${params.push(filter.excludeChunkType)}`;
+    return { where, params, dimensions };
+  }
+
+  /** The query the HNSW index answers (its ORDER BY is the indexed expression), re-sorted exactly after. */
+  private approximateSql({ where, dimensions }: Prepared): string {
+    const distance = `embedding::vector(${dimensions}) <=> $2::vector(${dimensions})`;
+    return `WITH nearest AS MATERIALIZED (
+        SELECT seq, id, ${distance} AS distance FROM ${this.chunks} WHERE ${where} ORDER BY ${distance} LIMIT $3
+      ) SELECT id, distance FROM nearest ORDER BY distance, seq`;
+  }
+
+  /** The exact query: the distance is not the indexed expression, so every permitted row is compared. */
+  private exactSql({ where }: Prepared): string {
+    return `SELECT id, distance FROM (
+        SELECT seq, id, embedding <=> $2::vector AS distance FROM ${this.chunks} WHERE ${where}
+      ) AS candidates ORDER BY distance, seq LIMIT $3`;
+  }
+
+  private async tune(client: SqlClient, limit: number): Promise<void> {
+    const efSearch = String(Math.min(1000, Math.max(this.settings.efSearch, limit)));
+    if (this.iterativeScan) {
+      await client.query(
+        "SELECT set_config('hnsw.ef_search', $1, true), set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.max_scan_tuples', $2, true)",
+        [efSearch, String(this.settings.maxScanTuples)],
+      );
+    } else {
+      await client.query("SELECT set_config('hnsw.ef_search', $1, true)", [efSearch]);
+    }
+  }
+
+  /** The `limit` chunks of a save nearest to `vector` among those the filter permits; see the class. */
+  async search(saveId: string, vector: Float32Array, filter: ChunkFilter, limit: number): Promise<VectorMatch[]> {
+    if (limit <= 0 || vector.length === 0) return [];
+    const prepared = this.prepare(saveId, vector, filter, limit);
+    const rows = await this.sql.transaction(async (client) => {
+      const save = await client.query<{ chunk_count: string | number }>(`SELECT chunk_count FROM ${this.saves} WHERE save_id = $1`, [saveId]);
+      const count = Number(save.rows[0]?.chunk_count ?? 0);
+      if (count === 0) return [];
+      if (count > this.settings.exactBelow && prepared.dimensions <= HNSW_MAX_DIMENSIONS) {
+        await this.tune(client, limit);
+        const approximate = await client.query<{ id: string; distance: number }>(this.approximateSql(prepared), prepared.params);
+        if (approximate.rows.length >= limit) return approximate.rows;
+      }
+      return (await client.query<{ id: string; distance: number }>(this.exactSql(prepared), prepared.params)).rows;
+    });
+    return rows.map((row) => {
+      const score = 1 - Number(row.distance);
+      return { id: row.id, score: Number.isNaN(score) ? 0 : score };
+    });
+  }
+
+  /**
+   * The plan PostgreSQL picks for the approximate query (EXPLAIN), with the same settings a search uses:
+   * for tests and diagnostics ("is the HNSW index used?").
+   */
+  async explainApproximate(saveId: string, vector: Float32Array, filter: ChunkFilter, limit: number): Promise<string> {
+    const prepared = this.prepare(saveId, vector, filter, limit);
+    return this.sql.transaction(async (client) => {
+      await this.tune(client, limit);
+      const plan = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${this.approximateSql(prepared)}`, prepared.params);
+      return plan.rows.map((row) => row['QUERY PLAN']).join('\n');
+    });
+  }
+}
