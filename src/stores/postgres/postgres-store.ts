@@ -329,6 +329,16 @@ export class PostgresStore implements Store {
     return this.vectors.search(saveId, vector, filter, limit);
   }
 
+  /**
+   * Refreshes the planner's statistics of Mnemo's tables. Autovacuum does this on its own within minutes; call it
+   * after a bulk import so PostgreSQL picks the HNSW index for large saves at once (without statistics it
+   * assumes small tables and compares every vector: exact, but slow on a large save).
+   */
+  async analyze(): Promise<void> {
+    this.ensureOpen();
+    await this.sql.query(`ANALYZE ${this.tables.saves}, ${this.tables.chunks}`);
+  }
+
   async saveVersion(saveId: string): Promise<number> {
     this.ensureOpen();
     const result = await this.sql.query<{ version: string | number }>(`SELECT version FROM ${this.tables.saves} WHERE save_id = $1`, [saveId]);

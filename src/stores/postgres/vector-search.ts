@@ -63,6 +63,8 @@ export class PostgresVectorSearch {
   private readonly saves: string;
   /** False on pgvector before 0.8 (no iterative scans): then a starved approximate search is redone exactly. */
   readonly iterativeScan: boolean;
+  /** How searches ran in this process: exactly (small saves), through HNSW, and HNSW redone exactly (starved). */
+  readonly stats = { exact: 0, approximate: 0, starved: 0 };
 
   constructor(
     private readonly sql: Queryable,
@@ -144,7 +146,11 @@ export class PostgresVectorSearch {
       if (count > this.settings.exactBelow && prepared.dimensions <= HNSW_MAX_DIMENSIONS) {
         await this.tune(client, limit);
         const approximate = await client.query<{ id: string; distance: number }>(this.approximateSql(prepared), prepared.params);
+        this.stats.approximate++;
         if (approximate.rows.length >= limit) return approximate.rows;
+        this.stats.starved++;
+      } else {
+        this.stats.exact++;
       }
       return (await client.query<{ id: string; distance: number }>(this.exactSql(prepared), prepared.params)).rows;
     });

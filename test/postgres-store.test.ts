@@ -1,0 +1,273 @@
+// PostgreSQL specifics, on PGlite and on a real server: migrations, versions, scans, and the pgvector arm.
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { silentLogger } from '../src/core/logger.js';
+import { hashingEmbedder } from '../src/embedders/hashing/index.js';
+import { Mnemo } from '../src/open-memory.js';
+import type { NewChunk } from '../src/seams/store.js';
+import { POSTGRES_MIGRATIONS, openPostgresStore, redactUrl, vectorIndexName } from '../src/stores/postgres/index.js';
+import type { PostgresStore } from '../src/stores/postgres/index.js';
+import { postgresTargets } from './postgres-targets.js';
+
+/** A unit vector of `dims` numbers from a few weighted axes. */
+function unit(dims: number, axes: Record<number, number>): Float32Array {
+  const vector = new Float32Array(dims);
+  for (const [axis, weight] of Object.entries(axes)) vector[Number(axis)] = weight;
+  const norm = Math.hypot(...vector);
+  return vector.map((value) => value / norm);
+}
+
+function chunk(saveId: string, turnId: number, options: { type?: string; embedding?: Float32Array | null; text?: string } = {}): NewChunk {
+  return {
+    id: randomUUID(),
+    saveId,
+    turnId,
+    chunkType: options.type ?? 'narrative',
+    text: options.text ?? `turn ${turnId}`,
+    entryId: null,
+    metadata: { saveId, turnId, chunkType: options.type ?? 'narrative' },
+    createdAt: 1_700_000_000_000 + turnId,
+    embedding: options.embedding ?? null,
+  };
+}
+
+/** The exact answer: cosine similarity (dot product of unit vectors), best first, ties in insertion order. */
+function exactNearest(chunks: readonly NewChunk[], query: Float32Array, accept: (chunk: NewChunk) => boolean, limit: number): string[] {
+  return chunks
+    .map((candidate, order) => ({ candidate, order, score: candidate.embedding === null ? -Infinity : candidate.embedding.reduce((sum, value, index) => sum + value * (query[index] as number), 0) }))
+    .filter(({ candidate }) => candidate.embedding !== null && accept(candidate))
+    .sort((a, b) => b.score - a.score || a.order - b.order)
+    .slice(0, limit)
+    .map(({ candidate }) => candidate.id);
+}
+
+/** A seeded PRNG (mulberry32), so every run builds the same corpus. */
+function seeded(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(state ^ (state >>> 15), state | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * The starving case in an ordinary corpus: 1,500 random unit vectors; the 200 nearest to the query are
+ * narrative, and among the others every 25th is dialogue. The k nearest are all filtered out by `dialogue`.
+ */
+function mixedCorpus(saveId: string, query: Float32Array): NewChunk[] {
+  const random = seeded(7);
+  const vectors = Array.from({ length: 1500 }, () => unit(8, Object.fromEntries(Array.from({ length: 8 }, (_, axis) => [axis, random() * 2 - 1]))));
+  const similarity = (vector: Float32Array) => vector.reduce((sum, value, index) => sum + value * (query[index] as number), 0);
+  const rank = new Map([...vectors.keys()].sort((a, b) => similarity(vectors[b]!) - similarity(vectors[a]!)).map((index, position) => [index, position]));
+  return vectors.map((embedding, index) => {
+    const position = rank.get(index) as number;
+    return chunk(saveId, index, { embedding, type: position >= 200 && position % 25 === 0 ? 'dialogue' : 'narrative' });
+  });
+}
+
+/**
+ * The adversarial case: 1,500 chunks near the query (narrative, turns 0-1499) and a separate cluster of 30 far
+ * from it (dialogue, with distances that differ so the exact order is unambiguous). HNSW links the narrative
+ * chunks among themselves, so a scan starting near the query may never reach the dialogue cluster at all.
+ */
+function starvingCorpus(saveId: string): NewChunk[] {
+  const near = Array.from({ length: 1500 }, (_, index) => chunk(saveId, index, { embedding: unit(8, { 0: 1, [1 + (index % 7)]: 0.05 + (index % 13) * 0.01 }) }));
+  const far = Array.from({ length: 30 }, (_, index) => chunk(saveId, 2000 + index, { type: 'dialogue', embedding: unit(8, { 0: 0.02 + index * 0.01, 7: 1 }) }));
+  return [...near, ...far];
+}
+
+for (const target of postgresTargets()) {
+  describe.skipIf(target.skip !== null)(`PostgreSQL store on ${target.name}${target.skip === null ? '' : ` (${target.skip})`}`, () => {
+    describe('migrations', () => {
+      it('records every migration by id in the schema and applies none twice', async () => {
+        const schema = target.newSchema();
+        await (await target.open({ schema })).close();
+        await (await target.open({ schema })).close();
+        const rows = await target.query<{ id: string }>(`SELECT id FROM "${schema}".schema_migrations ORDER BY applied_at, id`);
+        expect(rows.map((row) => row.id)).toEqual(POSTGRES_MIGRATIONS.map((migration) => migration.id));
+      });
+
+      it('lets several openers migrate one fresh schema at once (the advisory lock serializes them)', async () => {
+        const schema = target.newSchema();
+        const stores = await Promise.all([1, 2, 3].map(() => target.open({ schema })));
+        await stores[0]!.insertChunks([chunk('s', 1)]);
+        expect(await stores[2]!.countChunks('s')).toBe(1);
+        for (const store of stores) await store.close();
+        const rows = await target.query<{ n: string | number }>(`SELECT COUNT(*) AS n FROM "${schema}".schema_migrations`);
+        expect(Number(rows[0]?.n)).toBe(POSTGRES_MIGRATIONS.length);
+      });
+
+      it('refuses a schema holding a migration this build does not know', async () => {
+        const schema = target.newSchema();
+        await (await target.open({ schema })).close();
+        await target.query(`INSERT INTO "${schema}".schema_migrations (id, applied_at) VALUES ('future-999', 0)`);
+        await expect(target.open({ schema })).rejects.toMatchObject({ code: 'SCHEMA_TOO_NEW', message: expect.stringContaining('future-999') });
+      });
+    });
+
+    describe('writes and versions', () => {
+      it('bumps the version once per write that changes something, and keeps the chunk count in step', async () => {
+        const store = await target.open();
+        expect(await store.insertChunks([chunk('s', 1), chunk('s', 2), chunk('s', 3, { type: 'dialogue' })])).toEqual({ previousVersion: 0, version: 1, count: 3 });
+        expect(await store.replaceTurn('s', 2, 'narrative', [chunk('s', 2, { text: 'new' })])).toMatchObject({ previousVersion: 1, version: 2, removed: 1, count: 1 });
+        expect(await store.replaceTurn('s', 9, 'narrative', [])).toMatchObject({ previousVersion: 2, version: 2, removed: 0 });
+        expect(await store.rewind('s', 5)).toMatchObject({ previousVersion: 2, version: 2, removed: { chunks: 0 } });
+        expect(await store.rewind('s', 1)).toMatchObject({ previousVersion: 2, version: 3, removed: { chunks: 2 } });
+        expect(await store.rewind('unknown', 0)).toEqual({ previousVersion: 0, version: 0, count: 0, removed: { chunks: 0 } });
+        expect(await store.saveVersion('s')).toBe(3);
+        const [saved] = await target.query<{ chunk_count: string | number }>(`SELECT chunk_count FROM "${store.schema}".saves WHERE save_id = 's'`);
+        expect(Number(saved?.chunk_count)).toBe(await store.countChunks('s'));
+        expect((await store.listSaves()).map((save) => save.saveId)).toEqual(['s']);
+        await store.close();
+      });
+
+      it('rolls a whole write back when one row fails, leaving the version untouched', async () => {
+        const store = await target.open();
+        await store.insertChunks([chunk('s', 1)]);
+        const bad = chunk('s', 2);
+        bad.turnId = -1; // violates the CHECK constraint inside the transaction, after the version bump
+        await expect(store.insertChunks([chunk('s', 2), bad])).rejects.toThrow();
+        expect(await store.countChunks('s')).toBe(1);
+        expect(await store.saveVersion('s')).toBe(1);
+        await store.close();
+      });
+
+      it('scans a large save in insertion order, in batches, with exact vectors and the version read first', async () => {
+        const store = await target.open();
+        const chunks = Array.from({ length: 4500 }, (_, index) => chunk('big', index % 50, { embedding: unit(4, { [index % 4]: 1, [(index + 1) % 4]: index / 4500 }) }));
+        for (let start = 0; start < chunks.length; start += 1500) await store.insertChunks(chunks.slice(start, start + 1500));
+        const seen: string[] = [];
+        let exact = true;
+        const version = await store.scanChunks('big', (row) => {
+          const expected = chunks[seen.length]!;
+          seen.push(row.id);
+          if (row.embedding === null || row.embedding.some((value, index) => value !== expected.embedding![index])) exact = false;
+        });
+        expect(version).toBe(3);
+        expect(seen).toEqual(chunks.map((item) => item.id));
+        expect(exact).toBe(true);
+        const dimensions = new Set<number | null | undefined>();
+        await store.scanChunks('big', (row) => { dimensions.add(row.dimensions); expect(row.embedding).toBeNull(); }, { vectors: false });
+        expect([...dimensions]).toEqual([4]);
+        await store.close();
+      });
+    });
+
+    describe('the semantic arm (pgvector)', () => {
+      it('creates one HNSW index per vector length, and PostgreSQL uses it for the approximate query', async () => {
+        const store = await target.open({ vectorSearch: { exactBelow: 0 } });
+        await store.insertChunks(starvingCorpus('s'));
+        await store.insertChunks([chunk('other', 1, { embedding: unit(16, { 3: 1 }) })]);
+        await store.analyze();
+        const indexes = await target.query<{ indexname: string }>('SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND indexname LIKE $2 ORDER BY indexname', [store.schema, 'chunks_embedding_hnsw_%']);
+        expect(indexes.map((row) => row.indexname)).toEqual([vectorIndexName(16), vectorIndexName(8)]);
+        const plan = await store.vectors.explainApproximate('s', unit(8, { 0: 1 }), { chunkType: 'dialogue' }, 10);
+        expect(plan).toContain(vectorIndexName(8));
+        expect(await store.searchVectors('s', unit(16, { 3: 1 }), {}, 5)).toEqual([]);
+        expect((await store.searchVectors('other', unit(16, { 3: 1 }), {}, 5)).map((match) => match.score)).toEqual([expect.closeTo(1, 5)]);
+        await store.close();
+      });
+
+      it('does not starve: the k nearest all filtered out, the iterative HNSW scan still fills k', async () => {
+        const store = await target.open({ vectorSearch: { exactBelow: 0 } });
+        const query = unit(8, { 0: 1 });
+        const corpus = mixedCorpus('s', query);
+        await store.insertChunks(corpus);
+        await store.analyze();
+        const matches = await store.searchVectors('s', query, { chunkType: 'dialogue' }, 10);
+        const byId = new Map(corpus.map((item) => [item.id, item]));
+        expect(matches).toHaveLength(10);
+        expect(matches.every((match) => byId.get(match.id)?.chunkType === 'dialogue')).toBe(true);
+        expect(matches.map((match) => match.score)).toEqual([...matches.map((match) => match.score)].sort((a, b) => b - a));
+        const exact = new Set(exactNearest(corpus, query, (item) => item.chunkType === 'dialogue', 10));
+        expect(matches.filter((match) => exact.has(match.id)).length).toBeGreaterThanOrEqual(9); // approximate, but not by much
+        const window = await store.searchVectors('s', query, { maxTurnId: 700, excludeChunkType: 'narrative' }, 10);
+        expect(window).toHaveLength(10);
+        expect(window.every((match) => (byId.get(match.id)?.turnId as number) <= 700 && byId.get(match.id)?.chunkType === 'dialogue')).toBe(true);
+        // Both went through HNSW, and its iterative scan filled k: neither was starved and redone exactly.
+        expect(store.vectors.stats).toEqual({ exact: 0, approximate: 2, starved: 0 });
+        await store.close();
+      });
+
+      it('fills k even when the permitted chunks are unreachable in the HNSW graph from the query (redone exactly)', async () => {
+        const store = await target.open({ vectorSearch: { exactBelow: 0 } });
+        const corpus = starvingCorpus('s');
+        await store.insertChunks(corpus);
+        await store.analyze();
+        const query = unit(8, { 0: 1 });
+        const dialogue = await store.searchVectors('s', query, { chunkType: 'dialogue' }, 10);
+        expect(dialogue.map((match) => match.id)).toEqual(exactNearest(corpus, query, (item) => item.chunkType === 'dialogue', 10));
+        const excluded = await store.searchVectors('s', query, { excludeChunkType: 'narrative', maxTurnId: 2020 }, 10);
+        expect(excluded.map((match) => match.id)).toEqual(exactNearest(corpus, query, (item) => item.chunkType !== 'narrative' && item.turnId <= 2020, 10));
+        const window = await store.searchVectors('s', query, { currentTurnId: 1200, maxTurnId: 3 }, 10);
+        expect(window.map((match) => match.id)).toEqual(exactNearest(corpus, query, (item) => item.turnId <= 3, 10));
+        expect(store.vectors.stats.approximate).toBe(3);
+        await store.close();
+      });
+
+      it('redoes a starved approximate search exactly (max_scan_tuples reached), so k is still filled', async () => {
+        const store = await target.open({ vectorSearch: { exactBelow: 0, maxScanTuples: 1, efSearch: 1 } });
+        const corpus = starvingCorpus('s');
+        await store.insertChunks(corpus);
+        await store.analyze();
+        const query = unit(8, { 0: 1 });
+        const matches = await store.searchVectors('s', query, { chunkType: 'dialogue' }, 10);
+        expect(matches.map((match) => match.id)).toEqual(exactNearest(corpus, query, (item) => item.chunkType === 'dialogue', 10));
+        expect(store.vectors.stats.starved).toBe(1);
+        await store.close();
+      });
+
+      it('searches small saves exactly, and orders equal distances by insertion', async () => {
+        const store = await target.open();
+        const same = unit(8, { 2: 1 });
+        const chunks = Array.from({ length: 12 }, (_, index) => chunk('s', 12 - index, { embedding: index % 3 === 0 ? unit(8, { 5: 1 }) : same }));
+        await store.insertChunks(chunks);
+        const matches = await store.searchVectors('s', same, {}, 20);
+        expect(matches.map((match) => match.id)).toEqual(exactNearest(chunks, same, () => true, 20));
+        expect(matches[0]?.score).toBeCloseTo(1, 5);
+        expect(store.vectors.stats).toEqual({ exact: 1, approximate: 0, starved: 0 });
+        await store.close();
+      });
+
+      it('serves the engine: hybrid queries search vectors in the database, not in process memory', async () => {
+        const store = await target.open();
+        const memory = new Mnemo({ store, embedder: hashingEmbedder({ dimensions: 32 }), reranker: null, logger: silentLogger });
+        await memory.addMany([
+          { saveId: 's', turnId: 1, text: 'The ferryman takes a silver coin for the crossing.' },
+          { saveId: 's', turnId: 2, text: 'Rain drums on the roof of the inn.' },
+        ]);
+        const [hit] = await memory.query('s', 'silver coin ferryman', { k: 1 });
+        expect(hit?.turnId).toBe(1);
+        expect(hit?.explanation.semantic?.rank).toBe(1);
+        expect(store.vectors.stats.exact).toBe(1);
+        await memory.close();
+      });
+    });
+
+    describe('opening', () => {
+      it('refuses ambiguous or invalid options, and closed stores', async () => {
+        await expect(openPostgresStore({})).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+        await expect(openPostgresStore({ url: 'mysql://localhost/x' })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+        await expect(target.open({ schema: 'Bad-Name' })).rejects.toMatchObject({ code: 'INVALID_INPUT', message: expect.stringContaining('schema') });
+        const store = await target.open();
+        await store.close();
+        await expect(store.countChunks('s')).rejects.toMatchObject({ code: 'STORE_CLOSED' });
+      });
+    });
+  });
+}
+
+describe('PostgreSQL URLs', () => {
+  it('never shows a password', () => {
+    expect(redactUrl('postgres://mnemo:s3cret@db.internal:5432/game')).toBe('postgres://mnemo:***@db.internal:5432/game');
+    expect(redactUrl('postgres://db.internal/game')).toBe('postgres://db.internal/game');
+  });
+
+  it('reports a server that does not answer clearly, without the password', async () => {
+    const error = await openPostgresStore({ url: 'postgres://mnemo:s3cret@127.0.0.1:1/game' }).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: 'STORE_FAILURE', message: expect.stringContaining('Could not open the PostgreSQL store at postgres://mnemo:***@127.0.0.1:1/game') });
+    expect((error as Error).message).not.toContain('s3cret');
+  });
+});
