@@ -6,7 +6,6 @@ import { hashingEmbedder } from '../src/embedders/hashing/index.js';
 import { Mnemo } from '../src/open-memory.js';
 import type { NewChunk } from '../src/seams/store.js';
 import { POSTGRES_MIGRATIONS, openPostgresStore, redactUrl, vectorIndexName } from '../src/stores/postgres/index.js';
-import type { PostgresStore } from '../src/stores/postgres/index.js';
 import { postgresTargets } from './postgres-targets.js';
 
 /** A unit vector of `dims` numbers from a few weighted axes. */
