@@ -10,12 +10,15 @@ export type { Clock } from './core/clock.js';
 export { systemClock, manualClock } from './core/clock.js';
 export type { Logger } from './core/logger.js';
 export { consoleLogger, silentLogger } from './core/logger.js';
-export type { Store, NewChunk, IndexRow, WriteResult, RewindCounts } from './seams/store.js';
+export type { Store, NewChunk, IndexRow, WriteResult, RewindCounts, ScanOptions, VectorMatch } from './seams/store.js';
 export type { Embedder } from './seams/embedder.js';
 export type { Reranker } from './seams/reranker.js';
 export { openSqliteStore, SqliteStore } from './stores/sqlite/index.js';
 export type { SqliteStoreOptions } from './stores/sqlite/index.js';
 export { openInMemoryStore, InMemoryStore } from './stores/memory/index.js';
+// The PostgreSQL adapter's module loads `pg` only when a URL is opened.
+export { openPostgresStore, PostgresStore, pgliteQueryable, poolQueryable, POSTGRES_MIGRATIONS, VECTOR_SEARCH_DEFAULTS } from './stores/postgres/index.js';
+export type { PostgresStoreOptions, PostgresMigration, Queryable, SqlClient, VectorSearchSettings } from './stores/postgres/index.js';
 export { hashingEmbedder } from './embedders/hashing/index.js';
 export { tokenize, uniqueTokens } from './retrieval/tokenize.js';
 export { Bm25Index, buildBm25, rankWithBm25, rankByBm25, BM25_DEFAULTS } from './retrieval/bm25.js';

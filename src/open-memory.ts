@@ -10,12 +10,18 @@ import type { Embedder } from './seams/embedder.js';
 import type { Reranker } from './seams/reranker.js';
 import type { Store } from './seams/store.js';
 import { openInMemoryStore } from './stores/memory/index.js';
+import { isPostgresUrl } from './stores/postgres/identifiers.js';
 import { openSqliteStore } from './stores/sqlite/index.js';
 
 /** How to open Mnemo. */
 export interface OpenMemoryOptions {
-  /** A SQLite file (default `mnemo.db`), or `:memory:` for the in-memory store. Ignored when `store` is given. */
+  /** A SQLite file (default `mnemo.db`), or `:memory:` for the in-memory store. */
   path?: string;
+  /**
+   * A PostgreSQL URL (`postgres://user:password@host:5432/database`): the PostgreSQL + pgvector store, in the
+   * schema `mnemo` (open it with `openPostgresStore` for other settings). Its code is loaded only when used.
+   */
+  url?: string;
   /** A store you opened yourself. */
   store?: Store;
   /** Computes vectors for the semantic arm; null or absent means lexical search only. */
@@ -92,20 +98,34 @@ export class Mnemo {
   }
 }
 
+function openLocal(path: string): Store {
+  return path === ':memory:' ? openInMemoryStore() : openSqliteStore({ path });
+}
+
+/** The PostgreSQL adapter is imported only here, so SQLite users never load it (nor `pg`). */
+async function openPostgres(url: string): Promise<Store> {
+  const { openPostgresStore } = await import('./stores/postgres/index.js');
+  return openPostgresStore({ url });
+}
+
 /**
- * Opens Mnemo on a SQLite file (the default), in memory, or on a store you pass.
+ * Opens Mnemo on a SQLite file (the default), in memory, on PostgreSQL (`url`), or on a store you pass.
  *
  * @example
  * ```ts
  * const memory = await openMemory({ path: ':memory:' });
+ * const shared = await openMemory({ url: 'postgres://mnemo:secret@db.internal/game', embedder });
  * ```
  */
 export async function openMemory(options: OpenMemoryOptions = {}): Promise<Mnemo> {
-  if (options.store !== undefined && options.path !== undefined) {
-    throw new MnemoError('INVALID_INPUT', 'openMemory: expected either `path` or `store`, got both. Pass one.');
+  const given = (['path', 'url', 'store'] as const).filter((key) => options[key] !== undefined);
+  if (given.length > 1) {
+    throw new MnemoError('INVALID_INPUT', `openMemory: expected one of \`path\`, \`url\` or \`store\`, got ${given.join(' and ')}. Pass one.`);
   }
-  const path = options.path ?? 'mnemo.db';
-  const store = options.store ?? (path === ':memory:' ? openInMemoryStore() : openSqliteStore({ path }));
+  if (options.path !== undefined && isPostgresUrl(options.path)) {
+    throw new MnemoError('INVALID_INPUT', 'openMemory: `path` is for SQLite files, got a PostgreSQL URL. Pass it as `url` instead.', { details: { field: 'path' } });
+  }
+  const store = options.store ?? (options.url !== undefined ? await openPostgres(options.url) : openLocal(options.path ?? 'mnemo.db'));
   return new Mnemo({
     store,
     embedder: options.embedder ?? null,

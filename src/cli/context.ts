@@ -5,6 +5,7 @@ import { hashingEmbedder } from '../embedders/hashing/index.js';
 import { openMemory } from '../open-memory.js';
 import type { Mnemo } from '../open-memory.js';
 import type { Embedder } from '../seams/embedder.js';
+import { isPostgresUrl } from '../stores/postgres/identifiers.js';
 
 /** The options every command accepts. */
 export interface GlobalOptions {
@@ -40,10 +41,15 @@ export function globalOptions(command: Command): GlobalOptions {
   return root.opts<GlobalOptions>();
 }
 
+/** Opens Mnemo on `db`: a postgres:// URL, `:memory:`, or a SQLite file. */
+export function openDatabase(db: string, embedder: Embedder | null): Promise<Mnemo> {
+  return openMemory(isPostgresUrl(db) ? { url: db, embedder } : { path: db, embedder });
+}
+
 /** Opens Mnemo as the global options say. */
 export async function openFromOptions(command: Command): Promise<Mnemo> {
   const options = globalOptions(command);
-  return openMemory({ path: options.db, embedder: embedderByName(options.embedder) });
+  return openDatabase(options.db, embedderByName(options.embedder));
 }
 
 /** Parses an integer option, with a clear error. */

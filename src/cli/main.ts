@@ -20,7 +20,7 @@ export function buildProgram(output: Output = standardOutput): Command {
   const program = new Command('mnemo')
     .description('Mnemo: a memory engine for LLM-driven characters, games and agents')
     .version('0.1.0')
-    .addOption(new Option('--db <path>', 'the SQLite database file, or :memory:').env('MNEMO_DB').default('mnemo.db'))
+    .addOption(new Option('--db <path>', 'the SQLite database file, :memory:, or a postgres:// URL').env('MNEMO_DB').default('mnemo.db'))
     .addOption(new Option('--embedder <name>', 'how vectors are made').choices([...CLI_EMBEDDERS]).env('MNEMO_EMBEDDER').default('hashing'))
     .showHelpAfterError()
     .exitOverride()

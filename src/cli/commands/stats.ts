@@ -1,4 +1,4 @@
-// `mnemo stats`: the saves in a database with their counts, and the file's size.
+// `mnemo stats`: the saves in a database with their counts, and the file's size (SQLite).
 import { statSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { Output } from '../context.js';
@@ -23,9 +23,10 @@ export function registerStats(program: Command, output: Output): void {
     .description('list the saves with their chunk counts and turn ranges')
     .option('--json', 'print JSON')
     .action(async (flags: { json?: boolean }, command: Command) => {
-      const { db } = globalOptions(command);
-      const { saves, provider } = await withMemory(command, async (memory) => ({ saves: await memory.listSaves(), provider: memory.store.provider }));
-      const bytes = provider === 'sqlite' ? fileSize(db) : null;
+      const { db: path } = globalOptions(command);
+      const { saves, provider, location } = await withMemory(command, async (memory) => ({ saves: await memory.listSaves(), provider: memory.store.provider, location: memory.store.location }));
+      const bytes = provider === 'sqlite' ? fileSize(path) : null;
+      const db = provider === 'sqlite' ? path : location; // a URL is shown without its password
       if (flags.json) {
         output.out(JSON.stringify({ db, provider, bytes, saves }, null, 2));
         return;
