@@ -169,6 +169,17 @@ for (const target of postgresTargets()) {
         await store.close();
       });
 
+      it('leaves index building to createVectorIndexes() with vectorIndexes: manual (for bulk imports)', async () => {
+        const store = await target.open({ vectorIndexes: 'manual' });
+        await store.insertChunks([chunk('s', 1, { embedding: unit(8, { 1: 1 }) }), chunk('s', 2, { embedding: unit(12, { 1: 1 }) }), chunk('s', 3)]);
+        const indexes = () => target.query('SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND indexname LIKE $2', [store.schema, 'chunks_embedding_hnsw_%']);
+        expect(await indexes()).toEqual([]);
+        expect((await store.searchVectors('s', unit(8, { 1: 1 }), {}, 5)).length).toBe(1);
+        expect(await store.createVectorIndexes()).toEqual([8, 12]);
+        expect(await indexes()).toHaveLength(2);
+        await store.close();
+      });
+
       it('does not starve: the k nearest all filtered out, the iterative HNSW scan still fills k', async () => {
         const store = await target.open({ vectorSearch: { exactBelow: 0 } });
         const query = unit(8, { 0: 1 });

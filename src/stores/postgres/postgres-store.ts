@@ -24,6 +24,12 @@ export interface PostgresStoreOptions {
   poolSize?: number;
   /** Tuning of the semantic arm (exact-search threshold, HNSW scan limits). */
   vectorSearch?: Partial<VectorSearchSettings>;
+  /**
+   * `automatic` (default): the HNSW index of a vector length is created when the first vector of that length is
+   * written, and every later write updates it. `manual`: writes never create one; call `createVectorIndexes()`
+   * after a bulk import (building an index once is several times faster than growing it row by row).
+   */
+  vectorIndexes?: 'automatic' | 'manual';
 }
 
 interface ChunkRow {
@@ -103,11 +109,13 @@ export class PostgresStore implements Store {
   readonly vectors: PostgresVectorSearch;
   private closed = false;
   private readonly tables: { meta: string; saves: string; chunks: string };
+  private readonly automaticIndexes: boolean;
 
-  private constructor(private readonly sql: Queryable, location: string, schema: string, vectors: PostgresVectorSearch) {
+  private constructor(private readonly sql: Queryable, location: string, schema: string, vectors: PostgresVectorSearch, automaticIndexes: boolean) {
     this.location = location;
     this.schema = schema;
     this.vectors = vectors;
+    this.automaticIndexes = automaticIndexes;
     const prefix = quoteIdentifier(schema);
     this.tables = { meta: `${prefix}.meta`, saves: `${prefix}.saves`, chunks: `${prefix}.chunks` };
   }
@@ -142,7 +150,8 @@ export class PostgresStore implements Store {
       await migratePostgres(sql, schema);
       const extension = await sql.query<{ version: string }>("SELECT extversion AS version FROM pg_extension WHERE extname = 'vector'");
       const iterativeScan = versionAtLeast(extension.rows[0]?.version ?? '0', [0, 8, 0]);
-      return new PostgresStore(sql, location, schema, new PostgresVectorSearch(sql, schema, { iterativeScan, settings: options.vectorSearch }));
+      const vectors = new PostgresVectorSearch(sql, schema, { iterativeScan, settings: options.vectorSearch });
+      return new PostgresStore(sql, location, schema, vectors, (options.vectorIndexes ?? 'automatic') === 'automatic');
     } catch (error) {
       await sql.close().catch(() => undefined);
       if (error instanceof MnemoError) throw error;
@@ -219,6 +228,7 @@ export class PostgresStore implements Store {
 
   /** Creates the HNSW index of each vector length a write brings, before the write's transaction. */
   private async prepareVectors(chunks: readonly NewChunk[]): Promise<void> {
+    if (!this.automaticIndexes) return;
     const lengths = new Set(chunks.flatMap((chunk) => (chunk.embedding === null ? [] : [chunk.embedding.length])));
     for (const length of lengths) await this.vectors.ensureIndex(length);
   }
@@ -327,6 +337,18 @@ export class PostgresStore implements Store {
   async searchVectors(saveId: string, vector: Float32Array, filter: ChunkFilter, limit: number): Promise<VectorMatch[]> {
     this.ensureOpen();
     return this.vectors.search(saveId, vector, filter, limit);
+  }
+
+  /**
+   * Creates the HNSW index of every vector length stored that lacks one (with `vectorIndexes: 'manual'`, after a
+   * bulk import); returns the lengths. Reads every row once.
+   */
+  async createVectorIndexes(): Promise<number[]> {
+    this.ensureOpen();
+    const result = await this.sql.query<{ dimensions: number }>(`SELECT DISTINCT vector_dims(embedding) AS dimensions FROM ${this.tables.chunks} WHERE embedding IS NOT NULL ORDER BY 1`);
+    const lengths = result.rows.map((row) => Number(row.dimensions));
+    for (const length of lengths) await this.vectors.ensureIndex(length);
+    return lengths;
   }
 
   /**

@@ -8,7 +8,11 @@ import { vectorToLiteral } from './vectors.js';
 
 /** How the store searches vectors. */
 export interface VectorSearchSettings {
-  /** Saves with at most this many chunks are searched exactly (every vector compared); default 10,000. */
+  /**
+   * Saves with at most this many chunks are searched exactly (every vector compared, the same ranking as the
+   * in-memory arm); default 5,000. Above it the approximate query is issued and PostgreSQL's planner picks the
+   * HNSW index, or the save's own rows when the save is a small part of a large table.
+   */
   exactBelow: number;
   /** The smallest `hnsw.ef_search` used (it grows with the limit, up to pgvector's 1,000); default 100. */
   efSearch: number;
@@ -17,7 +21,7 @@ export interface VectorSearchSettings {
 }
 
 /** The default settings. */
-export const VECTOR_SEARCH_DEFAULTS: VectorSearchSettings = { exactBelow: 10_000, efSearch: 100, maxScanTuples: 20_000 };
+export const VECTOR_SEARCH_DEFAULTS: VectorSearchSettings = { exactBelow: 5_000, efSearch: 100, maxScanTuples: 20_000 };
 
 /** pgvector indexes `vector` columns of at most this many dimensions; longer vectors are searched exactly. */
 export const HNSW_MAX_DIMENSIONS = 2000;

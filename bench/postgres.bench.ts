@@ -1,0 +1,199 @@
+// Benchmark of the same data in SQLite and in PostgreSQL + pgvector: ingest rate, hybrid query latency, RSS,
+// and the HNSW arm's recall@10 against exact search.
+// Usage: npm run bench:postgres [-- --sizes 100000 --queries 300 --recall-queries 200 --dims 100]
+// The server: MNEMO_BENCH_PG_URL, else MNEMO_TEST_PG_URL, else a throwaway one started (and stopped) with
+// scripts/postgres-test-server.sh.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { silentLogger } from '../src/core/logger.js';
+import { hashingEmbedder } from '../src/embedders/hashing/index.js';
+import { Mnemo, openMemory } from '../src/open-memory.js';
+import { openPostgresStore } from '../src/stores/postgres/index.js';
+import type { PostgresStore } from '../src/stores/postgres/index.js';
+import { seededRandom, sentences } from './synthetic-corpus.js';
+
+const { values } = parseArgs({
+  options: {
+    sizes: { type: 'string', default: '100000' },
+    queries: { type: 'string', default: '300' },
+    'recall-queries': { type: 'string', default: '200' },
+    dims: { type: 'string', default: '100' },
+    batch: { type: 'string', default: '100' },
+    child: { type: 'string' },
+    target: { type: 'string' },
+    schema: { type: 'string' },
+    size: { type: 'string' },
+  },
+});
+const queryCount = Number(values.queries);
+const dimensions = Number(values.dims);
+const batch = Number(values.batch);
+const SAVE = 'bench';
+const script = fileURLToPath(import.meta.url);
+const repository = join(script, '..', '..');
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
+const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(0);
+
+/** The query texts: four-word spans of the corpus, drawn with a fixed seed (as in narrative.bench.ts). */
+function queryTexts(size: number, count: number, seed = 7): string[] {
+  const corpus = [...sentences(Math.min(size, 5000))];
+  const random = seededRandom(seed);
+  return Array.from({ length: count }, () => {
+    const words = (corpus[Math.floor(random() * corpus.length)] as string).replace('.', '').split(' ');
+    const from = Math.floor(random() * Math.max(1, words.length - 4));
+    return words.slice(from, from + 4).join(' ');
+  });
+}
+
+async function ingest(memory: Mnemo, size: number): Promise<number> {
+  const started = performance.now();
+  let pending: string[] = [];
+  let turn = 0;
+  const flush = async () => {
+    await memory.addMany(pending.map((text) => ({ saveId: SAVE, turnId: turn, text, chunkType: turn % 10 === 0 ? 'dialogue' : 'narrative' })));
+    pending = [];
+    turn++;
+  };
+  for (const text of sentences(size)) {
+    pending.push(text);
+    if (pending.length === batch) await flush();
+  }
+  if (pending.length > 0) await flush();
+  return size / ((performance.now() - started) / 1000);
+}
+
+/** The query phase, in a fresh process as an application server would start: cold open, first query, timed ones. */
+async function queryPhase(kind: string, target: string, schema: string, size: number): Promise<void> {
+  const opened = performance.now();
+  const embedder = hashingEmbedder({ dimensions });
+  const store = kind === 'postgres' ? await openPostgresStore({ url: target, schema }) : undefined;
+  const memory = store === undefined ? await openMemory({ path: target, embedder, logger: silentLogger }) : new Mnemo({ store, embedder, reranker: null, logger: silentLogger });
+  const queries = queryTexts(size, queryCount);
+  await memory.query(SAVE, queries[0] as string, { k: 10 });
+  const coldMs = performance.now() - opened;
+  const times: number[] = [];
+  for (const query of queries) {
+    const started = performance.now();
+    await memory.query(SAVE, query, { k: 10 });
+    times.push(performance.now() - started);
+  }
+  times.sort((a, b) => a - b);
+  const vectorTimes: number[] = [];
+  if (store !== undefined) {
+    for (const vector of await embedder.embed(queries)) {
+      const started = performance.now();
+      await store.searchVectors(SAVE, vector, {}, 50);
+      vectorTimes.push(performance.now() - started);
+    }
+    vectorTimes.sort((a, b) => a - b);
+  }
+  const rss = process.memoryUsage().rss;
+  await memory.close();
+  console.log(JSON.stringify({ coldMs, p50: percentile(times, 50), p99: percentile(times, 99), rss, vectorP50: percentile(vectorTimes, 50) ?? null, vectorP99: percentile(vectorTimes, 99) ?? null }));
+}
+
+interface QueryResult { coldMs: number; p50: number; p99: number; rss: number; vectorP50: number | null; vectorP99: number | null }
+
+function child(kind: string, target: string, schema: string, size: number): QueryResult {
+  const result = spawnSync(process.execPath, ['--import', 'tsx', script, '--child', kind, '--target', target, '--schema', schema, '--size', String(size), '--queries', String(queryCount), '--dims', String(dimensions)], { encoding: 'utf8', maxBuffer: 1 << 24 });
+  if (result.status !== 0) throw new Error(result.stderr);
+  return JSON.parse(result.stdout.trim().split('\n').pop() as string) as QueryResult;
+}
+
+/** HNSW (iterative scan) against exact search on the same rows: recall@10, unfiltered and with a turn window. */
+async function recall(url: string, schema: string, size: number): Promise<{ plain: number; windowed: number; starved: number; approximate: number }> {
+  const approximate = await openPostgresStore({ url, schema });
+  const exact = await openPostgresStore({ url, schema, vectorSearch: { exactBelow: Number.MAX_SAFE_INTEGER } });
+  const vectors = await hashingEmbedder({ dimensions }).embed(queryTexts(size, Number(values['recall-queries']), 11));
+  const measure = async (filter: { maxTurnId?: number }) => {
+    let found = 0;
+    let wanted = 0;
+    for (const vector of vectors) {
+      const truth = new Set((await exact.searchVectors(SAVE, vector, filter, 10)).map((match) => match.id));
+      const got = await approximate.searchVectors(SAVE, vector, filter, 10);
+      found += got.filter((match) => truth.has(match.id)).length;
+      wanted += truth.size;
+    }
+    return wanted === 0 ? 1 : found / wanted;
+  };
+  const plain = await measure({});
+  const windowed = await measure({ maxTurnId: Math.floor(size / batch / 10) }); // the first tenth of the story
+  const stats = { ...approximate.vectors.stats };
+  await approximate.close();
+  await exact.close();
+  return { plain, windowed, starved: stats.starved, approximate: stats.approximate };
+}
+
+async function measure(url: string, size: number) {
+  const dir = mkdtempSync(join(tmpdir(), 'mnemo-bench-pg-'));
+  const path = join(dir, 'bench.db');
+  const sqlite = await openMemory({ path, embedder: hashingEmbedder({ dimensions }), logger: silentLogger });
+  const sqliteIngest = await ingest(sqlite, size);
+  await sqlite.close();
+  const sqliteQuery = child('sqlite', path, '', size);
+  rmSync(dir, { recursive: true, force: true });
+
+  const schema = `bench_${size}`;
+  const admin = await openPostgresStore({ url, schema: 'bench_admin' });
+  await admin.database.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  const store: PostgresStore = await openPostgresStore({ url, schema });
+  const postgres = new Mnemo({ store, embedder: hashingEmbedder({ dimensions }), reranker: null, logger: silentLogger });
+  const postgresIngest = await ingest(postgres, size);
+  await store.analyze();
+  await postgres.close();
+
+  // A bulk import: the same rows with no index, then the HNSW index built once.
+  const bulkSchema = `bench_${size}_bulk`;
+  await admin.database.query(`DROP SCHEMA IF EXISTS ${bulkSchema} CASCADE`);
+  const bulkStore = await openPostgresStore({ url, schema: bulkSchema, vectorIndexes: 'manual' });
+  const bulk = new Mnemo({ store: bulkStore, embedder: hashingEmbedder({ dimensions }), reranker: null, logger: silentLogger });
+  const bulkStarted = performance.now();
+  const bulkRowsPerSecond = await ingest(bulk, size);
+  const indexStarted = performance.now();
+  await bulkStore.createVectorIndexes();
+  const indexSeconds = (performance.now() - indexStarted) / 1000;
+  const bulkIngest = { rowsPerSecond: bulkRowsPerSecond, indexSeconds, overall: size / ((performance.now() - bulkStarted) / 1000) };
+  await bulk.close();
+  await admin.database.query(`DROP SCHEMA IF EXISTS ${bulkSchema} CASCADE`);
+
+  const postgresQuery = child('postgres', url, schema, size);
+  const recalled = await recall(url, schema, size);
+  await admin.database.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  await admin.database.query('DROP SCHEMA IF EXISTS bench_admin CASCADE');
+  await admin.close();
+  return { size, sqliteIngest, sqliteQuery, postgresIngest, bulkIngest, postgresQuery, recalled };
+}
+
+if (values.child !== undefined) {
+  await queryPhase(values.child, values.target as string, values.schema as string, Number(values.size));
+} else {
+  let url = process.env.MNEMO_BENCH_PG_URL ?? process.env.MNEMO_TEST_PG_URL;
+  const serverScript = join(repository, 'scripts', 'postgres-test-server.sh');
+  const started = url === undefined;
+  if (url === undefined) {
+    url = execFileSync(serverScript, ['start'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, MNEMO_PG_SERVER_OPTIONS: process.env.MNEMO_PG_SERVER_OPTIONS ?? '-c shared_buffers=1GB -c maintenance_work_mem=1GB' } }).trim();
+  }
+  try {
+    const version = await openPostgresStore({ url, schema: 'bench_admin' });
+    const server = (await version.database.query<{ server: string; vector: string }>("SELECT current_setting('server_version') AS server, (SELECT extversion FROM pg_extension WHERE extname = 'vector') AS vector")).rows[0];
+    await version.close();
+    console.log(`mnemo PostgreSQL benchmark: node ${process.version}, PostgreSQL ${server?.server} + pgvector ${server?.vector}; hashing embedder ${dimensions}-d; ${batch} chunks per transaction; k = 10; ${queryCount} queries in a fresh process; HNSW m = 16, ef_construction = 64, ef_search = max(100, limit), iterative scan relaxed_order`);
+    console.log('| chunks | store | ingest chunks/s | open + first query ms | hybrid p50 ms | hybrid p99 ms | vector arm p50 / p99 ms | query RSS MB | HNSW recall@10 (all / turn window) |');
+    console.log('|---|---|---|---|---|---|---|---|---|');
+    for (const size of values.sizes.split(',').map(Number)) {
+      const r = await measure(url, size);
+      const s = r.sqliteQuery;
+      const p = r.postgresQuery;
+      console.log(`| ${size} | SQLite (file) | ${r.sqliteIngest.toFixed(0)} | ${s.coldMs.toFixed(0)} | ${s.p50.toFixed(2)} | ${s.p99.toFixed(2)} | in process | ${mb(s.rss)} | exact |`);
+      console.log(`| ${size} | PostgreSQL (server), index grown row by row | ${r.postgresIngest.toFixed(0)} | ${p.coldMs.toFixed(0)} | ${p.p50.toFixed(2)} | ${p.p99.toFixed(2)} | ${p.vectorP50?.toFixed(2)} / ${p.vectorP99?.toFixed(2)} | ${mb(p.rss)} | ${r.recalled.plain.toFixed(3)} / ${r.recalled.windowed.toFixed(3)} (${r.recalled.starved} of ${r.recalled.approximate} redone exactly) |`);
+      console.log(`| ${size} | PostgreSQL, bulk import | ${r.bulkIngest.overall.toFixed(0)} (rows ${r.bulkIngest.rowsPerSecond.toFixed(0)}/s, then index ${r.bulkIngest.indexSeconds.toFixed(1)} s) | | | | | | |`);
+    }
+  } finally {
+    if (started) execFileSync(serverScript, ['stop', url], { stdio: ['ignore', 'ignore', 'inherit'] });
+  }
+}
