@@ -100,6 +100,18 @@ describe.skipIf(SERVER_SKIP_REASON !== null)(`PostgreSQL server${SERVER_SKIP_REA
     await reader.close();
   });
 
+  it('reads through a connection where every transaction is read-only (as on a hot standby)', async () => {
+    const schema = server.newSchema();
+    const writer = await openPostgresStore({ url: SERVER_URL as string, schema });
+    await new Mnemo({ store: writer, embedder: hashingEmbedder({ dimensions: 16 }), reranker: null, logger: silentLogger }).add({ saveId: 's', turnId: 3, text: 'The tide turns at dawn.' });
+    await writer.close();
+    const replicaUrl = `${SERVER_URL}${(SERVER_URL as string).includes('?') ? '&' : '?'}options=${encodeURIComponent('-c default_transaction_read_only=on')}`;
+    await expect(openPostgresStore({ url: replicaUrl, schema })).rejects.toMatchObject({ code: 'STORE_FAILURE', message: expect.stringContaining('read-only transaction') });
+    const reader = new Mnemo({ store: await openPostgresStore({ url: replicaUrl, schema, readonly: true }), embedder: hashingEmbedder({ dimensions: 16 }), reranker: null, logger: silentLogger });
+    expect((await reader.query('s', 'tide at dawn')).map((hit) => hit.turnId)).toEqual([3]);
+    await reader.close();
+  });
+
   it('opens with openMemory({ url }) in the mnemo schema', async () => {
     const memory = await openMemory({ url: SERVER_URL as string, embedder: hashingEmbedder({ dimensions: 16 }), logger: silentLogger });
     const saveId = `open-${process.pid}`;

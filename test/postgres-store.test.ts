@@ -256,6 +256,33 @@ for (const target of postgresTargets()) {
       });
     });
 
+    describe('read-only (a replica)', () => {
+      it('queries without writing anything, and refuses writes', async () => {
+        const schema = target.newSchema();
+        const writer = await target.open({ schema });
+        const writing = new Mnemo({ store: writer, embedder: hashingEmbedder({ dimensions: 16 }), reranker: null, logger: silentLogger });
+        await writing.add({ saveId: 's', turnId: 1, text: 'The lighthouse keeper counts the ships.' });
+        const store = await target.open({ schema, readonly: true });
+        const reading = new Mnemo({ store, embedder: hashingEmbedder({ dimensions: 16 }), reranker: null, logger: silentLogger });
+        const [hit] = await reading.query('s', 'lighthouse keeper');
+        expect(hit?.explanation).toMatchObject({ lexical: { rank: 1 }, semantic: { rank: 1 } });
+        await expect(reading.add({ saveId: 's', turnId: 2, text: 'no' })).rejects.toMatchObject({ code: 'UNSUPPORTED' });
+        await expect(reading.rewind('s', 0)).rejects.toMatchObject({ code: 'UNSUPPORTED' });
+        await expect(store.setMeta('k', 'v')).rejects.toMatchObject({ code: 'UNSUPPORTED' });
+        expect(await store.countChunks('s')).toBe(1);
+        await reading.close();
+        await writing.close();
+      });
+
+      it('refuses a schema it would have to create or migrate', async () => {
+        await expect(target.open({ readonly: true })).rejects.toMatchObject({ code: 'STORE_FAILURE', message: expect.stringContaining('read-only store cannot create them') });
+        const schema = target.newSchema();
+        await (await target.open({ schema })).close();
+        await target.query(`DELETE FROM "${schema}".schema_migrations`);
+        await expect(target.open({ schema, readonly: true })).rejects.toMatchObject({ code: 'STORE_FAILURE', message: expect.stringContaining('chunks-001') });
+      });
+    });
+
     describe('opening', () => {
       it('refuses ambiguous or invalid options, and closed stores', async () => {
         await expect(openPostgresStore({})).rejects.toMatchObject({ code: 'INVALID_INPUT' });

@@ -4,7 +4,7 @@ import type { PostgresStoreOptions } from './postgres-store.js';
 
 export { PostgresStore } from './postgres-store.js';
 export type { PostgresStoreOptions } from './postgres-store.js';
-export { POSTGRES_MIGRATIONS, migratePostgres } from './migrations.js';
+export { POSTGRES_MIGRATIONS, migratePostgres, checkPostgresSchema } from './migrations.js';
 export type { PostgresMigration } from './migrations.js';
 export { poolQueryable, pgliteQueryable } from './queryable.js';
 export type { Queryable, SqlClient, SqlResult, TransactionOptions, PgPoolLike, PgClientLike, PgliteLike } from './queryable.js';

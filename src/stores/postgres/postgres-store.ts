@@ -3,7 +3,7 @@ import { MnemoError } from '../../core/errors.js';
 import type { Chunk, ChunkFilter, Metadata, SaveSummary } from '../../core/types.js';
 import type { IndexRow, NewChunk, RewindCounts, ScanOptions, Store, VectorMatch, WriteResult } from '../../seams/store.js';
 import { isPostgresUrl, quoteIdentifier, redactUrl, requireSchemaName } from './identifiers.js';
-import { migratePostgres } from './migrations.js';
+import { checkPostgresSchema, migratePostgres } from './migrations.js';
 import { poolQueryable } from './queryable.js';
 import type { PgPoolLike, Queryable, SqlClient, SqlResult } from './queryable.js';
 import { PostgresVectorSearch } from './vector-search.js';
@@ -30,6 +30,11 @@ export interface PostgresStoreOptions {
    * after a bulk import (building an index once is several times faster than growing it row by row).
    */
   vectorIndexes?: 'automatic' | 'manual';
+  /**
+   * Open without writing (a read replica): no migrations (the schema must already be at this build's), and
+   * every write fails with UNSUPPORTED.
+   */
+  readonly?: boolean;
 }
 
 interface ChunkRow {
@@ -110,12 +115,15 @@ export class PostgresStore implements Store {
   private closed = false;
   private readonly tables: { meta: string; saves: string; chunks: string };
   private readonly automaticIndexes: boolean;
+  /** True when opened with `readonly` (writes refused). */
+  readonly readonly: boolean;
 
-  private constructor(private readonly sql: Queryable, location: string, schema: string, vectors: PostgresVectorSearch, automaticIndexes: boolean) {
+  private constructor(private readonly sql: Queryable, location: string, schema: string, vectors: PostgresVectorSearch, options: { automaticIndexes: boolean; readonly: boolean }) {
     this.location = location;
     this.schema = schema;
     this.vectors = vectors;
-    this.automaticIndexes = automaticIndexes;
+    this.automaticIndexes = options.automaticIndexes;
+    this.readonly = options.readonly;
     const prefix = quoteIdentifier(schema);
     this.tables = { meta: `${prefix}.meta`, saves: `${prefix}.saves`, chunks: `${prefix}.chunks` };
   }
@@ -147,11 +155,12 @@ export class PostgresStore implements Store {
     }
     location = `${location}#${schema}`;
     try {
-      await migratePostgres(sql, schema);
+      if (options.readonly) await checkPostgresSchema(sql, schema);
+      else await migratePostgres(sql, schema);
       const extension = await sql.query<{ version: string }>("SELECT extversion AS version FROM pg_extension WHERE extname = 'vector'");
       const iterativeScan = versionAtLeast(extension.rows[0]?.version ?? '0', [0, 8, 0]);
       const vectors = new PostgresVectorSearch(sql, schema, { iterativeScan, settings: options.vectorSearch });
-      return new PostgresStore(sql, location, schema, vectors, (options.vectorIndexes ?? 'automatic') === 'automatic');
+      return new PostgresStore(sql, location, schema, vectors, { automaticIndexes: (options.vectorIndexes ?? 'automatic') === 'automatic', readonly: options.readonly ?? false });
     } catch (error) {
       await sql.close().catch(() => undefined);
       if (error instanceof MnemoError) throw error;
@@ -174,9 +183,14 @@ export class PostgresStore implements Store {
     if (this.closed) throw new MnemoError('STORE_CLOSED', `The store at ${this.location} is closed. Open it again with openMemory().`);
   }
 
+  private ensureWritable(): void {
+    this.ensureOpen();
+    if (this.readonly) throw new MnemoError('UNSUPPORTED', `The store at ${this.location} was opened read-only (a replica), so it cannot write. Write through a store opened on the primary.`);
+  }
+
   /** Runs `work` in one transaction on one connection (READ COMMITTED; writes lock their save's row first). */
   write<T>(work: (client: SqlClient) => Promise<T>): Promise<T> {
-    this.ensureOpen();
+    this.ensureWritable();
     return this.sql.transaction(work);
   }
 
@@ -234,7 +248,7 @@ export class PostgresStore implements Store {
   }
 
   async insertChunks(chunks: readonly NewChunk[]): Promise<WriteResult> {
-    this.ensureOpen();
+    this.ensureWritable();
     if (chunks.length === 0) return { previousVersion: 0, version: 0, count: 0 };
     const saveIds = new Set(chunks.map((chunk) => chunk.saveId));
     if (saveIds.size !== 1) throw new MnemoError('INVALID_INPUT', `One write holds chunks of one save, got ${saveIds.size} saves. Write each save separately.`);
@@ -249,7 +263,7 @@ export class PostgresStore implements Store {
   }
 
   async replaceTurn(saveId: string, turnId: number, chunkType: string, chunks: readonly NewChunk[]): Promise<WriteResult & { removed: number }> {
-    this.ensureOpen();
+    this.ensureWritable();
     await this.prepareVectors(chunks);
     return this.write(async (client) => {
       const current = await this.lockSave(client, saveId);
@@ -263,7 +277,7 @@ export class PostgresStore implements Store {
   }
 
   async rewind(saveId: string, turnId: number): Promise<WriteResult & { removed: RewindCounts }> {
-    this.ensureOpen();
+    this.ensureWritable();
     return this.write(async (client) => {
       const current = await this.lockSave(client, saveId);
       const deleted = await client.query(`DELETE FROM ${this.tables.chunks} WHERE save_id = $1 AND turn_id > $2`, [saveId, turnId]);
@@ -344,7 +358,7 @@ export class PostgresStore implements Store {
    * bulk import); returns the lengths. Reads every row once.
    */
   async createVectorIndexes(): Promise<number[]> {
-    this.ensureOpen();
+    this.ensureWritable();
     const result = await this.sql.query<{ dimensions: number }>(`SELECT DISTINCT vector_dims(embedding) AS dimensions FROM ${this.tables.chunks} WHERE embedding IS NOT NULL ORDER BY 1`);
     const lengths = result.rows.map((row) => Number(row.dimensions));
     for (const length of lengths) await this.vectors.ensureIndex(length);
@@ -357,7 +371,7 @@ export class PostgresStore implements Store {
    * assumes small tables and compares every vector: exact, but slow on a large save).
    */
   async analyze(): Promise<void> {
-    this.ensureOpen();
+    this.ensureWritable();
     await this.sql.query(`ANALYZE ${this.tables.saves}, ${this.tables.chunks}`);
   }
 
@@ -390,7 +404,7 @@ export class PostgresStore implements Store {
   }
 
   async setMeta(key: string, value: string): Promise<void> {
-    this.ensureOpen();
+    this.ensureWritable();
     await this.sql.query(`INSERT INTO ${this.tables.meta} (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`, [key, value]);
   }
 
