@@ -130,6 +130,8 @@ export function runRecallContract(name: string, factory: RecallBackendFactory): 
       it('refuses values that do not round-trip as JSON, naming where, and writes nothing', async () => {
         const cycle: Record<string, unknown> = { name: 'loop' };
         cycle['self'] = cycle;
+        const sparse: number[] = [1];
+        sparse[2] = 3;
         const refused: [unknown, string][] = [
           [() => 1, 'a function'],
           [10n, 'a BigInt'],
@@ -140,7 +142,7 @@ export function runRecallContract(name: string, factory: RecallBackendFactory): 
           [new Date(0), 'a Date'],
           [new Map([['a', 1]]), 'a Map'],
           [new NotPlain(), 'an instance of NotPlain'],
-          [[1, , 3], 'a hole in a sparse array'],
+          [sparse, 'a hole in a sparse array'],
           [{ ok: 1, nested: { bad: Symbol('s') } }, 'value.nested.bad'],
           [{ list: [1, undefined] }, 'value.list[1]'],
         ];
