@@ -24,7 +24,7 @@ export interface RecallMemoryOptions {
   tracer?: Tracer | null;
   clock?: Clock;
   logger?: Logger;
-  /** Semantic-only hits below this cosine similarity are dropped (default 0.2). */
+  /** Semantic-only hits below this cosine similarity are dropped (default 0.3). */
   minSimilarity?: number;
 }
 

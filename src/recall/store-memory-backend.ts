@@ -26,7 +26,7 @@ import { optionalDecayMs, optionalScope, prepareMetadata, requireMemoryKey, requ
 import { valueTypeName } from './value-type-name.js';
 
 /** Semantic-only matches below this cosine similarity are not returned (a word match always is). */
-export const DEFAULT_MIN_SIMILARITY = 0.2;
+export const DEFAULT_MIN_SIMILARITY = 0.3;
 
 /** How a StoreMemoryBackend is made. */
 export interface StoreMemoryBackendOptions {
@@ -39,7 +39,7 @@ export interface StoreMemoryBackendOptions {
   tracer?: Tracer | null;
   clock?: Clock;
   logger?: Logger;
-  /** Semantic-only hits below this cosine similarity are dropped (default 0.2). */
+  /** Semantic-only hits below this cosine similarity are dropped (default 0.3). */
   minSimilarity?: number;
   /** Index terms of a text (default: the Unicode tokenizer). */
   analyzer?: Analyzer;
