@@ -7,6 +7,7 @@ import { requireJsonValue, renderValue } from '../src/core/json-value.js';
 import { manualClock } from '../src/core/clock.js';
 import { silentLogger } from '../src/core/logger.js';
 import { hashingEmbedder } from '../src/embedders/hashing/index.js';
+import { memoryEntry } from '../src/recall/memory-entry.js';
 import { StoreMemoryBackend } from '../src/recall/store-memory-backend.js';
 import { openSqliteStore } from '../src/stores/sqlite/index.js';
 import { tempDir } from './helpers.js';
@@ -99,5 +100,18 @@ describe('JSON values', () => {
     expect(requireJsonValue({ a: shared, b: shared })).toEqual({ a: { x: 1 }, b: { x: 1 } });
     const bare = Object.assign(Object.create(null) as object, { a: 1 });
     expect(requireJsonValue(bare)).toEqual({ a: 1 });
+  });
+});
+
+describe('MemoryEntry', () => {
+  it('seed: MemoryEntry(key="contract_type", value="Non-Disclosure Agreement", metadata=..., timestamp=1704067200.0)', () => {
+    const metadata = { source: 'Extract', confidence: 0.95 };
+    const entry = memoryEntry({ key: 'contract_type', value: 'Non-Disclosure Agreement', metadata, timestamp: 1704067200.0 });
+    expect(entry).toEqual({ key: 'contract_type', value: 'Non-Disclosure Agreement', metadata: { source: 'Extract', confidence: 0.95 }, score: 0, timestamp: 1704067200, expiresAt: null });
+    expect(Object.isFrozen(entry) && Object.isFrozen(entry.metadata)).toBe(true);
+    expect(Object.isFrozen(metadata)).toBe(false);
+    expect(() => { (entry as { score: number }).score = 1; }).toThrow(TypeError);
+    expect(memoryEntry({ key: 'k', value: null })).toEqual({ key: 'k', value: null, metadata: {}, score: 0, timestamp: 0, expiresAt: null });
+    expect(() => memoryEntry({ key: '', value: 1 })).toThrow('Memory key must not be empty');
   });
 });

@@ -7,6 +7,7 @@ export type { InMemoryBackendOptions } from './in-memory-backend.js';
 export { StoreMemoryBackend, DEFAULT_MIN_SIMILARITY } from './store-memory-backend.js';
 export type { StoreMemoryBackendOptions } from './store-memory-backend.js';
 export { RecallMemory } from './recall-memory.js';
+export { RecallIndex } from './recall-index.js';
 export type { RecallMemoryOptions } from './recall-memory.js';
 export { defineMemory, memoryDeclarationSchema } from './memory-declaration.js';
 export type { MemoryDeclaration, MemoryDeclarationInput } from './memory-declaration.js';
