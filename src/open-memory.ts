@@ -9,6 +9,9 @@ import type { UpdateTurnInput } from './narrative/narrative-memory.js';
 import type { Embedder } from './seams/embedder.js';
 import type { Reranker } from './seams/reranker.js';
 import type { Store } from './seams/store.js';
+import { createAnalyzer } from './retrieval/analyzer.js';
+import type { AnalyzerOptions } from './retrieval/analyzer.js';
+import type { Analyzer } from './retrieval/corpus-index.js';
 import { openInMemoryStore } from './stores/memory/index.js';
 import { openSqliteStore } from './stores/sqlite/index.js';
 
@@ -24,6 +27,8 @@ export interface OpenMemoryOptions {
   reranker?: Reranker | null;
   logger?: Logger;
   clock?: Clock;
+  /** How text becomes search terms: analyzer options, or your own function (default: English stems, English stop words dropped). */
+  analyzer?: AnalyzerOptions | Analyzer;
 }
 
 /**
@@ -41,7 +46,7 @@ export class Mnemo {
   readonly store: Store;
   readonly narrative: NarrativeMemory;
 
-  constructor(options: { store: Store; embedder: Embedder | null; reranker: Reranker | null; logger: Logger; clock?: Clock }) {
+  constructor(options: { store: Store; embedder: Embedder | null; reranker: Reranker | null; logger: Logger; clock?: Clock; analyzer?: Analyzer }) {
     this.store = options.store;
     this.narrative = new NarrativeMemory(options);
   }
@@ -112,5 +117,6 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Mnemo
     reranker: options.reranker ?? null,
     logger: options.logger ?? consoleLogger,
     clock: options.clock,
+    analyzer: typeof options.analyzer === 'function' ? options.analyzer : createAnalyzer(options.analyzer),
   });
 }

@@ -103,12 +103,12 @@ describe('hybrid query', () => {
       rerank: async (_query, documents) => { calls.push([...documents]); return documents.map((text) => Math.min(1, text.length / 100)); },
     };
     const memory = await seeded({ embedder: null, reranker: byLength });
-    const hits = await memory.query('s', 'the', { k: 5 });
+    const hits = await memory.query('s', 'captain storm Mira Kaël', { k: 5 });
     const lengths = hits.map((hit) => hit.text.length);
     expect(lengths).toEqual([...lengths].sort((a, b) => b - a));
     expect(hits[0]?.explanation.rerank).toBeCloseTo(lengths[0]! / 100, 12);
     expect(calls).toHaveLength(1);
-    const unranked = await memory.query('s', 'the', { k: 5, rerank: false });
+    const unranked = await memory.query('s', 'captain storm Mira Kaël', { k: 5, rerank: false });
     expect(unranked.every((hit) => hit.explanation.rerank === null)).toBe(true);
     await memory.close();
 

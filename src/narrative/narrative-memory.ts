@@ -9,6 +9,7 @@ import type { ChunkInput, Hit, Metadata, QueryOptions } from '../core/types.js';
 import { optionalChunkType, optionalCount, optionalNumber, optionalTurnId, requireK, requireQueryText, requireSaveId, requireTurnId } from '../core/validate.js';
 import { embedInBatches } from '../embedders/embed-in-batches.js';
 import type { Analyzer } from '../retrieval/corpus-index.js';
+import { createAnalyzer } from '../retrieval/analyzer.js';
 import { hybridSearch } from '../retrieval/hybrid-search.js';
 import { IndexCache } from '../retrieval/index-cache.js';
 import { tokenize } from '../retrieval/tokenize.js';
@@ -26,7 +27,7 @@ export interface NarrativeMemoryOptions {
   reranker?: Reranker | null;
   logger?: Logger;
   clock?: Clock;
-  /** Index terms of a text (default: the Unicode tokenizer). */
+  /** Index terms of a text (default: `createAnalyzer()`, English stems, English stop words dropped). */
   analyzer?: Analyzer;
 }
 
@@ -64,7 +65,7 @@ export class NarrativeMemory {
     this.reranker = options.reranker ?? null;
     this.logger = onceLogger(options.logger ?? consoleLogger);
     this.clock = options.clock ?? systemClock;
-    this.cache = new IndexCache({ scan: (saveId, visit) => this.store.scanChunks(saveId, visit), version: (saveId) => this.store.saveVersion(saveId) }, { analyzer: options.analyzer });
+    this.cache = new IndexCache({ scan: (saveId, visit) => this.store.scanChunks(saveId, visit), version: (saveId) => this.store.saveVersion(saveId) }, { analyzer: options.analyzer ?? createAnalyzer() });
   }
 
   /** Adds one chunk and returns its UUID. */
