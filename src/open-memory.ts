@@ -5,7 +5,7 @@ import type { Clock } from './core/clock.js';
 import { MnemoError } from './core/errors.js';
 import type { ChunkInput, Hit, QueryOptions, SaveSummary } from './core/types.js';
 import { NarrativeMemory } from './narrative/narrative-memory.js';
-import type { UpdateTurnInput } from './narrative/narrative-memory.js';
+import type { NarrativeMemoryOptions, UpdateTurnInput } from './narrative/narrative-memory.js';
 import type { Embedder } from './seams/embedder.js';
 import type { Reranker } from './seams/reranker.js';
 import type { Store } from './seams/store.js';
@@ -29,6 +29,10 @@ export interface OpenMemoryOptions {
   clock?: Clock;
   /** How text becomes search terms: analyzer options, or your own function (default: English stems, English stop words dropped). */
   analyzer?: AnalyzerOptions | Analyzer;
+  /** Neighbour context for the semantic arm: own + w * (previous + next). */
+  neighbourWeight?: number;
+  /** Defaults for every query (fusion, weights, caps, ...), overridden by a query's own options. */
+  queryDefaults?: QueryOptions;
 }
 
 /**
@@ -46,7 +50,7 @@ export class Mnemo {
   readonly store: Store;
   readonly narrative: NarrativeMemory;
 
-  constructor(options: { store: Store; embedder: Embedder | null; reranker: Reranker | null; logger: Logger; clock?: Clock; analyzer?: Analyzer }) {
+  constructor(options: NarrativeMemoryOptions) {
     this.store = options.store;
     this.narrative = new NarrativeMemory(options);
   }
@@ -118,5 +122,7 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Mnemo
     logger: options.logger ?? consoleLogger,
     clock: options.clock,
     analyzer: typeof options.analyzer === 'function' ? options.analyzer : createAnalyzer(options.analyzer),
+    neighbourWeight: options.neighbourWeight,
+    queryDefaults: options.queryDefaults,
   });
 }

@@ -169,3 +169,18 @@ describe('bad input', () => {
     await expect(memory.count('s')).rejects.toMatchObject({ code: 'STORE_CLOSED' });
   });
 });
+
+describe('z-score fusion', () => {
+  it('ranks by the weighted sum of standardised arm scores, and the weights move the order', async () => {
+    const memory = await seeded({ embedder: hashingEmbedder() });
+    const both = await memory.query('s', 'captain pearls reefs', { k: 3, fusion: 'zscore' });
+    expect(both[0]?.text).toContain('pearls');
+    expect(both[0]?.explanation.fused).toBeGreaterThan(both[1]!.explanation.fused);
+    const scores = both.map((hit) => hit.score);
+    expect(scores).toEqual([...scores].sort((a, b) => b - a));
+    const lexicalOnly = await memory.query('s', 'captain', { k: 2, fusion: 'zscore', weights: { semantic: 0 } });
+    expect(lexicalOnly.map((hit) => hit.turnId)).toEqual([4, 1]);
+    await expect(memory.query('s', 'x', { fusion: 'nope' as never })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await memory.close();
+  });
+});

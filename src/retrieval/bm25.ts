@@ -169,6 +169,33 @@ export class Bm25Index {
     return top.sorted();
   }
 
+  /** The BM25 score of one slot for deduplicated query terms (0 when removed or without a common term). */
+  scoreOf(queryTerms: readonly string[], slot: number): number {
+    if (this.alive[slot] !== 1) return 0;
+    const { k1, b } = this.parameters;
+    const norm = k1 * (1 - b + (b * (this.lengths[slot] as number)) / (this.averageLength || 1));
+    let score = 0;
+    for (const term of new Set(queryTerms)) {
+      const id = this.termIds.get(term);
+      if (id === undefined) continue;
+      const list = this.postings[id] as Postings;
+      let low = 0;
+      let high = list.length - 1;
+      while (low <= high) {
+        const middle = (low + high) >> 1;
+        const found = list.slots[middle] as number;
+        if (found === slot) {
+          const frequency = list.frequencies[middle] as number;
+          score += (this.idf(term) * frequency * (k1 + 1)) / (frequency + norm);
+          break;
+        }
+        if (found < slot) low = middle + 1;
+        else high = middle - 1;
+      }
+    }
+    return score;
+  }
+
   /** The BM25 score of every slot for a query (0 for removed or non-matching), for inspection and tests. */
   scoreAll(queryTokens: readonly string[]): Float64Array {
     const result = new Float64Array(this.slotCount);

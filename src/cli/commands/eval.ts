@@ -13,7 +13,9 @@ import { openMemory } from '../../open-memory.js';
 import { ANALYZER_LANGUAGES } from '../../retrieval/analyzer.js';
 import type { AnalyzerLanguage } from '../../retrieval/analyzer.js';
 import type { Output } from '../context.js';
-import { embedderByName, globalOptions, parseInteger } from '../context.js';
+import { embedderByName, globalOptions, parseInteger, parseNumber } from '../context.js';
+import { FUSION_MODES } from '../../retrieval/hybrid-search.js';
+import type { FusionMode } from '../../retrieval/hybrid-search.js';
 
 interface EvalFlags {
   turns: string;
@@ -29,6 +31,10 @@ interface EvalFlags {
   language?: AnalyzerLanguage | 'none';
   stem: boolean;
   stopWords: boolean;
+  fusion?: FusionMode;
+  lexicalWeight?: number;
+  semanticWeight?: number;
+  neighbourWeight?: number;
 }
 
 function parseKs(text: string): number[] {
@@ -56,6 +62,10 @@ export function registerEval(program: Command, output: Output): void {
     .addOption(new Option('--language <language>', 'analyzer language (stems and stop words), or none').choices(['none', ...Object.keys(ANALYZER_LANGUAGES)]))
     .option('--no-stem', 'keep words unstemmed')
     .option('--no-stop-words', 'keep stop words')
+    .addOption(new Option('--fusion <mode>', 'how the arms are merged').choices([...FUSION_MODES]))
+    .option('--lexical-weight <w>', 'lexical arm weight (zscore fusion)', parseNumber('lexicalWeight'))
+    .option('--semantic-weight <w>', 'semantic arm weight (zscore fusion)', parseNumber('semanticWeight'))
+    .option('--neighbour-weight <w>', 'neighbour context for the semantic arm', parseNumber('neighbourWeight'))
     .option('--no-progress', 'no progress bar')
     .action(async (flags: EvalFlags, command: Command) => {
       const ks = parseKs(flags.k);
@@ -65,7 +75,7 @@ export function registerEval(program: Command, output: Output): void {
       while (root.parent) root = root.parent;
       const explicit = root.getOptionValueSource('db') !== 'default';
       const dir = explicit ? null : mkdtempSync(join(tmpdir(), 'mnemo-eval-'));
-      const memory = await openMemory({ path: dir === null ? options.db : join(dir, 'eval.db'), embedder: embedderByName(options.embedder), logger: silentLogger, analyzer: { language: flags.language, stem: flags.stem, stopWords: flags.stopWords } });
+      const memory = await openMemory({ path: dir === null ? options.db : join(dir, 'eval.db'), embedder: embedderByName(options.embedder), logger: silentLogger, analyzer: { language: flags.language, stem: flags.stem, stopWords: flags.stopWords }, neighbourWeight: flags.neighbourWeight });
       const bar = flags.progress && process.stderr.isTTY ? new SingleBar({ format: ' {phase} [{bar}] {value}/{total}', stream: process.stderr }) : null;
       let phase = '';
       try {
@@ -73,7 +83,7 @@ export function registerEval(program: Command, output: Output): void {
           doc: flags.doc,
           ks,
           includeAdversarial: flags.includeAdversarial ?? false,
-          query: { capPerSource: flags.cap, rrfK: flags.rrfK },
+          query: { capPerSource: flags.cap, rrfK: flags.rrfK, fusion: flags.fusion, weights: { lexical: flags.lexicalWeight, semantic: flags.semanticWeight } },
           onProgress: (current, done, total) => {
             if (bar === null) return;
             if (current !== phase) {
