@@ -61,6 +61,8 @@ export interface QueryOptions extends ChunkFilter {
   rrfK?: number;
   /** How the arms are merged: `rrf` (by rank) or `zscore` (standardised scores, weighted). */
   fusion?: 'rrf' | 'zscore';
+  /** Pseudo-relevance feedback for the lexical arm: add the best `terms` of the top `documents` at `weight`. */
+  feedback?: { documents: number; terms: number; weight: number };
   /** Arm weights for `zscore` fusion (default 1 each). */
   weights?: { lexical?: number; semantic?: number };
   /** The additive boost for a focus-term mention (default 0.005 with RRF, about 20 ranks of one arm near the top; 0.5 standard deviations with zscore). */

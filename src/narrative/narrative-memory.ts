@@ -171,6 +171,7 @@ export class NarrativeMemory {
       rrfK,
       fusion,
       weights,
+      feedback: options.feedback,
       focusTerms,
       focusBoost,
       reranker: options.rerank === false ? null : this.reranker,

@@ -21,6 +21,13 @@ export interface CorpusIndexOptions {
   neighbourWeight?: number;
 }
 
+/** Pseudo-relevance feedback settings: read the top `documents`, add their best `terms` at `weight`. */
+export interface QueryFeedback {
+  documents: number;
+  terms: number;
+  weight: number;
+}
+
 /** A filter on slots, applied before ranking. */
 export type SlotFilter = (slot: number) => boolean;
 
@@ -210,9 +217,24 @@ export class CorpusIndex {
       (drop === undefined || typeIds[slot] !== drop);
   }
 
-  /** The lexical arm: BM25 over the save's own statistics, filtered before ranking. */
-  lexical(queryTerms: readonly string[], limit: number, accept?: SlotFilter): { slot: number; score: number }[] {
-    return this.bm25.search(queryTerms, limit, accept);
+  /** The lexical arm: BM25 over the save's own statistics, filtered before ranking; terms may carry weights. */
+  lexical(queryTerms: readonly string[], limit: number, accept?: SlotFilter, termWeights?: ReadonlyMap<string, number>): { slot: number; score: number }[] {
+    return this.bm25.search(queryTerms, limit, accept, termWeights);
+  }
+
+  /**
+   * Pseudo-relevance feedback: runs the query, takes the terms that best characterise its top `documents`
+   * accepted hits, and returns the query with the `terms` best of them added at `weight` times their score
+   * share (the original terms keep weight 1).
+   */
+  expandQuery(queryTerms: readonly string[], feedback: QueryFeedback, accept?: SlotFilter): { terms: string[]; weights: Map<string, number> } {
+    const weights = new Map<string, number>(queryTerms.map((term) => [term, 1]));
+    if (queryTerms.length === 0 || feedback.documents <= 0 || feedback.terms <= 0 || feedback.weight <= 0) return { terms: [...weights.keys()], weights };
+    const top = this.bm25.search(queryTerms, feedback.documents, accept).map(({ slot }) => slot);
+    const expansion = this.bm25.feedbackTerms(top, new Set(queryTerms), feedback.terms);
+    const best = expansion[0]?.score ?? 0;
+    for (const { term, score } of expansion) if (best > 0) weights.set(term, feedback.weight * (score / best));
+    return { terms: [...weights.keys()], weights };
   }
 
   /** The semantic arm: exact cosine similarity (with neighbour context when configured), filtered before ranking. */

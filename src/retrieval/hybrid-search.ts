@@ -2,7 +2,7 @@
 import type { ArmRank, Explanation } from '../core/types.js';
 import type { Reranker } from '../seams/reranker.js';
 import { capPerSource } from './cap-per-source.js';
-import type { CorpusIndex, SlotFilter } from './corpus-index.js';
+import type { CorpusIndex, QueryFeedback, SlotFilter } from './corpus-index.js';
 import { FOCUS_BOOST, focusMatches } from './focus-boost.js';
 import { RRF_K, reciprocalRankFusion } from './reciprocal-rank-fusion.js';
 
@@ -20,6 +20,8 @@ export interface HybridSearchInput {
   rrfK?: number;
   /** How the arms are merged: `rrf` (ranks, the seed's default) or `zscore` (standardised scores, weighted). */
   fusion?: FusionMode;
+  /** Pseudo-relevance feedback for the lexical arm (off when absent). */
+  feedback?: QueryFeedback;
   /** Arm weights for `zscore` fusion (default lexical 1, semantic 1). */
   weights?: { lexical?: number; semantic?: number };
   focusTerms?: readonly string[];
@@ -58,8 +60,10 @@ function armRanks(index: CorpusIndex, results: { slot: number; score: number }[]
 export async function hybridSearch(input: HybridSearchInput): Promise<RankedId[]> {
   const { index, k } = input;
   const armLimit = input.capPerSource > 0 ? input.capPerSource : index.bm25.slots;
-  const queryTerms = index.analyze(input.queryText);
-  const lexical = index.lexical(queryTerms, armLimit, input.accept);
+  const analyzed = index.analyze(input.queryText);
+  const expanded = input.feedback === undefined ? { terms: analyzed, weights: undefined } : index.expandQuery(analyzed, input.feedback, input.accept);
+  const queryTerms = expanded.terms;
+  const lexical = index.lexical(queryTerms, armLimit, input.accept, expanded.weights);
   const semantic = input.queryVector === null ? [] : index.semantic(input.queryVector, armLimit, input.accept);
   const lexicalRanks = armRanks(index, lexical);
   const semanticRanks = armRanks(index, semantic);
@@ -71,6 +75,7 @@ export async function hybridSearch(input: HybridSearchInput): Promise<RankedId[]
           input.capPerSource,
           index,
           queryTerms,
+          expanded.weights,
           input.queryVector,
           input.weights,
         )
@@ -124,6 +129,7 @@ function zScoreFusion(
   cap: number,
   index: CorpusIndex,
   queryTerms: readonly string[],
+  termWeights: ReadonlyMap<string, number> | undefined,
   queryVector: Float32Array | null,
   weights: { lexical?: number; semantic?: number } = {},
 ): [string, number][] {
@@ -137,7 +143,7 @@ function zScoreFusion(
     const known = new Map(arm.results.map(({ slot, score }) => [slot, score]));
     const weight = arm.kind === 'lexical' ? (weights.lexical ?? 1) : (weights.semantic ?? 1);
     const exact = (slot: number) =>
-      arm.kind === 'lexical' ? index.bm25.scoreOf(queryTerms, slot) : queryVector === null ? mean : (index.semanticVectors.scoreOf(queryVector, slot) ?? mean);
+      arm.kind === 'lexical' ? index.bm25.scoreOf(queryTerms, slot, termWeights) : queryVector === null ? mean : (index.semanticVectors.scoreOf(queryVector, slot) ?? mean);
     return (slot: number) => (weight * ((known.get(slot) ?? exact(slot)) - mean)) / deviation;
   });
   const fused: [number, number][] = [...order.keys()].map((slot) => [slot, scorers.reduce((sum, scorer) => sum + scorer(slot), 0)]);

@@ -35,6 +35,7 @@ interface EvalFlags {
   lexicalWeight?: number;
   semanticWeight?: number;
   neighbourWeight?: number;
+  feedback?: string;
 }
 
 function parseKs(text: string): number[] {
@@ -43,6 +44,15 @@ function parseKs(text: string): number[] {
     throw new MnemoError('INVALID_INPUT', `--k: expected comma-separated integers from 1 to 1000 such as 5,10,20, got ${JSON.stringify(text)}.`);
   }
   return ks;
+}
+
+function parseFeedback(text: string | undefined): { documents: number; terms: number; weight: number } | undefined {
+  if (text === undefined) return undefined;
+  const [documents, terms, weight] = text.split(',').map(Number);
+  if (![documents, terms, weight].every((value) => value !== undefined && Number.isFinite(value) && value >= 0)) {
+    throw new MnemoError('INVALID_INPUT', `--feedback: expected documents,terms,weight such as 5,10,0.3, got ${JSON.stringify(text)}.`);
+  }
+  return { documents: documents as number, terms: terms as number, weight: weight as number };
 }
 
 /** Registers `mnemo eval`. */
@@ -66,6 +76,7 @@ export function registerEval(program: Command, output: Output): void {
     .option('--lexical-weight <w>', 'lexical arm weight (zscore fusion)', parseNumber('lexicalWeight'))
     .option('--semantic-weight <w>', 'semantic arm weight (zscore fusion)', parseNumber('semanticWeight'))
     .option('--neighbour-weight <w>', 'neighbour context for the semantic arm', parseNumber('neighbourWeight'))
+    .option('--feedback <documents,terms,weight>', 'pseudo-relevance feedback, e.g. 5,10,0.3')
     .option('--no-progress', 'no progress bar')
     .action(async (flags: EvalFlags, command: Command) => {
       const ks = parseKs(flags.k);
@@ -83,7 +94,7 @@ export function registerEval(program: Command, output: Output): void {
           doc: flags.doc,
           ks,
           includeAdversarial: flags.includeAdversarial ?? false,
-          query: { capPerSource: flags.cap, rrfK: flags.rrfK, fusion: flags.fusion, weights: { lexical: flags.lexicalWeight, semantic: flags.semanticWeight } },
+          query: { capPerSource: flags.cap, rrfK: flags.rrfK, fusion: flags.fusion, feedback: parseFeedback(flags.feedback), weights: { lexical: flags.lexicalWeight, semantic: flags.semanticWeight } },
           onProgress: (current, done, total) => {
             if (bar === null) return;
             if (current !== phase) {
