@@ -1,12 +1,20 @@
 // PostgreSQL specifics, on PGlite and on a real server: migrations, versions, scans, and the pgvector arm.
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../src/core/logger.js';
 import { hashingEmbedder } from '../src/embedders/hashing/index.js';
 import { Mnemo } from '../src/open-memory.js';
-import type { NewChunk } from '../src/seams/store.js';
+import type { QueryOptions } from '../src/core/types.js';
+import { demoStory } from '../src/demo/story.js';
+import type { NewChunk, Store } from '../src/seams/store.js';
+import { openSqliteStore } from '../src/stores/sqlite/index.js';
 import { POSTGRES_MIGRATIONS, openPostgresStore, redactUrl, vectorIndexName } from '../src/stores/postgres/index.js';
+import { tempDir } from './helpers.js';
 import { postgresTargets } from './postgres-targets.js';
+
+const dir = tempDir();
+let files = 0;
 
 /** A unit vector of `dims` numbers from a few weighted axes. */
 function unit(dims: number, axes: Record<number, number>): Float32Array {
@@ -254,6 +262,33 @@ for (const target of postgresTargets()) {
         expect(store.vectors.stats.exact).toBe(1);
         await memory.close();
       });
+    });
+
+    describe('the same results as SQLite', () => {
+      const queries = ['who owns the iron key?', 'lighthouse keeper Tamsin', 'Oren letter', 'the Tide Court', 'silver coins', 'wolf howls at night', 'ferry to Greywater', 'green lights on the water'];
+
+      async function rankings(memory: Mnemo, options: QueryOptions): Promise<string[][]> {
+        for (const turn of demoStory()) await memory.addMany([{ saveId: 'story', turnId: turn.turnId, text: turn.text, chunkType: turn.chunkType }]);
+        const all: string[][] = [];
+        for (const query of queries) {
+          all.push((await memory.query('story', query, { k: 8, ...options })).map((hit) => `${hit.turnId}:${hit.explanation.semantic?.rank ?? '-'}:${hit.explanation.lexical?.rank ?? '-'}`));
+          all.push((await memory.query('story', query, { k: 5, maxTurnId: 30, chunkType: 'narrative', ...options })).map((hit) => String(hit.turnId)));
+        }
+        return all;
+      }
+
+      for (const [label, options, neighbourWeight] of [['RRF', {}, 0], ['z-score fusion, arms capped at 4', { fusion: 'zscore', capPerSource: 4 }, 0], ['neighbour context (vectors kept in memory)', {}, 0.5]] as const) {
+        it(`ranks the demo story exactly as SQLite does: ${label}`, async () => {
+          const make = (store: Store) => new Mnemo({ store, embedder: hashingEmbedder({ dimensions: 64 }), reranker: null, logger: silentLogger, neighbourWeight });
+          const sqlite = make(openSqliteStore({ path: join(dir, `parity-${++files}.db`) }));
+          const store = await target.open();
+          const postgres = make(store);
+          expect(await rankings(postgres, options)).toEqual(await rankings(sqlite, options));
+          expect(store.vectors.stats.exact > 0).toBe(neighbourWeight === 0);
+          await sqlite.close();
+          await postgres.close();
+        });
+      }
     });
 
     describe('read-only (a replica)', () => {

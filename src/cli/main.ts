@@ -4,7 +4,11 @@ import { isMnemoError } from '../core/errors.js';
 import type { ErrorCategory } from '../core/errors.js';
 import { registerAdd } from './commands/add.js';
 import { registerDemo } from './commands/demo.js';
+import { registerEval } from './commands/eval.js';
+import { registerForget } from './commands/forget.js';
 import { registerQuery } from './commands/query.js';
+import { registerRecall } from './commands/recall.js';
+import { registerRemember } from './commands/remember.js';
 import { registerRewind } from './commands/rewind.js';
 import { registerStats } from './commands/stats.js';
 import { CLI_EMBEDDERS } from './context.js';
@@ -29,7 +33,11 @@ export function buildProgram(output: Output = standardOutput): Command {
   registerQuery(program, output);
   registerRewind(program, output);
   registerStats(program, output);
+  registerRemember(program, output);
+  registerRecall(program, output);
+  registerForget(program, output);
   registerDemo(program, output);
+  registerEval(program, output);
   for (const command of program.commands) command.exitOverride();
   return program;
 }

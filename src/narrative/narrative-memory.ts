@@ -9,6 +9,8 @@ import type { ChunkInput, Hit, Metadata, QueryOptions } from '../core/types.js';
 import { optionalChunkType, optionalCount, optionalNumber, optionalTurnId, requireK, requireQueryText, requireSaveId, requireTurnId } from '../core/validate.js';
 import { embedInBatches } from '../embedders/embed-in-batches.js';
 import type { Analyzer } from '../retrieval/corpus-index.js';
+import { createAnalyzer } from '../retrieval/analyzer.js';
+import { FOCUS_BOOST, FOCUS_BOOST_ZSCORE } from '../retrieval/focus-boost.js';
 import { hybridSearch } from '../retrieval/hybrid-search.js';
 import { IndexCache } from '../retrieval/index-cache.js';
 import { tokenize } from '../retrieval/tokenize.js';
@@ -26,7 +28,11 @@ export interface NarrativeMemoryOptions {
   reranker?: Reranker | null;
   logger?: Logger;
   clock?: Clock;
-  /** Index terms of a text (default: the Unicode tokenizer). */
+  /** Neighbour context for the semantic arm (see CorpusIndexOptions.neighbourWeight; default 0). */
+  neighbourWeight?: number;
+  /** Query defaults applied under each query's own options (e.g. `{ fusion: 'zscore' }`). */
+  queryDefaults?: QueryOptions;
+  /** Index terms of a text (default: `createAnalyzer()`, English stems, English stop words dropped). */
   analyzer?: Analyzer;
 }
 
@@ -57,6 +63,9 @@ export class NarrativeMemory {
   private readonly logger: Logger;
   private readonly clock: Clock;
   private readonly cache: IndexCache;
+  private readonly queryDefaults: QueryOptions;
+  /** True when the store's own vector search serves the semantic arm (see `Store.searchVectors`). */
+  private readonly storeVectors: boolean;
 
   constructor(options: NarrativeMemoryOptions) {
     this.store = options.store;
@@ -64,11 +73,15 @@ export class NarrativeMemory {
     this.reranker = options.reranker ?? null;
     this.logger = onceLogger(options.logger ?? consoleLogger);
     this.clock = options.clock ?? systemClock;
+    // A store that searches vectors itself (pgvector) keeps them out of process memory, unless the semantic arm
+    // needs them here: neighbour context mixes each chunk's vector with its neighbours', which a database index
+    // of the stored vectors cannot give.
+    this.storeVectors = this.store.searchVectors !== undefined && !((options.neighbourWeight ?? 0) > 0);
     this.cache = new IndexCache(
       { scan: (saveId, visit, scanOptions) => this.store.scanChunks(saveId, visit, scanOptions), version: (saveId) => this.store.saveVersion(saveId) },
-      // A store that searches vectors itself (pgvector) keeps them out of process memory.
-      { analyzer: options.analyzer, vectors: this.store.searchVectors === undefined },
+      { analyzer: options.analyzer ?? createAnalyzer(), neighbourWeight: options.neighbourWeight, vectors: !this.storeVectors },
     );
+    this.queryDefaults = options.queryDefaults ?? {};
   }
 
   /** Adds one chunk and returns its UUID. */
@@ -135,7 +148,8 @@ export class NarrativeMemory {
    * before ranking, capped, fused with RRF, boosted by focus terms and optionally reranked. BM25 always runs on
    * the in-memory index; the vectors are searched in memory, or by the store when it can (`searchVectors`).
    */
-  async query(saveId: string, text: string, options: QueryOptions = {}): Promise<Hit[]> {
+  async query(saveId: string, text: string, queryOptions: QueryOptions = {}): Promise<Hit[]> {
+    const options: QueryOptions = { ...this.queryDefaults, ...queryOptions };
     requireSaveId(saveId);
     const queryText = requireQueryText(text);
     const k = requireK(options.k ?? 5);
@@ -147,7 +161,10 @@ export class NarrativeMemory {
     };
     const capPerSource = optionalCount(options.capPerSource, 'capPerSource') ?? Math.max(50, 5 * k);
     const rrfK = optionalNumber(options.rrfK, 'rrfK', 0);
-    const focusBoost = optionalNumber(options.focusBoost, 'focusBoost', 0);
+    const fusion = options.fusion ?? 'rrf';
+    if (fusion !== 'rrf' && fusion !== 'zscore') throw new MnemoError('INVALID_INPUT', `fusion: expected "rrf" or "zscore", got ${JSON.stringify(fusion)}.`, { details: { field: 'fusion' } });
+    const focusBoost = optionalNumber(options.focusBoost, 'focusBoost', 0) ?? (fusion === 'zscore' ? FOCUS_BOOST_ZSCORE : FOCUS_BOOST);
+    const weights = { lexical: optionalNumber(options.weights?.lexical, 'weights.lexical', 0), semantic: optionalNumber(options.weights?.semantic, 'weights.semantic', 0) };
     const rerankTop = optionalCount(options.rerankTop, 'rerankTop');
     const focusTerms = (options.focusTerms ?? []).filter((term) => typeof term === 'string' && term.trim() !== '');
 
@@ -163,12 +180,16 @@ export class NarrativeMemory {
       k,
       capPerSource,
       rrfK,
+      fusion,
+      weights,
+      feedback: options.feedback,
       focusTerms,
       focusBoost,
       reranker: options.rerank === false ? null : this.reranker,
       rerankTop,
       loadTexts: async (ids) => new Map((await this.store.getChunks(ids)).map((chunk) => [chunk.id, chunk.text])),
-      searchVectors: store.searchVectors === undefined ? undefined : (vector, limit) => store.searchVectors!(saveId, vector, filter, limit),
+      searchVectors: this.storeVectors ? (vector, limit) => store.searchVectors!(saveId, vector, filter, limit) : undefined,
+      scoreVectors: this.storeVectors && store.scoreVectors !== undefined ? (vector, ids) => store.scoreVectors!(saveId, vector, ids) : undefined,
     });
     const chunks = new Map((await this.store.getChunks(ranked.map((hit) => hit.id))).map((chunk) => [chunk.id, chunk]));
     return ranked.flatMap(({ id, score, explanation }) => {

@@ -1,7 +1,7 @@
 // Keeps one CorpusIndex per save in memory, in step with the store through the save's version number.
 import type { IndexRow, ScanOptions, WriteResult } from '../seams/store.js';
 import { CorpusIndex } from './corpus-index.js';
-import type { Analyzer } from './corpus-index.js';
+import type { CorpusIndexOptions } from './corpus-index.js';
 
 /** Where the cache reads a corpus and its version from. */
 export interface CorpusSource {
@@ -25,10 +25,8 @@ export class IndexCache {
   private readonly indexes = new Map<string, CorpusIndex>();
   private readonly building = new Map<string, Promise<CorpusIndex>>();
 
-  /**
-   * `vectors: false` when the store searches vectors itself: indexes then hold no vectors and scans skip them.
-   */
-  constructor(private readonly source: CorpusSource, private readonly options: { analyzer?: Analyzer; maxRemovedRatio?: number; vectors?: boolean } = {}) {}
+  /** With `vectors: false` (the store searches vectors itself) indexes hold no vectors and scans skip them. */
+  constructor(private readonly source: CorpusSource, private readonly options: CorpusIndexOptions & { maxRemovedRatio?: number } = {}) {}
 
   /** The index of a save, refreshed if the store moved on. */
   async get(key: string): Promise<CorpusIndex> {
@@ -42,9 +40,8 @@ export class IndexCache {
   }
 
   private async build(key: string): Promise<CorpusIndex> {
-    const vectors = this.options.vectors ?? true;
-    const index = new CorpusIndex(0, { analyzer: this.options.analyzer, vectors });
-    index.version = await this.source.scan(key, (row) => index.add([row]), { vectors });
+    const index = new CorpusIndex(0, this.options);
+    index.version = await this.source.scan(key, (row) => index.add([row]), { vectors: this.options.vectors ?? true });
     this.indexes.set(key, index);
     return index;
   }

@@ -1,5 +1,6 @@
 // The Store seam: persistence for every layer, each method one atomic write or one consistent read.
 import type { Chunk, ChunkFilter, Metadata, SaveSummary } from '../core/types.js';
+import type { RecallStore } from './recall-store.js';
 
 /** A chunk ready to be written: validated, with its id, and its vector when an embedder made one. */
 export interface NewChunk {
@@ -66,6 +67,8 @@ export interface Store {
   readonly provider: string;
   /** Where the data lives (a file path, `:memory:`, a URL without its password). */
   readonly location: string;
+  /** The remember / recall entries (seed 001). */
+  readonly recall: RecallStore;
 
   /** Writes chunks in one transaction (a whole turn lands, or nothing does). */
   insertChunks(chunks: readonly NewChunk[]): Promise<WriteResult>;
@@ -92,6 +95,11 @@ export interface Store {
    * order.
    */
   searchVectors?(saveId: string, vector: Float32Array, filter: ChunkFilter, limit: number): Promise<VectorMatch[]>;
+  /**
+   * Optional, with `searchVectors`: the cosine similarity to `vector` of given chunks of a save, by id (chunks
+   * without a vector of that length are left out). Score fusion uses it for candidates the semantic arm missed.
+   */
+  scoreVectors?(saveId: string, vector: Float32Array, ids: readonly string[]): Promise<Map<string, number>>;
   /** The save's current version (0 for a save never written). */
   saveVersion(saveId: string): Promise<number>;
   /** Every save with its counts. */

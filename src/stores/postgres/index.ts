@@ -3,6 +3,7 @@ import { PostgresStore } from './postgres-store.js';
 import type { PostgresStoreOptions } from './postgres-store.js';
 
 export { PostgresStore } from './postgres-store.js';
+export { PostgresRecallStore } from './recall-store.js';
 export type { PostgresStoreOptions } from './postgres-store.js';
 export { POSTGRES_MIGRATIONS, migratePostgres, checkPostgresSchema } from './migrations.js';
 export type { PostgresMigration } from './migrations.js';

@@ -6,6 +6,7 @@ import { isPostgresUrl, quoteIdentifier, redactUrl, requireSchemaName } from './
 import { checkPostgresSchema, migratePostgres } from './migrations.js';
 import { poolQueryable } from './queryable.js';
 import type { PgPoolLike, Queryable, SqlClient, SqlResult } from './queryable.js';
+import { PostgresRecallStore } from './recall-store.js';
 import { PostgresVectorSearch } from './vector-search.js';
 import type { VectorSearchSettings } from './vector-search.js';
 import { literalToVector, vectorToLiteral } from './vectors.js';
@@ -112,6 +113,7 @@ export class PostgresStore implements Store {
   readonly schema: string;
   /** The semantic arm (HNSW indexes per vector length, filtered search). */
   readonly vectors: PostgresVectorSearch;
+  readonly recall: PostgresRecallStore;
   private closed = false;
   private readonly tables: { meta: string; saves: string; chunks: string };
   private readonly automaticIndexes: boolean;
@@ -126,6 +128,7 @@ export class PostgresStore implements Store {
     this.readonly = options.readonly;
     const prefix = quoteIdentifier(schema);
     this.tables = { meta: `${prefix}.meta`, saves: `${prefix}.saves`, chunks: `${prefix}.chunks` };
+    this.recall = new PostgresRecallStore(this);
   }
 
   /** Connects, migrates (under the schema lock) and returns the store. Prefer `openPostgresStore`. */
@@ -373,6 +376,12 @@ export class PostgresStore implements Store {
   async analyze(): Promise<void> {
     this.ensureWritable();
     await this.sql.query(`ANALYZE ${this.tables.saves}, ${this.tables.chunks}`);
+  }
+
+  /** The cosine similarity of given chunks to `vector`, read from PostgreSQL (for score fusion). */
+  async scoreVectors(saveId: string, vector: Float32Array, ids: readonly string[]): Promise<Map<string, number>> {
+    this.ensureOpen();
+    return this.vectors.score(saveId, vector, ids);
   }
 
   async saveVersion(saveId: string): Promise<number> {

@@ -164,6 +164,20 @@ export class PostgresVectorSearch {
     });
   }
 
+  /** The cosine similarity of given chunks of a save to `vector` (those without a vector of its length left out). */
+  async score(saveId: string, vector: Float32Array, ids: readonly string[]): Promise<Map<string, number>> {
+    if (ids.length === 0 || vector.length === 0) return new Map();
+    const result = await this.sql.query<{ id: string; distance: number }>(
+      `SELECT id, embedding <=> $2::vector AS distance FROM ${this.chunks}
+       WHERE save_id = $1 AND id = ANY($3::text[]) AND vector_dims(embedding) = ${vector.length}`,
+      [saveId, vectorToLiteral(vector), [...ids]],
+    );
+    return new Map(result.rows.map((row) => {
+      const score = 1 - Number(row.distance);
+      return [row.id, Number.isNaN(score) ? 0 : score];
+    }));
+  }
+
   /**
    * The plan PostgreSQL picks for the approximate query (EXPLAIN), with the same settings a search uses:
    * for tests and diagnostics ("is the HNSW index used?").

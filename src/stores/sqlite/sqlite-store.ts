@@ -5,6 +5,7 @@ import { MnemoError } from '../../core/errors.js';
 import type { Chunk, SaveSummary } from '../../core/types.js';
 import type { IndexRow, NewChunk, RewindCounts, Store, WriteResult } from '../../seams/store.js';
 import { migrate } from './migrations.js';
+import { SqliteRecallStore } from './recall-store.js';
 import { blobToVector, vectorToBlob } from './vectors.js';
 
 /** Options of the SQLite store. */
@@ -55,6 +56,7 @@ function toChunk(row: ChunkRow): Chunk {
 export class SqliteStore implements Store {
   readonly provider = 'sqlite';
   readonly location: string;
+  readonly recall: SqliteRecallStore;
   private readonly db: SqliteDatabase;
   private closed = false;
   private readonly statements: {
@@ -92,6 +94,7 @@ export class SqliteStore implements Store {
       deleteTurn: this.db.prepare('DELETE FROM chunks WHERE save_id = ? AND turn_id = ? AND chunk_type = ?'),
       deleteAfter: this.db.prepare('DELETE FROM chunks WHERE save_id = ? AND turn_id > ?'),
     };
+    this.recall = new SqliteRecallStore(this);
   }
 
   /** The underlying better-sqlite3 handle, for adapters of other layers that share this file. */
