@@ -14,14 +14,17 @@ export interface VectorSearchSettings {
    * HNSW index, or the save's own rows when the save is a small part of a large table.
    */
   exactBelow: number;
-  /** The smallest `hnsw.ef_search` used (it grows with the limit, up to pgvector's 1,000); default 100. */
+  /**
+   * The smallest `hnsw.ef_search` used (it grows with the limit, up to pgvector's 1,000); default 200. Higher
+   * finds more of the true nearest neighbours and costs time: see docs/benchmarks.md for the trade-off.
+   */
   efSearch: number;
   /** `hnsw.max_scan_tuples`: how far an iterative scan may go before giving up; default 20,000. */
   maxScanTuples: number;
 }
 
 /** The default settings. */
-export const VECTOR_SEARCH_DEFAULTS: VectorSearchSettings = { exactBelow: 5_000, efSearch: 100, maxScanTuples: 20_000 };
+export const VECTOR_SEARCH_DEFAULTS: VectorSearchSettings = { exactBelow: 5_000, efSearch: 200, maxScanTuples: 20_000 };
 
 /** pgvector indexes `vector` columns of at most this many dimensions; longer vectors are searched exactly. */
 export const HNSW_MAX_DIMENSIONS = 2000;
