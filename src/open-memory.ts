@@ -4,6 +4,7 @@ import { consoleLogger } from './core/logger.js';
 import type { Clock } from './core/clock.js';
 import { MnemoError } from './core/errors.js';
 import type { ChunkInput, Hit, QueryOptions, SaveSummary } from './core/types.js';
+import { LoreBook } from './lore/lore-book.js';
 import { NarrativeMemory } from './narrative/narrative-memory.js';
 import type { UpdateTurnInput } from './narrative/narrative-memory.js';
 import type { Embedder } from './seams/embedder.js';
@@ -40,10 +41,13 @@ export interface OpenMemoryOptions {
 export class Mnemo {
   readonly store: Store;
   readonly narrative: NarrativeMemory;
+  /** The lore book: world knowledge scoped by tags, imported from a YAML repository. */
+  readonly lore: LoreBook;
 
   constructor(options: { store: Store; embedder: Embedder | null; reranker: Reranker | null; logger: Logger; clock?: Clock }) {
     this.store = options.store;
     this.narrative = new NarrativeMemory(options);
+    this.lore = new LoreBook({ ...options, narrative: this.narrative });
   }
 
   /** The embedder in use, or null (lexical search only). */

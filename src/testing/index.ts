@@ -1,4 +1,8 @@
-// Helpers for testing Mnemo and its adapters: the store contract suite and deterministic components.
+// Helpers for testing Mnemo and its adapters: the store and lore contract suites and deterministic components.
 export { runStoreContract } from './store-contract.js';
 export type { StoreFactory } from './store-contract.js';
 export { hashingEmbedder } from '../embedders/hashing/index.js';
+export { runLoreContract } from './lore-contract.js';
+export { countingEmbedder } from './counting-embedder.js';
+export type { CountingEmbedder } from './counting-embedder.js';
+export { ORSA_LORE, ORSA_CHARACTERS } from './lore-fixture.js';
