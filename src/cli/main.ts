@@ -4,6 +4,7 @@ import { isMnemoError } from '../core/errors.js';
 import type { ErrorCategory } from '../core/errors.js';
 import { registerAdd } from './commands/add.js';
 import { registerDemo } from './commands/demo.js';
+import { registerLore } from './commands/lore.js';
 import { registerQuery } from './commands/query.js';
 import { registerRewind } from './commands/rewind.js';
 import { registerStats } from './commands/stats.js';
@@ -30,6 +31,7 @@ export function buildProgram(output: Output = standardOutput): Command {
   registerRewind(program, output);
   registerStats(program, output);
   registerDemo(program, output);
+  registerLore(program, output);
   for (const command of program.commands) command.exitOverride();
   return program;
 }

@@ -19,6 +19,7 @@ import type { Reranker } from '../seams/reranker.js';
 import type { Store } from '../seams/store.js';
 import type { LoreEntryDraft } from './lore-schema.js';
 import { loreInvalidError } from './lore-problem.js';
+import { StoredParseCache } from './parse-cache.js';
 import { planLoreImport } from './plan-lore-import.js';
 import type { LoreChangeField, LoreChangeSummary, LoreImportPlan } from './plan-lore-import.js';
 import { readLoreRepository } from './read-lore-repository.js';
@@ -157,11 +158,15 @@ export class LoreBook {
    * run and writes nothing. Then new entries are created and embedded, changed ones updated and re-embedded,
    * unchanged ones left alone (no embedding call), and entries gone from the repository removed, in one
    * transaction. With `dryRun`, the report says what would change and nothing is written or embedded.
+   * Files whose bytes were already validated by an earlier import are not parsed again (see StoredParseCache).
    */
   async importRepository(directory: string, options: LoreImportOptions = {}): Promise<LoreImportReport> {
-    const reading = await readLoreRepository(directory);
+    const cache = await StoredParseCache.load(this.store);
+    const reading = await readLoreRepository(directory, { cache });
     if (reading.problems.length > 0) throw loreInvalidError(reading.problems);
-    return this.importValid(reading.entries, reading.files, options);
+    const report = await this.importValid(reading.entries, reading.files, options);
+    if (!report.dryRun) await cache.save(this.store, reading.validFiles);
+    return report;
   }
 
   /** The same contract as `importRepository`, for entries given in code: `{ source, title, content, scopeLevel, scopeTags }`. */

@@ -1,4 +1,5 @@
 // Reads a lore repository (index.yaml naming YAML content files) into entries, collecting every problem with its position.
+import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { isAbsolute, join, posix, resolve } from 'node:path';
 import { LineCounter, isMap, isScalar, isSeq, parseDocument } from 'yaml';
@@ -28,6 +29,24 @@ export interface LoreRepositoryReading {
   files: string[];
   entries: LocatedLoreEntry[];
   problems: LoreProblem[];
+  /** The files that validated on their own, with the sha256 of their bytes: what a parse cache may keep. */
+  validFiles: ValidLoreFile[];
+}
+
+/** A content file that validated on its own: its path, the sha256 of its bytes and its entries. */
+export interface ValidLoreFile {
+  file: string;
+  sha256: string;
+  entries: LocatedLoreEntry[];
+}
+
+/**
+ * Remembers the entries of files already validated, by the sha256 of their bytes, so an unchanged file is not
+ * parsed again (YAML parsing is most of an unchanged re-import's time). Validation is a pure function of the
+ * bytes, so a hit is exactly what parsing would give.
+ */
+export interface LoreParseCache {
+  lookup(file: string, sha256: string): LocatedLoreEntry[] | undefined;
 }
 
 interface ParsedFile {
@@ -162,7 +181,8 @@ export function duplicateProblems(entries: readonly LocatedLoreEntry[]): LorePro
  * Reads a lore repository: `index.yaml` at its root lists the content files (`files: [...]`), each a mapping with a
  * `source` and a list of `entries` (title, content, scope_level, scope_tags). A file the manifest does not name
  * is never read; a file it names but which is absent is a problem. Nothing throws for bad content: every problem
- * is collected with its file, entry and line:column, so one run shows them all.
+ * is collected with its file, entry and line:column, so one run shows them all. With a `cache`, files whose
+ * bytes it has already seen validated are not parsed again.
  *
  * @example
  * ```ts
@@ -170,13 +190,13 @@ export function duplicateProblems(entries: readonly LocatedLoreEntry[]): LorePro
  * if (problems.length > 0) console.error(problems.map(formatProblem).join('\n'));
  * ```
  */
-export async function readLoreRepository(directory: string): Promise<LoreRepositoryReading> {
+export async function readLoreRepository(directory: string, options: { cache?: LoreParseCache } = {}): Promise<LoreRepositoryReading> {
   const root = resolve(directory);
   const isFolder = await stat(root).then((info) => info.isDirectory(), () => false);
   if (!isFolder) {
     throw new MnemoError('NOT_FOUND', `Lore repository: expected a folder holding ${MANIFEST}, got ${JSON.stringify(directory)}, which is not a folder. Pass the repository's root folder, e.g. examples/lore.`, { details: { path: directory } });
   }
-  const reading: LoreRepositoryReading = { root, files: [], entries: [], problems: [] };
+  const reading: LoreRepositoryReading = { root, files: [], entries: [], problems: [], validFiles: [] };
   const manifestText = await readText(join(root, MANIFEST));
   if (!('text' in manifestText)) {
     const message = 'missing' in manifestText ? `not found: a lore repository lists its content files in ${MANIFEST} at its root, e.g. "files: [continental.yaml]"` : manifestText.message;
@@ -210,6 +230,13 @@ export async function readLoreRepository(directory: string): Promise<LoreReposit
       continue;
     }
     reading.files.push(checked.path);
+    const sha256 = createHash('sha256').update(content.text).digest('hex');
+    const cached = options.cache?.lookup(checked.path, sha256);
+    if (cached !== undefined) {
+      reading.entries.push(...cached);
+      reading.validFiles.push({ file: checked.path, sha256, entries: cached });
+      continue;
+    }
     const { parsed, problems } = parseYaml(checked.path, content.text);
     if (problems.length > 0) {
       reading.problems.push(...problems);
@@ -218,6 +245,7 @@ export async function readLoreRepository(directory: string): Promise<LoreReposit
     const found = readEntries(parsed);
     reading.entries.push(...found.entries);
     reading.problems.push(...found.problems);
+    if (found.problems.length === 0) reading.validFiles.push({ file: checked.path, sha256, entries: found.entries });
   }
   reading.problems.push(...duplicateProblems(reading.entries));
   return reading;

@@ -1,6 +1,6 @@
 // The SQLite adapter of the LoreStore seam: entries in `lore_entries`, the access rule in SQL, one IMMEDIATE transaction per write.
 import type { Statement } from 'better-sqlite3';
-import { MnemoError } from '../../core/errors.js';
+import { MnemoError, isMnemoError } from '../../core/errors.js';
 import type { LoreChangeSet, LoreEntry, LoreIndexRow, LoreListOptions, LoreStore, LoreWriteResult, ScopeLevel } from '../../seams/lore-store.js';
 import type { SqliteStore } from './sqlite-store.js';
 import { blobToVector, vectorToBlob } from './vectors.js';
@@ -113,6 +113,15 @@ export class SqliteLoreStore implements LoreStore {
   }
 
   async apply(changes: LoreChangeSet): Promise<LoreWriteResult> {
+    try {
+      return this.applyInTransaction(changes);
+    } catch (error) {
+      if (isMnemoError(error)) throw error;
+      throw new MnemoError('STORE_FAILURE', `The lore change set failed inside its transaction (${(error as Error).message}); it was rolled back and nothing was written. Check the database file and run the import again.`, { cause: error });
+    }
+  }
+
+  private applyInTransaction(changes: LoreChangeSet): LoreWriteResult {
     const { insert, update, remove, bump } = this.statements;
     return this.store.write(() => {
       const previousVersion = this.currentVersion();
