@@ -282,6 +282,9 @@ export function runLoreContract(name: string, factory: StoreFactory): void {
         expect(await memory.lore.syncToSave('run', [{ entryId: 'custom-1', text: 'The save-only legend of the ferryman.' }])).toBe(1);
         expect((await memory.lore.searchSave('run', 'ferryman'))[0]).toMatchObject({ entryId: 'custom-1', entry: null });
         expect(await memory.count('run', { chunkType: 'lore' })).toBe(1);
+        expect(await memory.lore.syncToSave('run', [])).toBe(0);
+        expect(await memory.count('run', { chunkType: 'lore' })).toBe(0);
+        await expect(memory.lore.syncToSave('run', [{ entryId: '', text: 'x' }])).rejects.toMatchObject({ code: 'INVALID_INPUT' });
       });
 
       if (factory.reopen !== undefined) {
