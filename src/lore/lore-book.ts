@@ -1,27 +1,26 @@
 // The lore book: import a YAML repository, search it as a given character, and embed a save's lore (timeless chunks).
 import { systemClock } from '../core/clock.js';
 import type { Clock } from '../core/clock.js';
-import { MnemoError, isMnemoError } from '../core/errors.js';
-import { newId } from '../core/ids.js';
+import { MnemoError } from '../core/errors.js';
 import { consoleLogger, onceLogger } from '../core/logger.js';
 import type { Logger } from '../core/logger.js';
 import type { Explanation, Hit, Metadata, QueryOptions } from '../core/types.js';
 import { optionalCount, optionalNumber, requireK, requireQueryText, requireSaveId } from '../core/validate.js';
-import { embedInBatches } from '../embedders/embed-in-batches.js';
 import { NarrativeMemory } from '../narrative/narrative-memory.js';
 import type { Analyzer, IndexDocument } from '../retrieval/corpus-index.js';
 import { embedQuery } from '../retrieval/embed-query.js';
 import { hybridSearch } from '../retrieval/hybrid-search.js';
 import { IndexCache } from '../retrieval/index-cache.js';
 import type { Embedder } from '../seams/embedder.js';
-import type { LoreEntry, LoreEntryUpdate, LoreIndexRow, NewLoreEntry, ScopeLevel } from '../seams/lore-store.js';
+import type { LoreEntry, LoreIndexRow, ScopeLevel } from '../seams/lore-store.js';
 import type { Reranker } from '../seams/reranker.js';
 import type { Store } from '../seams/store.js';
+import { buildLoreChangeSet, embedLoreTexts } from './lore-change-set.js';
 import type { LoreEntryDraft } from './lore-schema.js';
 import { loreInvalidError } from './lore-problem.js';
 import { StoredParseCache } from './parse-cache.js';
 import { planLoreImport } from './plan-lore-import.js';
-import type { LoreChangeField, LoreChangeSummary, LoreImportPlan } from './plan-lore-import.js';
+import type { LoreChangeField, LoreChangeSummary } from './plan-lore-import.js';
 import { readLoreRepository } from './read-lore-repository.js';
 import { requireCharacterTags } from './scope-tags.js';
 import { validateLoreEntries } from './validate-lore-entries.js';
@@ -198,42 +197,9 @@ export class LoreBook {
     };
     if (report.dryRun || plan.create.length + plan.update.length + plan.remove.length === 0) return report;
     const texts = [...plan.create.map((entry) => entry.content), ...plan.update.map(({ draft }) => draft.content)];
-    const vectors = await this.embedAll(texts, options.onProgress);
-    const result = await this.store.lore.apply(this.changeSet(plan, vectors));
+    const vectors = this.embedder === null ? null : await embedLoreTexts(this.embedder, texts, options.onProgress);
+    const result = await this.store.lore.apply(buildLoreChangeSet(plan, vectors, vectors === null ? null : this.embeddingModel, this.clock()));
     return { ...report, embedded: vectors === null ? 0 : texts.length, written: true, version: result.version };
-  }
-
-  private changeSet(plan: LoreImportPlan, vectors: Float32Array[] | null) {
-    const now = this.clock();
-    const model = vectors === null ? null : this.embeddingModel;
-    const vectorAt = (index: number) => (vectors === null ? null : (vectors[index] ?? null));
-    const create: NewLoreEntry[] = plan.create.map((draft, index) => ({
-      id: newId(), source: draft.source, title: draft.title, content: draft.content, scopeLevel: draft.scopeLevel, scopeTags: draft.scopeTags,
-      contentHash: draft.contentHash, embeddingModel: model, embedding: vectorAt(index), createdAt: now, updatedAt: now,
-    }));
-    const update: LoreEntryUpdate[] = plan.update.map(({ existing, draft, contentHash }, index) => ({
-      id: existing.id, content: draft.content, scopeLevel: draft.scopeLevel, scopeTags: draft.scopeTags, contentHash,
-      embeddingModel: model, embedding: vectorAt(plan.create.length + index), updatedAt: now,
-    }));
-    return { expectedVersion: plan.expectedVersion, create, update, remove: plan.remove.map((entry) => entry.id) };
-  }
-
-  /** Embeds every text before the transaction; a failure aborts the import with nothing written. */
-  private async embedAll(texts: readonly string[], onProgress?: (done: number, total: number) => void): Promise<Float32Array[] | null> {
-    if (this.embedder === null) return null;
-    const batch = Math.max(1, this.embedder.maxBatchSize);
-    const vectors: Float32Array[] = [];
-    onProgress?.(0, texts.length);
-    for (let start = 0; start < texts.length; start += batch) {
-      try {
-        vectors.push(...(await embedInBatches(this.embedder, texts.slice(start, start + batch))));
-      } catch (error) {
-        const reason = isMnemoError(error) ? error.message : (error as Error).message;
-        throw new MnemoError('PROVIDER_FAILURE', `Embedding lore entries with ${this.embedder.provider}/${this.embedder.modelId} failed (${reason}); nothing was written. Retry, or import without an embedder for search by words only.`, { cause: error });
-      }
-      onProgress?.(vectors.length, texts.length);
-    }
-    return vectors;
   }
 
   /** Deletes every entry of the book in one transaction; returns how many. An import restores them. */
@@ -261,9 +227,9 @@ export class LoreBook {
    * arms, so when the best matches are hidden from it, the ones it may know still fill k. Each hit maps back to
    * its entry and says why it ranked.
    */
-  async search(query: string, options: LoreSearchOptions): Promise<LoreHit[]> {
+  async search(query: string, options: LoreSearchOptions = {}): Promise<LoreHit[]> {
     const queryText = requireQueryText(query);
-    const k = requireK(options?.k ?? 5);
+    const k = requireK(options.k ?? 5);
     const held = options.ignoreScope === true ? null : requireCharacterTags(options.tags);
     const capPerSource = optionalCount(options.capPerSource, 'capPerSource') ?? Math.max(50, 5 * k);
     const index = await this.cache.get(BOOK);

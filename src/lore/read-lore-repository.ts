@@ -2,14 +2,15 @@
 import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { isAbsolute, join, posix, resolve } from 'node:path';
-import { LineCounter, isMap, isScalar, isSeq, parseDocument } from 'yaml';
-import type { Document } from 'yaml';
+import { isSeq } from 'yaml';
 import type { z } from 'zod';
 import { MnemoError } from '../core/errors.js';
 import { canonicalTags, manifestSchema, repositoryEntrySchema, repositoryFileSchema, scopeTagsProblem } from './lore-schema.js';
 import type { LoreEntryDraft } from './lore-schema.js';
 import { fieldName } from './lore-problem.js';
 import type { LoreProblem } from './lore-problem.js';
+import { keyNodeAt, nodeAt, parseYaml, positionAt } from './parse-yaml.js';
+import type { ParsedFile } from './parse-yaml.js';
 
 /** The manifest's name, at the repository root. */
 export const MANIFEST = 'index.yaml';
@@ -49,39 +50,6 @@ export interface LoreParseCache {
   lookup(file: string, sha256: string): LocatedLoreEntry[] | undefined;
 }
 
-interface ParsedFile {
-  file: string;
-  document: Document.Parsed;
-  lines: LineCounter;
-}
-
-type Position = { line: number; column: number } | { line: null; column: null };
-const NOWHERE: Position = { line: null, column: null };
-
-function positionAt(parsed: ParsedFile, node: unknown): Position {
-  const range = (node as { range?: [number, number, number] | null } | null | undefined)?.range;
-  if (range == null) return NOWHERE;
-  const { line, col } = parsed.lines.linePos(range[0]);
-  return { line, column: col };
-}
-
-/** The node at `path` under `root`, or the deepest ancestor that exists (a missing field points at its entry). */
-function nodeAt(root: unknown, path: readonly PropertyKey[]): unknown {
-  let current = root;
-  for (const key of path) {
-    const next = isMap(current) ? current.items.find((pair) => isScalar(pair.key) && pair.key.value === key)?.value
-      : isSeq(current) && typeof key === 'number' ? current.items[key] : undefined;
-    if (next == null) return current;
-    current = next;
-  }
-  return current;
-}
-
-/** The key node of `key` in the mapping at `root` (for an unknown field), or the mapping itself. */
-function keyNodeAt(root: unknown, key: string): unknown {
-  return (isMap(root) ? root.items.find((pair) => isScalar(pair.key) && pair.key.value === key)?.key : undefined) ?? root;
-}
-
 /** Turns zod issues into positioned problems; an unknown key becomes one problem per key, at that key. */
 function issuesToProblems(issues: readonly z.core.$ZodIssue[], parsed: ParsedFile, root: unknown, entry: string | null, expectedKeys: readonly string[]): LoreProblem[] {
   return issues.flatMap((issue) => {
@@ -94,17 +62,6 @@ function issuesToProblems(issues: readonly z.core.$ZodIssue[], parsed: ParsedFil
     const name = fieldName(issue.path);
     return [{ file: parsed.file, entry, ...positionAt(parsed, nodeAt(root, issue.path)), message: name === '' ? `the file ${issue.message}` : `${name} ${issue.message}` }];
   });
-}
-
-function parseYaml(file: string, text: string): { parsed: ParsedFile; problems: LoreProblem[] } {
-  const lines = new LineCounter();
-  const document = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
-  const parsed = { file, document, lines };
-  const problems = document.errors.map((error) => {
-    const { line, col } = lines.linePos(error.pos[0]);
-    return { file, entry: null, line, column: col, message: `YAML syntax error: ${error.message}` };
-  });
-  return { parsed, problems };
 }
 
 function entryName(raw: unknown, index: number): string {
