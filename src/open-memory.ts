@@ -7,11 +7,13 @@ import type { ChunkInput, Hit, QueryOptions, SaveSummary } from './core/types.js
 import { LoreBook } from './lore/lore-book.js';
 import { NarrativeMemory } from './narrative/narrative-memory.js';
 import type { UpdateTurnInput } from './narrative/narrative-memory.js';
+import { RecallMemory } from './recall/recall-memory.js';
 import type { Embedder } from './seams/embedder.js';
 import type { Reranker } from './seams/reranker.js';
 import type { Store } from './seams/store.js';
 import { openInMemoryStore } from './stores/memory/index.js';
 import { openSqliteStore } from './stores/sqlite/index.js';
+import type { Tracer } from './tracing/tracer.js';
 
 /** How to open Mnemo. */
 export interface OpenMemoryOptions {
@@ -25,6 +27,8 @@ export interface OpenMemoryOptions {
   reranker?: Reranker | null;
   logger?: Logger;
   clock?: Clock;
+  /** Receives the remember / recall events (`memory_write`, `memory_read`). */
+  tracer?: Tracer | null;
 }
 
 /**
@@ -41,12 +45,15 @@ export interface OpenMemoryOptions {
 export class Mnemo {
   readonly store: Store;
   readonly narrative: NarrativeMemory;
+  /** Remember / recall (seed 001): `memory.recall.store/retrieve/clear`, and the backend of each declaration. */
+  readonly recall: RecallMemory;
   /** The lore book: world knowledge scoped by tags, imported from a YAML repository. */
   readonly lore: LoreBook;
 
-  constructor(options: { store: Store; embedder: Embedder | null; reranker: Reranker | null; logger: Logger; clock?: Clock }) {
+  constructor(options: { store: Store; embedder: Embedder | null; reranker: Reranker | null; logger: Logger; clock?: Clock; tracer?: Tracer | null }) {
     this.store = options.store;
     this.narrative = new NarrativeMemory(options);
+    this.recall = new RecallMemory(options);
     this.lore = new LoreBook({ ...options, narrative: this.narrative });
   }
 
@@ -116,5 +123,6 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Mnemo
     reranker: options.reranker ?? null,
     logger: options.logger ?? consoleLogger,
     clock: options.clock,
+    tracer: options.tracer ?? null,
   });
 }

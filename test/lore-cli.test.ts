@@ -55,7 +55,7 @@ describe('mnemo lore', () => {
     await run('--db', path, 'lore', 'import', EXAMPLE);
     const refused = await run('--db', path, 'lore', 'wipe');
     expect(refused.code).toBe(2);
-    expect(refused.err).toContain('lore wipe: expected confirmation, got none. It deletes all 34 lore entries');
+    expect(refused.err).toContain('error CONFIRMATION_REQUIRED: lore wipe: this would delete all 34 lore entries of');
     expect(JSON.parse((await run('--db', path, 'lore', 'list', '--json')).out)).toHaveLength(34);
     const wiped = await run('--db', path, 'lore', 'wipe', '--yes');
     expect(wiped.out).toBe('lore book wiped: 34 entries deleted (run lore import to restore)');

@@ -1,5 +1,6 @@
 // The Store seam: persistence for every layer, each method one atomic write or one consistent read.
 import type { Chunk, Metadata, SaveSummary } from '../core/types.js';
+import type { RecallStore } from './recall-store.js';
 import type { LoreStore } from './lore-store.js';
 
 /** A chunk ready to be written: validated, with its id, and its vector when an embedder made one. */
@@ -49,6 +50,8 @@ export interface Store {
   readonly provider: string;
   /** Where the data lives (a file path, `:memory:`, a URL without its password). */
   readonly location: string;
+  /** The remember / recall entries (seed 001). */
+  readonly recall: RecallStore;
   /** The lore book: world knowledge shared by every save, scoped by tags. */
   readonly lore: LoreStore;
 

@@ -25,9 +25,9 @@ export function registerLoreWipe(lore: Command, output: Output): void {
       const { db } = globalOptions(command);
       await withMemory(command, async (memory) => {
         const count = await memory.lore.count();
-        if (flags.yes !== true) {
+        if (count > 0 && flags.yes !== true) {
           if (!process.stdin.isTTY) {
-            throw new MnemoError('INVALID_INPUT', `lore wipe: expected confirmation, got none. It deletes all ${count} lore entries of ${db}; run it again with --yes to confirm.`, { details: { field: 'yes' } });
+            throw new MnemoError('CONFIRMATION_REQUIRED', `lore wipe: this would delete all ${count} lore entries of ${db}. Nothing was deleted; run it again with --yes to confirm.`, { details: { count } });
           }
           if (!(await confirmed(`Delete all ${count} lore entries of ${db}? Type "yes" to confirm: `))) {
             output.err('lore wipe: not confirmed; nothing was deleted.');

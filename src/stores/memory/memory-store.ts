@@ -2,6 +2,7 @@
 import { MnemoError } from '../../core/errors.js';
 import type { Chunk, SaveSummary } from '../../core/types.js';
 import type { IndexRow, NewChunk, RewindCounts, Store, WriteResult } from '../../seams/store.js';
+import { InMemoryRecallStore } from './recall-store.js';
 import { InMemoryLoreStore } from './lore-store.js';
 
 interface StoredChunk extends NewChunk {
@@ -35,6 +36,7 @@ function toChunk(stored: StoredChunk): Chunk {
 export class InMemoryStore implements Store {
   readonly provider = 'memory';
   readonly location = ':memory:';
+  readonly recall = new InMemoryRecallStore(() => this.ensureOpen());
   readonly lore = new InMemoryLoreStore(() => this.ensureOpen());
   private readonly chunks = new Map<string, StoredChunk>();
   private readonly versions = new Map<string, number>();

@@ -6,6 +6,7 @@ import type { Chunk, SaveSummary } from '../../core/types.js';
 import type { IndexRow, NewChunk, RewindCounts, Store, WriteResult } from '../../seams/store.js';
 import { SqliteLoreStore } from './lore-store.js';
 import { migrate } from './migrations.js';
+import { SqliteRecallStore } from './recall-store.js';
 import { blobToVector, vectorToBlob } from './vectors.js';
 
 /** Options of the SQLite store. */
@@ -56,6 +57,7 @@ function toChunk(row: ChunkRow): Chunk {
 export class SqliteStore implements Store {
   readonly provider = 'sqlite';
   readonly location: string;
+  readonly recall: SqliteRecallStore;
   readonly lore: SqliteLoreStore;
   private readonly db: SqliteDatabase;
   private closed = false;
@@ -94,6 +96,7 @@ export class SqliteStore implements Store {
       deleteTurn: this.db.prepare('DELETE FROM chunks WHERE save_id = ? AND turn_id = ? AND chunk_type = ?'),
       deleteAfter: this.db.prepare('DELETE FROM chunks WHERE save_id = ? AND turn_id > ?'),
     };
+    this.recall = new SqliteRecallStore(this);
     this.lore = new SqliteLoreStore(this);
   }
 

@@ -2,11 +2,13 @@
 import { CHUNK_MIGRATIONS } from './chunks.js';
 import { LORE_MIGRATIONS } from './lore.js';
 import type { Migration } from './migration.js';
+import { RECALL_MIGRATIONS } from './recall.js';
 
 export type { Migration } from './migration.js';
 
 /** Every migration this build knows, in the order they are applied. */
 export const MIGRATIONS: readonly Migration[] = [
   ...CHUNK_MIGRATIONS,
+  ...RECALL_MIGRATIONS,
   ...LORE_MIGRATIONS,
 ];
