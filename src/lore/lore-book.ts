@@ -16,7 +16,7 @@ import type { LoreEntry, LoreIndexRow, ScopeLevel } from '../seams/lore-store.js
 import type { Reranker } from '../seams/reranker.js';
 import type { Store } from '../seams/store.js';
 import { buildLoreChangeSet, embedLoreTexts } from './lore-change-set.js';
-import type { LoreEntryDraft } from './lore-schema.js';
+import type { LoreEntryDraft, LoreEntryInput } from './lore-schema.js';
 import { loreInvalidError } from './lore-problem.js';
 import { StoredParseCache } from './parse-cache.js';
 import { planLoreImport } from './plan-lore-import.js';
@@ -169,7 +169,7 @@ export class LoreBook {
   }
 
   /** The same contract as `importRepository`, for entries given in code: `{ source, title, content, scopeLevel, scopeTags }`. */
-  async importEntries(entries: readonly unknown[], options: LoreImportOptions = {}): Promise<LoreImportReport> {
+  async importEntries(entries: readonly LoreEntryInput[], options: LoreImportOptions = {}): Promise<LoreImportReport> {
     const checked = validateLoreEntries(entries);
     if (checked.problems.length > 0) throw loreInvalidError(checked.problems);
     return this.importValid(checked.entries, [], options);

@@ -166,8 +166,8 @@ export function runLoreContract(name: string, factory: StoreFactory): void {
       });
 
       it('filters before ranking: when the k best matches are all hidden, the permitted ones still fill k', async () => {
-        const secrets = Array.from({ length: 20 }, (_, index) => ({ source: 'secrets.yaml', title: `Secret ${index}`, scopeLevel: 'faction', scopeTags: ['inner_circle'], content: 'obsidian obsidian obsidian tower of obsidian obsidian' }));
-        const common = Array.from({ length: 6 }, (_, index) => ({ source: 'common.yaml', title: `Rumour ${index}`, scopeLevel: 'regional', scopeTags: ['brackwater'], content: `a single obsidian shard among many other ordinary harbour words, number ${index}` }));
+        const secrets = Array.from({ length: 20 }, (_, index): LoreEntryInput => ({ source: 'secrets.yaml', title: `Secret ${index}`, scopeLevel: 'faction', scopeTags: ['inner_circle'], content: 'obsidian obsidian obsidian tower of obsidian obsidian' }));
+        const common = Array.from({ length: 6 }, (_, index): LoreEntryInput => ({ source: 'common.yaml', title: `Rumour ${index}`, scopeLevel: 'regional', scopeTags: ['brackwater'], content: `a single obsidian shard among many other ordinary harbour words, number ${index}` }));
         await memory.lore.importEntries([...ORSA_LORE, ...secrets, ...common]);
         const hits = await memory.lore.search('obsidian', { tags: ORSA_CHARACTERS.bartender, k: 5, capPerSource: 5 });
         expect(hits).toHaveLength(5);
@@ -241,7 +241,7 @@ export function runLoreContract(name: string, factory: StoreFactory): void {
 
       it('refuses an invalid entry or an empty run, writing nothing', async () => {
         const version = await store.lore.version();
-        const broken = [...ORSA_LORE.slice(1), { source: 'x.yaml', title: 'Bad', content: 'words', scopeLevel: 'city', scopeTags: ['x'] }];
+        const broken = [...ORSA_LORE.slice(1), { source: 'x.yaml', title: 'Bad', content: 'words', scopeLevel: 'city', scopeTags: ['x'] } as unknown as LoreEntryInput];
         await expect(memory.lore.importEntries(broken)).rejects.toMatchObject({ code: 'LORE_INVALID' });
         await expect(memory.lore.importEntries([])).rejects.toMatchObject({ code: 'LORE_EMPTY' });
         expect(await store.lore.version()).toBe(version);
