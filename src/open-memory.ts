@@ -6,11 +6,14 @@ import { MnemoError } from './core/errors.js';
 import type { ChunkInput, Hit, QueryOptions, SaveSummary } from './core/types.js';
 import { LoreBook } from './lore/lore-book.js';
 import { NarrativeMemory } from './narrative/narrative-memory.js';
-import type { UpdateTurnInput } from './narrative/narrative-memory.js';
+import type { NarrativeMemoryOptions, UpdateTurnInput } from './narrative/narrative-memory.js';
 import { RecallMemory } from './recall/recall-memory.js';
 import type { Embedder } from './seams/embedder.js';
 import type { Reranker } from './seams/reranker.js';
 import type { Store } from './seams/store.js';
+import { createAnalyzer } from './retrieval/analyzer.js';
+import type { AnalyzerOptions } from './retrieval/analyzer.js';
+import type { Analyzer } from './retrieval/corpus-index.js';
 import { openInMemoryStore } from './stores/memory/index.js';
 import { openSqliteStore } from './stores/sqlite/index.js';
 import type { Tracer } from './tracing/tracer.js';
@@ -29,6 +32,12 @@ export interface OpenMemoryOptions {
   clock?: Clock;
   /** Receives the remember / recall events (`memory_write`, `memory_read`). */
   tracer?: Tracer | null;
+  /** How text becomes search terms: analyzer options, or your own function (default: English stems, English stop words dropped). */
+  analyzer?: AnalyzerOptions | Analyzer;
+  /** Neighbour context for the semantic arm: own + w * (previous + next). */
+  neighbourWeight?: number;
+  /** Defaults for every query (fusion, weights, caps, ...), overridden by a query's own options. */
+  queryDefaults?: QueryOptions;
 }
 
 /**
@@ -50,10 +59,10 @@ export class Mnemo {
   /** The lore book: world knowledge scoped by tags, imported from a YAML repository. */
   readonly lore: LoreBook;
 
-  constructor(options: { store: Store; embedder: Embedder | null; reranker: Reranker | null; logger: Logger; clock?: Clock; tracer?: Tracer | null }) {
+  constructor(options: NarrativeMemoryOptions & { tracer?: Tracer | null }) {
     this.store = options.store;
     this.narrative = new NarrativeMemory(options);
-    this.recall = new RecallMemory(options);
+    this.recall = new RecallMemory({ store: options.store, embedder: options.embedder, tracer: options.tracer, clock: options.clock, logger: options.logger });
     this.lore = new LoreBook({ ...options, narrative: this.narrative });
   }
 
@@ -124,5 +133,8 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Mnemo
     logger: options.logger ?? consoleLogger,
     clock: options.clock,
     tracer: options.tracer ?? null,
+    analyzer: typeof options.analyzer === 'function' ? options.analyzer : createAnalyzer(options.analyzer),
+    neighbourWeight: options.neighbourWeight,
+    queryDefaults: options.queryDefaults,
   });
 }

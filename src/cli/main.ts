@@ -4,6 +4,7 @@ import { isMnemoError } from '../core/errors.js';
 import type { ErrorCategory } from '../core/errors.js';
 import { registerAdd } from './commands/add.js';
 import { registerDemo } from './commands/demo.js';
+import { registerEval } from './commands/eval.js';
 import { registerForget } from './commands/forget.js';
 import { registerLore } from './commands/lore.js';
 import { registerQuery } from './commands/query.js';
@@ -37,6 +38,7 @@ export function buildProgram(output: Output = standardOutput): Command {
   registerRecall(program, output);
   registerForget(program, output);
   registerDemo(program, output);
+  registerEval(program, output);
   registerLore(program, output);
   for (const command of program.commands) command.exitOverride();
   return program;

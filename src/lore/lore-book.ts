@@ -8,7 +8,9 @@ import type { Explanation, Hit, Metadata, QueryOptions } from '../core/types.js'
 import { optionalCount, optionalNumber, requireK, requireQueryText, requireSaveId } from '../core/validate.js';
 import { NarrativeMemory } from '../narrative/narrative-memory.js';
 import type { Analyzer, IndexDocument } from '../retrieval/corpus-index.js';
+import { createAnalyzer } from '../retrieval/analyzer.js';
 import { embedQuery } from '../retrieval/embed-query.js';
+import { FOCUS_BOOST, FOCUS_BOOST_ZSCORE } from '../retrieval/focus-boost.js';
 import { hybridSearch } from '../retrieval/hybrid-search.js';
 import { IndexCache } from '../retrieval/index-cache.js';
 import type { Embedder } from '../seams/embedder.js';
@@ -38,7 +40,10 @@ export interface LoreBookOptions {
   reranker?: Reranker | null;
   logger?: Logger;
   clock?: Clock;
+  /** Index terms of a text (default: `createAnalyzer()`, as narrative memory). */
   analyzer?: Analyzer;
+  /** Defaults for every search; the retrieval ones (fusion, weights, feedback, caps, k, ...) apply to lore too. */
+  queryDefaults?: QueryOptions;
   /** The narrative memory a save's lore chunks are written through (one is made when absent). */
   narrative?: NarrativeMemory;
 }
@@ -73,7 +78,7 @@ export interface LoreImportReport {
 }
 
 /** Options of a lore search. */
-export interface LoreSearchOptions extends Pick<QueryOptions, 'k' | 'capPerSource' | 'rrfK' | 'focusTerms' | 'focusBoost' | 'rerank' | 'rerankTop'> {
+export interface LoreSearchOptions extends Pick<QueryOptions, (typeof SEARCH_KEYS)[number]> {
   /** The character's lore tags ([] = continental lore only). Required unless `ignoreScope` is set. */
   tags?: readonly string[];
   /** Search every entry whatever its scope (for authors and admins, never for a character's prompt). */
@@ -106,6 +111,9 @@ export interface SaveLoreHit extends Hit {
 
 const BOOK = 'lore-book';
 
+/** The query options that mean the same for lore as for narrative search (filters by turn and type do not). */
+const SEARCH_KEYS = ['k', 'capPerSource', 'rrfK', 'fusion', 'weights', 'feedback', 'focusTerms', 'focusBoost', 'rerank', 'rerankTop'] as const;
+
 function summary(entry: { source: string; title: string; scopeLevel: ScopeLevel }): LoreChangeSummary {
   return { source: entry.source, title: entry.title, scopeLevel: entry.scopeLevel };
 }
@@ -134,6 +142,7 @@ export class LoreBook {
   private readonly clock: Clock;
   private readonly cache: IndexCache;
   private readonly narrative: NarrativeMemory;
+  private readonly searchDefaults: LoreSearchOptions;
 
   constructor(options: LoreBookOptions) {
     this.store = options.store;
@@ -143,7 +152,9 @@ export class LoreBook {
     this.clock = options.clock ?? systemClock;
     this.narrative = options.narrative ?? new NarrativeMemory(options);
     const lore = this.store.lore;
-    this.cache = new IndexCache({ scan: (_key, visit) => lore.scan((row) => visit(toDocument(row))), version: () => lore.version() }, { analyzer: options.analyzer });
+    this.cache = new IndexCache({ scan: (_key, visit) => lore.scan((row) => visit(toDocument(row))), version: () => lore.version() }, { analyzer: options.analyzer ?? createAnalyzer() });
+    const defaults = options.queryDefaults ?? {};
+    this.searchDefaults = Object.fromEntries(SEARCH_KEYS.filter((key) => defaults[key] !== undefined).map((key) => [key, defaults[key]]));
   }
 
   /** The identity of the vectors this book makes, stored with each entry: `provider/model/dimensions`. */
@@ -227,11 +238,14 @@ export class LoreBook {
    * arms, so when the best matches are hidden from it, the ones it may know still fill k. Each hit maps back to
    * its entry and says why it ranked.
    */
-  async search(query: string, options: LoreSearchOptions = {}): Promise<LoreHit[]> {
+  async search(query: string, searchOptions: LoreSearchOptions = {}): Promise<LoreHit[]> {
+    const options: LoreSearchOptions = { ...this.searchDefaults, ...searchOptions };
     const queryText = requireQueryText(query);
     const k = requireK(options.k ?? 5);
     const held = options.ignoreScope === true ? null : requireCharacterTags(options.tags);
     const capPerSource = optionalCount(options.capPerSource, 'capPerSource') ?? Math.max(50, 5 * k);
+    const fusion = options.fusion ?? 'rrf';
+    if (fusion !== 'rrf' && fusion !== 'zscore') throw new MnemoError('INVALID_INPUT', `fusion: expected "rrf" or "zscore", got ${JSON.stringify(fusion)}.`, { details: { field: 'fusion' } });
     const index = await this.cache.get(BOOK);
     if (index.size === 0) return [];
     const ranked = await hybridSearch({
@@ -242,8 +256,11 @@ export class LoreBook {
       k,
       capPerSource,
       rrfK: optionalNumber(options.rrfK, 'rrfK', 0),
+      fusion,
+      weights: { lexical: optionalNumber(options.weights?.lexical, 'weights.lexical', 0), semantic: optionalNumber(options.weights?.semantic, 'weights.semantic', 0) },
+      feedback: options.feedback,
       focusTerms: (options.focusTerms ?? []).filter((term) => typeof term === 'string' && term.trim() !== ''),
-      focusBoost: optionalNumber(options.focusBoost, 'focusBoost', 0),
+      focusBoost: optionalNumber(options.focusBoost, 'focusBoost', 0) ?? (fusion === 'zscore' ? FOCUS_BOOST_ZSCORE : FOCUS_BOOST),
       reranker: options.rerank === false ? null : this.reranker,
       rerankTop: optionalCount(options.rerankTop, 'rerankTop'),
       loadTexts: async (ids) => new Map((await this.store.lore.get(ids)).map((entry) => [entry.id, entry.content])),

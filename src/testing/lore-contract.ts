@@ -174,6 +174,9 @@ export function runLoreContract(name: string, factory: StoreFactory): void {
         expect(hits.every((hit) => hit.title.startsWith('Rumour'))).toBe(true);
         const insider = await memory.lore.search('obsidian', { tags: ['inner_circle'], k: 5, capPerSource: 5 });
         expect(insider.every((hit) => hit.title.startsWith('Secret'))).toBe(true);
+        const zscore = await memory.lore.search('obsidian', { tags: ORSA_CHARACTERS.bartender, k: 5, capPerSource: 5, fusion: 'zscore' });
+        expect(zscore.map((hit) => hit.title).sort()).toEqual(hits.map((hit) => hit.title).sort());
+        await expect(memory.lore.search('obsidian', { tags: [], fusion: 'borda' as 'rrf' })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
       });
 
       it('maps every hit back to its entry, with the explanation', async () => {
