@@ -3,3 +3,4 @@ export { runStoreContract } from './store-contract.js';
 export type { StoreFactory } from './store-contract.js';
 export { runLivingContract } from './living-contract.js';
 export { hashingEmbedder } from '../embedders/hashing/index.js';
+export { scriptedLlm, ScriptedLlm } from '../llms/scripted/index.js';
