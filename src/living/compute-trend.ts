@@ -51,7 +51,8 @@ export function computeTrend(sourceTurns: readonly number[], nowTurn: number | n
   if (recent === ages.length) return 'NEW';
   if (recent === 0) return 'STALE';
   const old = ages.filter((age) => age >= recentTurns && age < oldTurns).length;
-  const ratio = old === 0 ? Infinity : (recent / recentTurns) / (old / (oldTurns - recentTurns));
+  // (recent / recentTurns) / (old / oldSpan), written as one division of integers so 1.5 and 0.5 are exact.
+  const ratio = old === 0 ? Infinity : (recent * (oldTurns - recentTurns)) / (old * recentTurns);
   if (ratio > STRENGTHENING_RATIO) return 'STRENGTHENING';
   if (ratio < WEAKENING_RATIO) return 'WEAKENING';
   return 'STABLE';

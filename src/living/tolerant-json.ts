@@ -14,6 +14,7 @@ export const looseNames = z
 /** An integer from a number or a numeric string (also "#12" or "b12"), else null. */
 export const looseId = z
   .unknown()
+  .optional()
   .transform((value) => {
     const number = typeof value === 'number' ? value : typeof value === 'string' ? Number(value.replace(/^[^0-9-]+/, '')) : NaN;
     return Number.isSafeInteger(number) ? number : null;
@@ -22,6 +23,7 @@ export const looseId = z
 /** A list of integers, from an array or a single value; unusable items dropped. */
 export const looseIds = z
   .unknown()
+  .optional()
   .transform((value) => (Array.isArray(value) ? value : value === undefined || value === null ? [] : [value]))
   .transform((list) => list.flatMap((item) => {
     const id = looseId.parse(item);
