@@ -212,10 +212,23 @@ export function rewindBelief(record: BeliefRecord, target: number): { record: Be
   return { record: { ...record, sources, history, statement, subject, deletedTurnId, updatedTurnId, stale: true }, changed: true };
 }
 
-/** The belief without the sources that cite `factIds` (their facts were re-extracted away); flagged stale if any went. */
-export function withoutFacts(record: BeliefRecord, factIds: ReadonlySet<number>): BeliefRecord | null {
-  const sources = record.sources.filter((source) => !factIds.has(source.factId));
-  return sources.length === record.sources.length ? null : { ...record, sources, stale: true };
+/**
+ * A belief after the facts of turn `turnId` were re-extracted (the removed ones are `factIds`), or `undefined` when
+ * it is not concerned (it neither cites them nor changed at that turn):
+ * - if nothing after that turn changed it, the turn's changes are undone (as a rewind to the turn before would);
+ *   null when the turn created it;
+ * - else it only loses the sources citing the removed facts, and is flagged stale.
+ */
+export function reextractBelief(record: BeliefRecord, turnId: number, factIds: ReadonlySet<number>): BeliefRecord | null | undefined {
+  const cites = record.sources.some((source) => factIds.has(source.factId));
+  const lastChange = Math.max(record.updatedTurnId, ...record.history.map((change) => change.turnId));
+  if (!cites && lastChange !== turnId) return undefined;
+  if (lastChange <= turnId) {
+    const { record: undone } = rewindBelief(record, turnId - 1);
+    if (undone === null) return null;
+    return { ...undone, sources: undone.sources.filter((source) => !factIds.has(source.factId)), stale: true };
+  }
+  return { ...record, sources: record.sources.filter((source) => !factIds.has(source.factId)), stale: true };
 }
 
 /**

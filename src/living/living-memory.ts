@@ -130,12 +130,12 @@ export class LivingMemory {
   }
 
   /** Processes every job that is due now, then returns how many jobs it worked on (needs an LLM). */
-  runPending(): Promise<number> {
+  async runPending(): Promise<number> {
     return this.requireWorker().runUntilIdle();
   }
 
   /** Resolves when the background worker next finds nothing due (needs an LLM). */
-  idle(): Promise<void> {
+  async idle(): Promise<void> {
     return this.requireWorker().idle();
   }
 

@@ -65,8 +65,10 @@ export interface LivingStore {
    */
   insertFacts(saveId: string, turnId: number, facts: FactInput[]): Promise<number[]>;
   /**
-   * Replaces the facts of one turn: its old facts go, the new ones are stored (ids set on the objects), and beliefs
-   * citing the old ones lose those sources (and are flagged stale). One transaction.
+   * Re-extracts a turn: its old facts go and the new ones are stored (ids set on the objects), in one transaction.
+   * When the turn had facts, what they led to is undone: a belief nothing later changed goes back to its state
+   * before the turn (deleted if the turn created it), a belief later turns also changed only loses the sources
+   * citing the old facts; both are flagged stale. Models last refreshed at the turn go back likewise.
    */
   replaceTurnFacts(saveId: string, turnId: number, facts: FactInput[]): Promise<number[]>;
   /** A save's facts, most recent first (turn descending, then id descending). */

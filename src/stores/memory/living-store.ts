@@ -1,7 +1,7 @@
 // The in-memory adapter of the LivingStore seam: the same contract as SQLite, held in maps.
 import { randomUUID } from 'node:crypto';
 import { holdsClaim, isClaimable, NEXT_STAGE, queueHeads } from '../../core/job-rules.js';
-import { beliefFromInput, createBelief, deleteBelief, nameKey, normalizeFact, rewindBelief, rewindModel, toBelief, updateBelief, withoutFacts } from '../../core/living-rules.js';
+import { beliefFromInput, createBelief, deleteBelief, nameKey, normalizeFact, reextractBelief, rewindBelief, rewindModel, toBelief, updateBelief } from '../../core/living-rules.js';
 import type { BeliefRecord, ModelVersion } from '../../core/living-rules.js';
 import type {
   Belief,
@@ -84,14 +84,27 @@ export class InMemoryLivingStore implements LivingStore {
       if (stored.saveId === saveId && stored.fact.turnId === turnId) gone.add(factId);
     }
     for (const factId of gone) this.facts.delete(factId);
-    if (gone.size > 0) {
-      for (const entry of this.beliefs.values()) {
-        if (entry.saveId !== saveId) continue;
-        const trimmed = withoutFacts(entry.record, gone);
-        if (trimmed !== null) entry.record = trimmed;
-      }
-    }
+    if (gone.size > 0) this.undoTurnWithin(saveId, turnId, gone);
     return this.insertFactsWithin(saveId, turnId, facts);
+  }
+
+  /** Undoes what a turn's earlier extraction led to (see reextractBelief); models refreshed last at that turn go back too. */
+  private undoTurnWithin(saveId: string, turnId: number, gone: ReadonlySet<number>): void {
+    for (const [beliefId, entry] of this.beliefs) {
+      if (entry.saveId !== saveId) continue;
+      const next = reextractBelief(entry.record, turnId, gone);
+      if (next === null) this.beliefs.delete(beliefId);
+      else if (next !== undefined) entry.record = next;
+    }
+    for (const [modelId, entry] of this.models) {
+      if (entry.saveId !== saveId || entry.model.updatedTurnId !== turnId) continue;
+      this.versions = this.versions.filter((version) => !(version.modelId === modelId && version.turnId >= turnId));
+      const { model } = rewindModel(entry.model, this.latestVersion(modelId, turnId - 1), turnId - 1);
+      if (model === null) {
+        this.models.delete(modelId);
+        this.versions = this.versions.filter((version) => version.modelId !== modelId);
+      } else entry.model = model;
+    }
   }
 
   async replaceTurnFacts(saveId: string, turnId: number, facts: FactInput[]): Promise<number[]> {

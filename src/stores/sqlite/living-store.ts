@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Statement } from 'better-sqlite3';
 import { holdsClaim, isClaimable, NEXT_STAGE, queueHeads } from '../../core/job-rules.js';
-import { beliefFromInput, createBelief, deleteBelief, nameKey, normalizeFact, rewindBelief, rewindModel, toBelief, updateBelief, withoutFacts } from '../../core/living-rules.js';
+import { beliefFromInput, createBelief, deleteBelief, nameKey, normalizeFact, reextractBelief, rewindBelief, rewindModel, toBelief, updateBelief } from '../../core/living-rules.js';
 import type { BeliefRecord, ModelVersion, StoredSource } from '../../core/living-rules.js';
 import type {
   Belief,
@@ -192,13 +192,31 @@ export class SqliteLivingStore implements LivingStore {
     const old = (this.sql('SELECT fact_id FROM living_facts WHERE save_id = ? AND turn_id = ?').all(saveId, turnId) as { fact_id: number }[]).map((row) => row.fact_id);
     if (old.length > 0) {
       this.sql('DELETE FROM living_facts WHERE save_id = ? AND turn_id = ?').run(saveId, turnId);
-      const gone = new Set(old);
-      for (const record of this.beliefRecords(saveId, { factIds: old, includeDeleted: true })) {
-        const trimmed = withoutFacts(record, gone);
-        if (trimmed !== null) this.writeBelief(trimmed);
-      }
+      this.undoTurnWithin(saveId, turnId, new Set(old));
     }
     return this.insertFactsWithin(saveId, turnId, facts);
+  }
+
+  /** Undoes what a turn's earlier extraction led to (see reextractBelief); models refreshed last at that turn go back too. */
+  private undoTurnWithin(saveId: string, turnId: number, gone: ReadonlySet<number>): void {
+    const changedThen = (this.sql(`SELECT ${BELIEF_COLUMNS} FROM living_beliefs WHERE save_id = ? AND updated_turn_id = ?`).all(saveId, turnId) as BeliefRow[]).map(toRecord);
+    const candidates = new Map([...changedThen, ...this.beliefRecords(saveId, { factIds: [...gone], includeDeleted: true })].map((record) => [record.beliefId, record]));
+    for (const record of candidates.values()) {
+      const next = reextractBelief(record, turnId, gone);
+      if (next === null) this.sql('DELETE FROM living_beliefs WHERE belief_id = ?').run(record.beliefId);
+      else if (next !== undefined) this.writeBelief(next);
+    }
+    const models = this.sql('SELECT * FROM living_models WHERE save_id = ? AND updated_turn_id = ?').all(saveId, turnId) as ModelRow[];
+    for (const row of models) {
+      this.sql('DELETE FROM living_model_versions WHERE model_id = ? AND turn_id >= ?').run(row.model_id, turnId);
+      const { model } = rewindModel(toModel(row), this.latestVersion(row.model_id, turnId - 1), turnId - 1);
+      if (model === null) {
+        this.sql('DELETE FROM living_model_versions WHERE model_id = ?').run(row.model_id);
+        this.sql('DELETE FROM living_models WHERE model_id = ?').run(row.model_id);
+      } else {
+        this.sql('UPDATE living_models SET summary = ?, sources = ?, updated_turn_id = ?, stale = 1 WHERE model_id = ?').run(model.summary, JSON.stringify(model.sources), model.updatedTurnId, row.model_id);
+      }
+    }
   }
 
   async replaceTurnFacts(saveId: string, turnId: number, facts: FactInput[]): Promise<number[]> {
