@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { manualClock } from '../src/core/clock.js';
 import { silentLogger } from '../src/core/logger.js';
 import type { ScriptedAnswer, ScriptedCall } from '../src/llms/scripted/index.js';
-import { ScriptedLlm } from '../src/llms/scripted/index.js';
+import type { ScriptedLlm } from '../src/llms/scripted/index.js';
 import { openMemory } from '../src/open-memory.js';
 import type { Mnemo, OpenMemoryOptions } from '../src/open-memory.js';
 import { gate, narrativeOf, storyLlm } from './story-llm.js';
