@@ -3,7 +3,7 @@
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ConsolidationAction } from '../src/core/living-types.js';
+import type { ConsolidationAction, FactInput } from '../src/core/living-types.js';
 import type { Store } from '../src/seams/store.js';
 import { openInMemoryStore } from '../src/stores/memory/index.js';
 import { openSqliteStore } from '../src/stores/sqlite/index.js';
@@ -80,7 +80,7 @@ async function replay(log: readonly Entry[], chunks: readonly [number, string][]
   const beliefIds = new Map<string, number>();
   for (const entry of log) {
     if (entry.kind === 'facts') {
-      const inputs = entry.statements.map((statement) => ({ statement, entities: ['Kaël'] }));
+      const inputs: FactInput[] = entry.statements.map((statement) => ({ statement, entities: ['Kaël'] }));
       await store.living.insertFacts('r', entry.turn, inputs);
       inputs.forEach((input) => factIds.set(input.statement, input.factId as number));
     } else if (entry.kind === 'consolidate') {
@@ -131,7 +131,9 @@ interface Timeline {
   jobs: number[];
 }
 
-async function run(store: Store, operations: fc.infer<typeof operation>[]): Promise<void> {
+type Operation = typeof operation extends fc.Arbitrary<infer T> ? T : never;
+
+async function run(store: Store, operations: Operation[]): Promise<void> {
   const timelines = new Map<string, Timeline>([['s0', { turn: 0, log: [], chunks: [], jobs: [] }]]);
   let current = 's0';
   let serial = 0;
