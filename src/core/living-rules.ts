@@ -12,7 +12,11 @@ export interface StoredSource extends BeliefSource {
   addedTurnId: number;
 }
 
-/** A belief as adapters store it (the public Belief plus what exact rollback needs). */
+/**
+ * A belief as adapters store it (the public Belief plus what exact rollback needs). Invariant kept by every rule
+ * here: `updatedTurnId` is at least the turn of every change, attached source and DELETE, so "changed after N" is
+ * exactly `updatedTurnId > N` (adapters index it).
+ */
 export interface BeliefRecord extends Omit<Belief, 'sources' | 'proofCount'> {
   beliefId: number | null;
   sources: StoredSource[];
@@ -83,6 +87,11 @@ export function toBelief(record: BeliefRecord): Belief {
   };
 }
 
+/** The latest of `turnId` and the turns at which `sources` were attached (keeps the BeliefRecord invariant). */
+function latestTurn(turnId: number, sources: readonly StoredSource[]): number {
+  return sources.reduce((latest, source) => Math.max(latest, source.addedTurnId), turnId);
+}
+
 /** New sources for `factIds`: known facts only (the map gives their turn), none already held, each once. */
 function newSources(factIds: readonly number[], factTurnMap: ReadonlyMap<number, number>, held: readonly StoredSource[], turnId: number): StoredSource[] {
   const seen = new Set(held.map((source) => source.factId));
@@ -116,7 +125,7 @@ export function createBelief(action: ConsolidationAction, turnId: number, factTu
     sources,
     history: [{ action: 'CREATE', turnId, statement, subject, factIds: sources.map((source) => source.factId) }],
     createdTurnId: turnId,
-    updatedTurnId: turnId,
+    updatedTurnId: latestTurn(turnId, sources),
     stale: false,
     deletedTurnId: null,
   };
@@ -135,7 +144,7 @@ export function updateBelief(record: BeliefRecord, action: ConsolidationAction, 
     statement,
     sources: [...record.sources, ...added],
     history: [...record.history, { action: 'UPDATE', turnId, statement, subject: record.subject, factIds: added.map((source) => source.factId) }],
-    updatedTurnId: turnId,
+    updatedTurnId: latestTurn(turnId, added),
     stale: false,
   };
 }
@@ -146,7 +155,7 @@ export function deleteBelief(record: BeliefRecord, turnId: number): BeliefRecord
   return {
     ...record,
     history: [...record.history, { action: 'DELETE', turnId, statement: record.statement, subject: record.subject, factIds: [] }],
-    updatedTurnId: turnId,
+    updatedTurnId: Math.max(turnId, record.updatedTurnId),
     deletedTurnId: turnId,
   };
 }
@@ -177,7 +186,7 @@ export function beliefFromInput(input: BeliefInput): BeliefRecord | null {
     sources,
     history,
     createdTurnId,
-    updatedTurnId: Math.max(createdTurnId, input.updatedTurnId ?? createdTurnId, ...history.map((change) => change.turnId)),
+    updatedTurnId: Math.max(createdTurnId, input.updatedTurnId ?? createdTurnId, ...history.map((change) => change.turnId), ...sources.map((source) => source.addedTurnId)),
     stale: input.stale ?? false,
     deletedTurnId: null,
   };
@@ -201,7 +210,7 @@ export function rewindBelief(record: BeliefRecord, target: number): { record: Be
     statement = last.statement;
     subject = last.subject;
     deletedTurnId = last.action === 'DELETE' ? last.turnId : null;
-    updatedTurnId = last.turnId;
+    updatedTurnId = latestTurn(last.turnId, sources);
   } else {
     if (deletedTurnId !== null && deletedTurnId > target) deletedTurnId = null;
     updatedTurnId = Math.min(updatedTurnId, target);

@@ -132,9 +132,6 @@ const toJob = (row: JobRow): LivingJob => ({
   updatedAt: row.updated_at,
 });
 
-/** The highest turn a rewind must look at for this belief's sources. */
-const lastSourceTurn = (sources: readonly StoredSource[]) => sources.reduce((max, source) => Math.max(max, source.addedTurnId, source.turnId), -1);
-
 const BELIEF_COLUMNS = 'belief_id, statement, subject, sources, history, created_turn_id, updated_turn_id, deleted_turn_id, stale';
 const LIMIT_ALL = -1;
 
@@ -254,7 +251,9 @@ export class SqliteLivingStore implements LivingStore {
   // ---- beliefs ----
 
   private beliefRecords(saveId: string, query: BeliefQuery = {}): BeliefRecord[] {
-    const clauses = ['save_id = ?', 'created_turn_id <= ?'];
+    // `+created_turn_id` keeps the planner on the (save, updated) and (save, subject, updated) indexes, which also
+    // give the order, instead of scanning every belief of the save through (save, created).
+    const clauses = ['save_id = ?', '+created_turn_id <= ?'];
     const parameters: unknown[] = [saveId, query.maxTurnId ?? Number.MAX_SAFE_INTEGER];
     if (!query.includeDeleted) clauses.push('deleted_turn_id IS NULL');
     if (query.subject !== undefined) {
@@ -278,19 +277,19 @@ export class SqliteLivingStore implements LivingStore {
   }
 
   private insertBeliefRecord(saveId: string, record: BeliefRecord): number {
-    const { lastInsertRowid } = this.sql(`INSERT INTO living_beliefs (save_id, statement, subject, subject_key, proof_count, sources, history, created_turn_id, updated_turn_id, last_source_turn, deleted_turn_id, stale)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
+    const { lastInsertRowid } = this.sql(`INSERT INTO living_beliefs (save_id, statement, subject, subject_key, proof_count, sources, history, created_turn_id, updated_turn_id, deleted_turn_id, stale)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
       saveId, record.statement, record.subject, nameKey(record.subject), record.sources.length, JSON.stringify(record.sources), JSON.stringify(record.history),
-      record.createdTurnId, record.updatedTurnId, lastSourceTurn(record.sources), record.deletedTurnId, record.stale ? 1 : 0,
+      record.createdTurnId, record.updatedTurnId, record.deletedTurnId, record.stale ? 1 : 0,
     );
     return Number(lastInsertRowid);
   }
 
   private writeBelief(record: BeliefRecord): void {
     this.sql(`UPDATE living_beliefs SET statement = ?, subject = ?, subject_key = ?, proof_count = ?, sources = ?, history = ?, updated_turn_id = ?,
-      last_source_turn = ?, deleted_turn_id = ?, stale = ? WHERE belief_id = ?`).run(
+      deleted_turn_id = ?, stale = ? WHERE belief_id = ?`).run(
       record.statement, record.subject, nameKey(record.subject), record.sources.length, JSON.stringify(record.sources), JSON.stringify(record.history),
-      record.updatedTurnId, lastSourceTurn(record.sources), record.deletedTurnId, record.stale ? 1 : 0, record.beliefId,
+      record.updatedTurnId, record.deletedTurnId, record.stale ? 1 : 0, record.beliefId,
     );
   }
 
@@ -339,8 +338,8 @@ export class SqliteLivingStore implements LivingStore {
 
   private rollbackBeliefsWithin(saveId: string, target: number): { deleted: number; updated: number } {
     const deleted = this.sql('DELETE FROM living_beliefs WHERE save_id = ? AND created_turn_id > ?').run(saveId, target).changes;
-    const rows = this.sql(`SELECT ${BELIEF_COLUMNS} FROM living_beliefs WHERE save_id = ?
-      AND (updated_turn_id > ? OR last_source_turn > ? OR deleted_turn_id > ?)`).all(saveId, target, target, target) as BeliefRow[];
+    // Every change, attached source and DELETE of a belief moves updated_turn_id (see BeliefRecord), so this finds them all.
+    const rows = this.sql(`SELECT ${BELIEF_COLUMNS} FROM living_beliefs WHERE save_id = ? AND updated_turn_id > ?`).all(saveId, target) as BeliefRow[];
     let updated = 0;
     for (const row of rows) {
       const { record, changed } = rewindBelief(toRecord(row), target);

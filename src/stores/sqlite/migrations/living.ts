@@ -35,13 +35,12 @@ export const LIVING_MIGRATIONS: readonly Migration[] = [
           history TEXT NOT NULL,
           created_turn_id INTEGER NOT NULL,
           updated_turn_id INTEGER NOT NULL,
-          last_source_turn INTEGER NOT NULL,
           deleted_turn_id INTEGER,
           stale INTEGER NOT NULL DEFAULT 0
         );
         CREATE INDEX living_beliefs_save_created ON living_beliefs (save_id, created_turn_id);
         CREATE INDEX living_beliefs_save_updated ON living_beliefs (save_id, updated_turn_id);
-        CREATE INDEX living_beliefs_save_subject ON living_beliefs (save_id, subject_key);
+        CREATE INDEX living_beliefs_save_subject ON living_beliefs (save_id, subject_key, updated_turn_id);
 
         CREATE TABLE living_models (
           model_id INTEGER PRIMARY KEY AUTOINCREMENT,
