@@ -181,9 +181,9 @@ describe('living pipeline', () => {
   it('gives an in-flight job back on close, and a new process finishes it', async () => {
     const file = join(dir, `restart-${++counter}.db`);
     const hold = gate();
-    const first = storyLlm(async (call) => {
+    const first = storyLlm(async () => {
       await hold.promise;
-      return call.schemaName === undefined ? undefined : undefined;
+      return undefined;
     });
     const memory = await open({ file, llm: first });
     await memory.living.recordTurn({ saveId: 's', turnId: 1, text: 'Mira hides a letter.' });
@@ -226,6 +226,19 @@ describe('living pipeline', () => {
     expect((await memory.living.facts('branch')).map((fact) => fact.statement)).toEqual(['Kaël is crowned.', 'Kaël meets the queen.', 'Kaël enters the city.']);
     expect(await memory.living.beliefs('main', { includeDeleted: true })).toEqual(before);
     expect((await memory.query('branch', 'crowned banished', { k: 5 })).map((hit) => hit.text)).toEqual(['Kaël is crowned.']);
+  });
+
+  it('stops quietly when its store is closed under it, and idle() drains the queue when the loop is not running', async () => {
+    const warnings: string[] = [];
+    const memory = await openMemory({ path: join(dir, `closed-${++counter}.db`), llm: storyLlm(), logger: { info: () => {}, warn: (message) => warnings.push(message) }, living: { pollMs: 5 } });
+    await memory.store.close();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(memory.living.worker?.isRunning).toBe(false);
+    expect(warnings).toEqual([]);
+    const manual = await open({ llm: storyLlm(), living: { autoStart: false } });
+    await manual.living.recordTurn({ saveId: 's', turnId: 1, text: 'Kaël waits.' });
+    await manual.living.idle();
+    expect(await manual.living.countFacts('s')).toBe(1);
   });
 
   it('queues turns without a model, validates input, and says how to run the pipeline', async () => {

@@ -4,6 +4,7 @@ import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { systemClock } from '../core/clock.js';
 import type { Clock } from '../core/clock.js';
+import { isMnemoError } from '../core/errors.js';
 import type { MnemoError } from '../core/errors.js';
 import { NEXT_STAGE } from '../core/job-rules.js';
 import { distinctNames, nameKey } from '../core/living-rules.js';
@@ -175,9 +176,16 @@ export class LivingWorker {
     }
   }
 
-  /** Resolves the next time the worker finds nothing it can claim (for tests and shutdown paths). */
-  idle(): Promise<void> {
-    return new Promise((resolve) => {
+  /**
+   * Resolves the next time the worker finds nothing it can claim (for tests and shutdown paths). When the loop is
+   * not running, drains the queue itself first.
+   */
+  async idle(): Promise<void> {
+    if (!this.running) {
+      await this.runUntilIdle();
+      return;
+    }
+    await new Promise<void>((resolve) => {
       this.idleWaiters.push(resolve);
       this.wake();
     });
@@ -200,6 +208,11 @@ export class LivingWorker {
         worked = await this.step();
       } catch (error) {
         if (!this.running) break;
+        if (isMnemoError(error, 'STORE_CLOSED')) {
+          this.running = false;
+          this.notifyIdle();
+          break;
+        }
         this.logger.warn(`living worker: ${(error as Error).message}; retrying in ${this.options.pollMs} ms`);
       }
       if (!worked && this.running) await this.pause();
