@@ -171,7 +171,7 @@ export class LivingMemory {
 
   /**
    * A save's beliefs, most recently updated first, each with its trend read at `nowTurn` (default: `maxTurnId`,
-   * else the save's latest turn).
+   * else the latest turn living memory knows for the save, see latestTurn).
    */
   async beliefs(saveId: string, query: BeliefQuery & { nowTurn?: number } = {}): Promise<BeliefView[]> {
     requireSaveId(saveId);
@@ -207,20 +207,23 @@ export class LivingMemory {
     return setBeliefMissions(this.store, missions);
   }
 
-  /** The latest turn known for a save: its chunks, facts or queued jobs (null when it holds none). */
-  async latestTurn(saveId: string): Promise<number | null> {
-    const save = (await this.store.listSaves()).find((summary) => summary.saveId === saveId);
+  /**
+   * The latest turn living memory knows for a save: its latest fact or queued job (and, when `chunksMaxTurn` is
+   * given, its chunks); null when it holds none.
+   */
+  async latestTurn(saveId: string, chunksMaxTurn: number | null = null): Promise<number | null> {
     const [fact] = await this.store.living.getFacts(saveId, { limit: 1 });
     const jobs = await this.store.living.listJobs({ saveId });
-    const turns = [save?.maxTurnId ?? null, fact?.turnId ?? null, jobs[jobs.length - 1]?.turnId ?? null].filter((turn): turn is number => turn !== null);
+    const turns = [chunksMaxTurn, fact?.turnId ?? null, jobs[jobs.length - 1]?.turnId ?? null].filter((turn): turn is number => turn !== null);
     return turns.length === 0 ? null : Math.max(...turns);
   }
 
-  /** Counts per save (one save, or every save with chunks or living data). */
+  /** Counts per save (one save, or every save with chunks or living jobs). */
   async status(saveId?: string): Promise<LivingStatus[]> {
+    const saves = await this.store.listSaves();
     const saveIds = saveId !== undefined
       ? [requireSaveId(saveId)]
-      : [...new Set([...(await this.store.listSaves()).map((save) => save.saveId), ...(await this.store.living.listJobs()).map((job) => job.saveId)])].sort();
+      : [...new Set([...saves.map((save) => save.saveId), ...(await this.store.living.listJobs()).map((job) => job.saveId)])].sort();
     const statuses: LivingStatus[] = [];
     for (const id of saveIds) {
       statuses.push({
@@ -229,7 +232,7 @@ export class LivingMemory {
         beliefs: await this.store.living.countBeliefs(id),
         models: await this.store.living.countModels(id),
         jobs: await this.store.living.countJobs(id),
-        latestTurnId: await this.latestTurn(id),
+        latestTurnId: await this.latestTurn(id, saves.find((save) => save.saveId === id)?.maxTurnId ?? null),
       });
     }
     return statuses;
