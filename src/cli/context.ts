@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { MnemoError } from '../core/errors.js';
 import { hashingEmbedder } from '../embedders/hashing/index.js';
 import { openMemory } from '../open-memory.js';
-import type { Mnemo } from '../open-memory.js';
+import type { Mnemo, OpenMemoryOptions } from '../open-memory.js';
 import type { Embedder } from '../seams/embedder.js';
 
 /** The options every command accepts. */
@@ -40,10 +40,10 @@ export function globalOptions(command: Command): GlobalOptions {
   return root.opts<GlobalOptions>();
 }
 
-/** Opens Mnemo as the global options say. */
-export async function openFromOptions(command: Command): Promise<Mnemo> {
+/** Opens Mnemo as the global options say (plus `extra`, e.g. an LLM). */
+export async function openFromOptions(command: Command, extra: Omit<OpenMemoryOptions, 'path' | 'store' | 'embedder'> = {}): Promise<Mnemo> {
   const options = globalOptions(command);
-  return openMemory({ path: options.db, embedder: embedderByName(options.embedder) });
+  return openMemory({ ...extra, path: options.db, embedder: embedderByName(options.embedder) });
 }
 
 /** Parses an integer option, with a clear error. */
@@ -68,8 +68,8 @@ export function parseNumber(name: string) {
 }
 
 /** Opens Mnemo, runs `work`, and always closes it. */
-export async function withMemory<T>(command: Command, work: (memory: Mnemo) => Promise<T>): Promise<T> {
-  const memory = await openFromOptions(command);
+export async function withMemory<T>(command: Command, work: (memory: Mnemo) => Promise<T>, extra?: Omit<OpenMemoryOptions, 'path' | 'store' | 'embedder'>): Promise<T> {
+  const memory = await openFromOptions(command, extra);
   try {
     return await work(memory);
   } finally {
