@@ -90,6 +90,24 @@ describe.skipIf(SERVER_SKIP_REASON !== null)(`PostgreSQL server${SERVER_SKIP_REA
     await store.close();
   });
 
+  it('never hands one living-memory job to two workers claiming at once through separate pools', async () => {
+    const schema = server.newSchema();
+    const stores = await Promise.all([1, 2, 3].map(() => openPostgresStore({ url: SERVER_URL as string, schema, poolSize: 4 })));
+    for (let save = 0; save < 30; save++) await stores[0]!.living.enqueueTurn(`save-${save}`, 1, { text: `turn of save ${save}` }, 1000);
+    const claimed: number[] = [];
+    await Promise.all(stores.flatMap((store, worker) => [0, 1, 2, 3].map(async (lane) => {
+      for (;;) {
+        const job = await store.living.claimJob({ workerId: `worker-${worker}-${lane}`, now: 2000, leaseMs: 60_000 });
+        if (job === null) return;
+        claimed.push(job.jobId);
+      }
+    })));
+    expect(claimed).toHaveLength(30);
+    expect(new Set(claimed).size).toBe(30);
+    expect(await stores[1]!.living.countJobs()).toMatchObject({ running: 30, pending: 0 });
+    for (const store of stores) await store.close();
+  });
+
   it('keeps a long-lived process in step with another process writing (versions rebuild its index)', async () => {
     const schema = server.newSchema();
     const reader = new Mnemo({ store: await openPostgresStore({ url: SERVER_URL as string, schema }), embedder: hashingEmbedder({ dimensions: 16 }), reranker: null, logger: silentLogger });

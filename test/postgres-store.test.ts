@@ -122,7 +122,7 @@ for (const target of postgresTargets()) {
         expect(await store.replaceTurn('s', 9, 'narrative', [])).toMatchObject({ previousVersion: 2, version: 2, removed: 0 });
         expect(await store.rewind('s', 5)).toMatchObject({ previousVersion: 2, version: 2, removed: { chunks: 0 } });
         expect(await store.rewind('s', 1)).toMatchObject({ previousVersion: 2, version: 3, removed: { chunks: 2 } });
-        expect(await store.rewind('unknown', 0)).toEqual({ previousVersion: 0, version: 0, count: 0, removed: { chunks: 0 } });
+        expect(await store.rewind('unknown', 0)).toMatchObject({ previousVersion: 0, version: 0, count: 0, removed: { chunks: 0, living: { facts: 0, jobsCancelled: 0 } } });
         expect(await store.saveVersion('s')).toBe(3);
         const [saved] = await target.query<{ chunk_count: string | number }>(`SELECT chunk_count FROM "${store.schema}".saves WHERE save_id = 's'`);
         expect(Number(saved?.chunk_count)).toBe(await store.countChunks('s'));

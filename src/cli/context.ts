@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { MnemoError } from '../core/errors.js';
 import { hashingEmbedder } from '../embedders/hashing/index.js';
 import { openMemory } from '../open-memory.js';
-import type { Mnemo } from '../open-memory.js';
+import type { Mnemo, OpenMemoryOptions } from '../open-memory.js';
 import type { Embedder } from '../seams/embedder.js';
 import { isPostgresUrl } from '../stores/postgres/identifiers.js';
 
@@ -41,15 +41,15 @@ export function globalOptions(command: Command): GlobalOptions {
   return root.opts<GlobalOptions>();
 }
 
-/** Opens Mnemo on `db`: a postgres:// URL, `:memory:`, or a SQLite file. */
-export function openDatabase(db: string, embedder: Embedder | null): Promise<Mnemo> {
-  return openMemory(isPostgresUrl(db) ? { url: db, embedder } : { path: db, embedder });
+/** Opens Mnemo on `db` (a postgres:// URL, `:memory:`, or a SQLite file), plus `extra` (e.g. an LLM). */
+export function openDatabase(db: string, embedder: Embedder | null, extra: Omit<OpenMemoryOptions, 'path' | 'url' | 'store' | 'embedder'> = {}): Promise<Mnemo> {
+  return openMemory(isPostgresUrl(db) ? { ...extra, url: db, embedder } : { ...extra, path: db, embedder });
 }
 
-/** Opens Mnemo as the global options say. */
-export async function openFromOptions(command: Command): Promise<Mnemo> {
+/** Opens Mnemo as the global options say (plus `extra`, e.g. an LLM). */
+export async function openFromOptions(command: Command, extra: Omit<OpenMemoryOptions, 'path' | 'url' | 'store' | 'embedder'> = {}): Promise<Mnemo> {
   const options = globalOptions(command);
-  return openDatabase(options.db, embedderByName(options.embedder));
+  return openDatabase(options.db, embedderByName(options.embedder), extra);
 }
 
 /** Parses an integer option, with a clear error. */
@@ -74,8 +74,8 @@ export function parseNumber(name: string) {
 }
 
 /** Opens Mnemo, runs `work`, and always closes it. */
-export async function withMemory<T>(command: Command, work: (memory: Mnemo) => Promise<T>): Promise<T> {
-  const memory = await openFromOptions(command);
+export async function withMemory<T>(command: Command, work: (memory: Mnemo) => Promise<T>, extra?: Omit<OpenMemoryOptions, 'path' | 'store' | 'embedder'>): Promise<T> {
+  const memory = await openFromOptions(command, extra);
   try {
     return await work(memory);
   } finally {

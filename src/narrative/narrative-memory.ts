@@ -16,7 +16,7 @@ import { IndexCache } from '../retrieval/index-cache.js';
 import { tokenize } from '../retrieval/tokenize.js';
 import type { Embedder } from '../seams/embedder.js';
 import type { Reranker } from '../seams/reranker.js';
-import type { NewChunk, Store } from '../seams/store.js';
+import type { NewChunk, RewindCounts, Store } from '../seams/store.js';
 import { prepareChunk } from './prepare-chunk.js';
 
 /** What narrative memory is built from. */
@@ -44,6 +44,14 @@ export interface UpdateTurnInput {
   text: string | readonly string[];
   chunkType?: string;
   metadata?: Metadata;
+}
+
+/** The new chunks of a turn, each with its own entryId and metadata (see `replaceTurn`). */
+export interface ReplaceTurnInput {
+  saveId: string;
+  turnId: number;
+  chunkType?: string;
+  chunks: readonly { text: string; entryId?: string | null; metadata?: Metadata }[];
 }
 
 /**
@@ -118,7 +126,23 @@ export class NarrativeMemory {
     const texts = typeof input.text === 'string' ? [input.text] : [...(input.text ?? [])];
     if (texts.length === 0) throw new MnemoError('INVALID_INPUT', 'text: expected the new text of the turn, got an empty list. To remove a turn, rewind to the turn before it.');
     const now = this.clock();
-    const chunks = texts.map((text) => prepareChunk({ saveId, turnId, text, chunkType, metadata: input.metadata }, now));
+    return this.writeTurn(saveId, turnId, chunkType, texts.map((text) => prepareChunk({ saveId, turnId, text, chunkType, metadata: input.metadata }, now)));
+  }
+
+  /**
+   * Replaces a turn's chunks of one type with `chunks`, each with its own entryId and metadata, atomically; an
+   * empty list just removes them. Returns the new ids. (The lore book keeps a save's lore this way, at turn 0.)
+   */
+  async replaceTurn(input: ReplaceTurnInput): Promise<string[]> {
+    const saveId = requireSaveId(input?.saveId);
+    const turnId = requireTurnId(input.turnId);
+    const chunkType = optionalChunkType(input.chunkType, 'chunkType') ?? DEFAULT_CHUNK_TYPE;
+    if (!Array.isArray(input.chunks)) throw new MnemoError('INVALID_INPUT', 'chunks: expected an array of { text, entryId?, metadata? } (possibly empty), got something else.');
+    const now = this.clock();
+    return this.writeTurn(saveId, turnId, chunkType, input.chunks.map((chunk) => prepareChunk({ ...chunk, saveId, turnId, chunkType }, now)));
+  }
+
+  private async writeTurn(saveId: string, turnId: number, chunkType: string, chunks: NewChunk[]): Promise<string[]> {
     await this.attachVectors(chunks);
     const result = await this.store.replaceTurn(saveId, turnId, chunkType, chunks);
     this.cache.afterWrite(saveId, result, (index) => {
@@ -130,11 +154,19 @@ export class NarrativeMemory {
 
   /** Deletes every chunk of the save with turnId > `turnId`; returns how many. An unknown save gives 0. */
   async rewind(saveId: string, turnId: number): Promise<number> {
+    return (await this.rewindAll(saveId, turnId)).chunks;
+  }
+
+  /**
+   * Rewinds every layer of the save to `turnId` in the store's one transaction (chunks, and the living layer's
+   * facts, beliefs, models and queued jobs) and returns what each lost.
+   */
+  async rewindAll(saveId: string, turnId: number): Promise<RewindCounts> {
     requireSaveId(saveId);
     requireTurnId(turnId);
     const result = await this.store.rewind(saveId, turnId);
     this.cache.afterWrite(saveId, result, (index) => index.removeAfterTurn(turnId));
-    return result.removed.chunks;
+    return result.removed;
   }
 
   /** Number of chunks in a save, optionally of one type. */

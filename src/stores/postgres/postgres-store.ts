@@ -1,11 +1,13 @@
 // The PostgreSQL adapter of the Store seam: a connection pool, migrations, one transaction per write, pgvector.
 import { MnemoError } from '../../core/errors.js';
 import type { Chunk, ChunkFilter, Metadata, SaveSummary } from '../../core/types.js';
-import type { IndexRow, NewChunk, RewindCounts, ScanOptions, Store, VectorMatch, WriteResult } from '../../seams/store.js';
+import type { ForkCounts, IndexRow, NewChunk, RewindCounts, ScanOptions, Store, VectorMatch, WriteResult } from '../../seams/store.js';
 import { isPostgresUrl, quoteIdentifier, redactUrl, requireSchemaName } from './identifiers.js';
 import { checkPostgresSchema, migratePostgres } from './migrations.js';
 import { poolQueryable } from './queryable.js';
-import type { PgPoolLike, Queryable, SqlClient, SqlResult } from './queryable.js';
+import { PostgresLivingStore } from './living-store.js';
+import { PostgresLoreStore } from './lore-store.js';
+import type { PgPoolLike, Queryable, SqlClient, SqlResult, TransactionOptions } from './queryable.js';
 import { PostgresRecallStore } from './recall-store.js';
 import { PostgresVectorSearch } from './vector-search.js';
 import type { VectorSearchSettings } from './vector-search.js';
@@ -114,6 +116,8 @@ export class PostgresStore implements Store {
   /** The semantic arm (HNSW indexes per vector length, filtered search). */
   readonly vectors: PostgresVectorSearch;
   readonly recall: PostgresRecallStore;
+  readonly lore: PostgresLoreStore;
+  readonly living: PostgresLivingStore;
   private closed = false;
   private readonly tables: { meta: string; saves: string; chunks: string };
   private readonly automaticIndexes: boolean;
@@ -129,6 +133,8 @@ export class PostgresStore implements Store {
     const prefix = quoteIdentifier(schema);
     this.tables = { meta: `${prefix}.meta`, saves: `${prefix}.saves`, chunks: `${prefix}.chunks` };
     this.recall = new PostgresRecallStore(this);
+    this.lore = new PostgresLoreStore(this);
+    this.living = new PostgresLivingStore(this);
   }
 
   /** Connects, migrates (under the schema lock) and returns the store. Prefer `openPostgresStore`. */
@@ -191,10 +197,13 @@ export class PostgresStore implements Store {
     if (this.readonly) throw new MnemoError('UNSUPPORTED', `The store at ${this.location} was opened read-only (a replica), so it cannot write. Write through a store opened on the primary.`);
   }
 
-  /** Runs `work` in one transaction on one connection (READ COMMITTED; writes lock their save's row first). */
-  write<T>(work: (client: SqlClient) => Promise<T>): Promise<T> {
+  /**
+   * Runs `work` in one transaction on one connection (READ COMMITTED unless asked; writes lock their save's row
+   * first). A serialization failure or deadlock runs `work` again from the start.
+   */
+  write<T>(work: (client: SqlClient) => Promise<T>, options?: TransactionOptions): Promise<T> {
     this.ensureWritable();
-    return this.sql.transaction(work);
+    return this.sql.transaction(work, options);
   }
 
   /**
@@ -279,16 +288,51 @@ export class PostgresStore implements Store {
     });
   }
 
+  /** Rewinds every layer of the save (chunks, and living memory's facts, beliefs, models and jobs) in one transaction. */
   async rewind(saveId: string, turnId: number): Promise<WriteResult & { removed: RewindCounts }> {
     this.ensureWritable();
     return this.write(async (client) => {
       const current = await this.lockSave(client, saveId);
       const deleted = await client.query(`DELETE FROM ${this.tables.chunks} WHERE save_id = $1 AND turn_id > $2`, [saveId, turnId]);
       const chunks = deleted.rowCount;
-      if (chunks === 0) return { previousVersion: current, version: current, count: 0, removed: { chunks } };
+      const living = await this.living.rollbackWithin(client, saveId, turnId);
+      if (chunks === 0) return { previousVersion: current, version: current, count: 0, removed: { chunks, living } };
       const [previousVersion, version] = await this.bump(client, saveId, -chunks);
-      return { previousVersion, version, count: chunks, removed: { chunks } };
+      return { previousVersion, version, count: chunks, removed: { chunks, living } };
     });
+  }
+
+  /**
+   * Copies a save as of `atTurn` into a new save, every layer, in one REPEATABLE READ transaction (one snapshot of
+   * the source; a concurrent write to it makes the fork run again). Copied chunks get new ids.
+   */
+  async fork(saveId: string, newSaveId: string, atTurn: number): Promise<ForkCounts> {
+    this.ensureWritable();
+    if (saveId === newSaveId) throw new MnemoError('INVALID_INPUT', `fork: expected a new save id different from ${JSON.stringify(saveId)}. Name the copy, e.g. "${saveId}-branch".`);
+    return this.write(async (client) => {
+      const exists = async (id: string) => (await client.query(`SELECT 1 FROM ${this.tables.saves} WHERE save_id = $1`, [id])).rows.length > 0 || (await this.living.holdsData(client, id));
+      if (await exists(newSaveId)) {
+        throw new MnemoError('CONFLICT', `fork: save ${JSON.stringify(newSaveId)} already holds data. Fork into a new save id, or rewind or remove that save first.`, { details: { saveId: newSaveId } });
+      }
+      if (!(await exists(saveId))) {
+        throw new MnemoError('NOT_FOUND', `fork: save ${JSON.stringify(saveId)} holds nothing to fork. Check the save id (mnemo stats lists them).`, { details: { saveId } });
+      }
+      // The new save's row first (its version 1): a second fork into the same id waits on it, then conflicts.
+      const now = Date.now();
+      const created = await client.query(
+        `INSERT INTO ${this.tables.saves} (save_id, version, chunk_count, created_at, updated_at) VALUES ($1, 1, 0, $2, $2) ON CONFLICT (save_id) DO NOTHING`,
+        [newSaveId, now],
+      );
+      if (created.rowCount !== 1) throw new MnemoError('CONFLICT', `fork: save ${JSON.stringify(newSaveId)} was created by another writer meanwhile. Fork into a new save id.`, { details: { saveId: newSaveId } });
+      const chunks = (await client.query(
+        `INSERT INTO ${this.tables.chunks} (id, save_id, turn_id, chunk_type, text, entry_id, metadata, created_at, embedding)
+         SELECT gen_random_uuid()::text, $1, turn_id, chunk_type, text, entry_id, jsonb_set(metadata, '{saveId}', to_jsonb($1::text)), created_at, embedding
+         FROM ${this.tables.chunks} WHERE save_id = $2 AND turn_id <= $3 ORDER BY seq`,
+        [newSaveId, saveId, atTurn],
+      )).rowCount;
+      await client.query(`UPDATE ${this.tables.saves} SET chunk_count = $2 WHERE save_id = $1`, [newSaveId, chunks]);
+      return { chunks, living: await this.living.forkWithin(client, saveId, newSaveId, atTurn) };
+    }, { isolation: 'repeatable read' });
   }
 
   async countChunks(saveId: string, chunkType?: string): Promise<number> {

@@ -1,12 +1,16 @@
 // Every PostgreSQL migration, layer by layer. A layer appends its own list here; order within a list matters.
 import { CHUNK_MIGRATIONS } from './chunks.js';
+import { LIVING_MIGRATIONS } from './living.js';
+import { LORE_MIGRATIONS } from './lore.js';
 import type { PostgresMigration } from './migration.js';
 import { RECALL_MIGRATIONS } from './recall.js';
 
 export type { PostgresMigration } from './migration.js';
 
-/** Every migration this build knows, in the order they are applied. */
+/** Every migration this build knows, in the order they are applied (the same order as SQLite's). */
 export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   ...CHUNK_MIGRATIONS,
   ...RECALL_MIGRATIONS,
+  ...LORE_MIGRATIONS,
+  ...LIVING_MIGRATIONS,
 ];

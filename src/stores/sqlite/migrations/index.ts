@@ -1,5 +1,7 @@
 // Every SQLite migration, layer by layer. A layer appends its own list here; order within a list matters.
 import { CHUNK_MIGRATIONS } from './chunks.js';
+import { LORE_MIGRATIONS } from './lore.js';
+import { LIVING_MIGRATIONS } from './living.js';
 import type { Migration } from './migration.js';
 import { RECALL_MIGRATIONS } from './recall.js';
 
@@ -9,4 +11,6 @@ export type { Migration } from './migration.js';
 export const MIGRATIONS: readonly Migration[] = [
   ...CHUNK_MIGRATIONS,
   ...RECALL_MIGRATIONS,
+  ...LORE_MIGRATIONS,
+  ...LIVING_MIGRATIONS,
 ];

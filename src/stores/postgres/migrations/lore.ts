@@ -1,0 +1,31 @@
+// Schema of the lore book: its entries (unique on source and title) and the book's version.
+import type { PostgresMigration } from './migration.js';
+
+/** Migrations of the lore layer, oldest first (the same tables as SQLite's `lore-001`). */
+export const LORE_MIGRATIONS: readonly PostgresMigration[] = [
+  {
+    id: 'lore-001',
+    description: 'lore entries and the lore book version',
+    async up(client) {
+      await client.query(`
+        CREATE TABLE lore_entries (
+          seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+          id TEXT NOT NULL UNIQUE,
+          source TEXT NOT NULL,
+          title TEXT NOT NULL,
+          content TEXT NOT NULL,
+          scope_level TEXT NOT NULL CHECK (scope_level IN ('continental', 'regional', 'local', 'faction')),
+          scope_tags TEXT NOT NULL CHECK (jsonb_typeof(scope_tags::jsonb) = 'array'),  -- a JSON array, as written
+          content_hash TEXT NOT NULL,
+          embedding_model TEXT,
+          embedding vector,
+          created_at BIGINT NOT NULL,
+          updated_at BIGINT NOT NULL,
+          UNIQUE (source, title)
+        )`);
+      await client.query('CREATE INDEX lore_entries_scope_level ON lore_entries (scope_level)');
+      await client.query('CREATE TABLE lore_book (id INTEGER PRIMARY KEY CHECK (id = 1), version BIGINT NOT NULL)');
+      await client.query('INSERT INTO lore_book (id, version) VALUES (1, 0)');
+    },
+  },
+];
