@@ -5,6 +5,7 @@ import type { ErrorCategory } from '../core/errors.js';
 import { registerAdd } from './commands/add.js';
 import { registerDemo } from './commands/demo.js';
 import { registerQuery } from './commands/query.js';
+import { registerReindex } from './commands/reindex.js';
 import { registerRewind } from './commands/rewind.js';
 import { registerStats } from './commands/stats.js';
 import { CLI_EMBEDDERS } from './context.js';
@@ -21,7 +22,7 @@ export function buildProgram(output: Output = standardOutput): Command {
     .description('Mnemo: a memory engine for LLM-driven characters, games and agents')
     .version('0.1.0')
     .addOption(new Option('--db <path>', 'the SQLite database file, or :memory:').env('MNEMO_DB').default('mnemo.db'))
-    .addOption(new Option('--embedder <name>', 'how vectors are made').choices([...CLI_EMBEDDERS]).env('MNEMO_EMBEDDER').default('hashing'))
+    .addOption(new Option('--embedder <name>', 'how vectors are made').choices([...CLI_EMBEDDERS]).env('MNEMO_EMBEDDER').default('auto'))
     .showHelpAfterError()
     .exitOverride()
     .configureOutput({ writeOut: (text) => output.out(text.trimEnd()), writeErr: (text) => output.err(text.trimEnd()) });
@@ -30,6 +31,7 @@ export function buildProgram(output: Output = standardOutput): Command {
   registerRewind(program, output);
   registerStats(program, output);
   registerDemo(program, output);
+  registerReindex(program, output);
   for (const command of program.commands) command.exitOverride();
   return program;
 }

@@ -1,5 +1,6 @@
 // The Store seam: persistence for every layer, each method one atomic write or one consistent read.
 import type { Chunk, Metadata, SaveSummary } from '../core/types.js';
+import type { EmbeddingStore } from './embedding-store.js';
 
 /** A chunk ready to be written: validated, with its id, and its vector when an embedder made one. */
 export interface NewChunk {
@@ -48,6 +49,8 @@ export interface Store {
   readonly provider: string;
   /** Where the data lives (a file path, `:memory:`, a URL without its password). */
   readonly location: string;
+  /** The embedding layer: embedder identity, embedding cache, resumable reindex. */
+  readonly embeddings: EmbeddingStore;
 
   /** Writes chunks in one transaction (a whole turn lands, or nothing does). */
   insertChunks(chunks: readonly NewChunk[]): Promise<WriteResult>;

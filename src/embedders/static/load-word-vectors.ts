@@ -83,7 +83,11 @@ function writeAtomically(path: string, bytes: Buffer): boolean {
     renameSync(temporary, path);
     return true;
   } catch {
-    rmSync(temporary, { force: true });
+    try {
+      rmSync(temporary, { force: true });
+    } catch {
+      // the folder itself is unusable: nothing was written
+    }
     return false;
   }
 }

@@ -73,6 +73,7 @@ export async function loadStaticEmbedder(options: StaticEmbedderOptions = {}): P
     modelId: modelIdOf(table, options.topWords ?? DEFAULT_TOP_WORDS, probabilitySource.id, smoothing, removeComponent, removeByDefault),
     dimensions: table.dimensions,
     maxBatchSize: 4096,
+    cacheable: false,
     table,
     file,
     rowsOf,

@@ -2,8 +2,10 @@
 import { MnemoError } from '../../core/errors.js';
 import type { Chunk, SaveSummary } from '../../core/types.js';
 import type { IndexRow, NewChunk, RewindCounts, Store, WriteResult } from '../../seams/store.js';
+import { InMemoryEmbeddingStore } from './embedding-store.js';
 
-interface StoredChunk extends NewChunk {
+/** A chunk as the in-memory store holds it (shared with its sub-stores). */
+export interface StoredChunk extends NewChunk {
   seq: number;
 }
 
@@ -34,6 +36,7 @@ function toChunk(stored: StoredChunk): Chunk {
 export class InMemoryStore implements Store {
   readonly provider = 'memory';
   readonly location = ':memory:';
+  readonly embeddings: InMemoryEmbeddingStore = new InMemoryEmbeddingStore(this);
   private readonly chunks = new Map<string, StoredChunk>();
   private readonly versions = new Map<string, number>();
   private readonly meta = new Map<string, string>();
@@ -42,6 +45,21 @@ export class InMemoryStore implements Store {
 
   private ensureOpen(): void {
     if (this.closed) throw new MnemoError('STORE_CLOSED', 'The in-memory store is closed. Open a new one with openMemory().');
+  }
+
+  /** Throws STORE_CLOSED when closed (for the sub-stores). */
+  assertOpen(): void {
+    this.ensureOpen();
+  }
+
+  /** Every stored chunk in insertion order, live objects (for the sub-stores; never hand them out). */
+  allChunks(): StoredChunk[] {
+    return [...this.chunks.values()].sort((a, b) => a.seq - b.seq);
+  }
+
+  /** Bumps the version of every save (after a change that touches them all). */
+  bumpEverySave(): void {
+    for (const saveId of this.versions.keys()) this.bump(saveId);
   }
 
   private bump(saveId: string): [number, number] {

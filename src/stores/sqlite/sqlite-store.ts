@@ -4,6 +4,7 @@ import type { Database as SqliteDatabase, Statement } from 'better-sqlite3';
 import { MnemoError } from '../../core/errors.js';
 import type { Chunk, SaveSummary } from '../../core/types.js';
 import type { IndexRow, NewChunk, RewindCounts, Store, WriteResult } from '../../seams/store.js';
+import { SqliteEmbeddingStore } from './embedding-store.js';
 import { migrate } from './migrations.js';
 import { blobToVector, vectorToBlob } from './vectors.js';
 
@@ -55,6 +56,7 @@ function toChunk(row: ChunkRow): Chunk {
 export class SqliteStore implements Store {
   readonly provider = 'sqlite';
   readonly location: string;
+  readonly embeddings: SqliteEmbeddingStore;
   private readonly db: SqliteDatabase;
   private closed = false;
   private readonly statements: {
@@ -92,6 +94,7 @@ export class SqliteStore implements Store {
       deleteTurn: this.db.prepare('DELETE FROM chunks WHERE save_id = ? AND turn_id = ? AND chunk_type = ?'),
       deleteAfter: this.db.prepare('DELETE FROM chunks WHERE save_id = ? AND turn_id > ?'),
     };
+    this.embeddings = new SqliteEmbeddingStore(this);
   }
 
   /** The underlying better-sqlite3 handle, for adapters of other layers that share this file. */

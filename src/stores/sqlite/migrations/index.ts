@@ -1,5 +1,6 @@
 // Every SQLite migration, layer by layer. A layer appends its own list here; order within a list matters.
 import { CHUNK_MIGRATIONS } from './chunks.js';
+import { EMBEDDING_MIGRATIONS } from './embeddings.js';
 import type { Migration } from './migration.js';
 
 export type { Migration } from './migration.js';
@@ -7,4 +8,5 @@ export type { Migration } from './migration.js';
 /** Every migration this build knows, in the order they are applied. */
 export const MIGRATIONS: readonly Migration[] = [
   ...CHUNK_MIGRATIONS,
+  ...EMBEDDING_MIGRATIONS,
 ];

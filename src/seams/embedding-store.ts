@@ -1,0 +1,74 @@
+// The embedding sub-store: which embedder made the vectors, the embedding cache, and resumable re-embedding.
+
+/** Which embedder made a store's vectors. Two embedders with the same identity make comparable vectors. */
+export interface EmbedderIdentity {
+  provider: string;
+  modelId: string;
+  dimensions: number;
+}
+
+/** A vector cached under the sha256 of its text. */
+export interface CachedVector {
+  /** sha256 of the text, hex. */
+  hash: string;
+  vector: Float32Array;
+}
+
+/** A chunk waiting to be re-embedded, in insertion order. */
+export interface ReindexItem {
+  seq: number;
+  id: string;
+  text: string;
+}
+
+/** A re-embedded chunk: its new vector, or null when the embedder found nothing to embed. */
+export interface ReindexVector {
+  seq: number;
+  id: string;
+  embedding: Float32Array | null;
+}
+
+/** How far a reindex has gone: `done` chunks staged, `total` = done + those still waiting. */
+export interface ReindexProgress {
+  target: EmbedderIdentity;
+  done: number;
+  total: number;
+}
+
+/** What claiming an identity found. */
+export type IdentityClaim = { ok: true } | { ok: false; recorded: EmbedderIdentity | null };
+
+/**
+ * Persistence of the embedding layer (`store.embeddings`). A reindex stages new vectors beside the old ones and
+ * swaps them in with one transaction at the end, so until then the store stays whole under its old embedder,
+ * and an interrupted reindex resumes where its last staged batch ended.
+ */
+export interface EmbeddingStore {
+  /** The identity recorded for the store's vectors, or null. */
+  identity(): Promise<EmbedderIdentity | null>;
+  /**
+   * In one transaction: accepts `identity` when it is the recorded one, or records it when the store holds no
+   * vector yet; otherwise reports the recorded identity (null when vectors exist but none was recorded).
+   */
+  claimIdentity(identity: EmbedderIdentity): Promise<IdentityClaim>;
+  /** Cached vectors of `model` for these text hashes (absent hashes are left out). */
+  getCached(model: string, hashes: readonly string[]): Promise<Map<string, Float32Array>>;
+  /**
+   * Caches vectors of `model`, keeping at most `limit` entries over all models (oldest first out). A cache write
+   * may be lost in a power cut; it never damages anything else.
+   */
+  putCached(model: string, entries: readonly CachedVector[], limit: number): Promise<void>;
+  /** Starts a reindex to `target`, or resumes one to the same target; staged vectors for another target are dropped. */
+  beginReindex(target: EmbedderIdentity): Promise<ReindexProgress>;
+  /** The reindex in progress, or null. */
+  reindexProgress(): Promise<ReindexProgress | null>;
+  /** The next `limit` chunks (of every save) not yet staged, in insertion order. */
+  nextToReindex(limit: number): Promise<ReindexItem[]>;
+  /** Stages a batch of new vectors in one transaction. */
+  stageReindex(vectors: readonly ReindexVector[]): Promise<ReindexProgress>;
+  /**
+   * In one transaction, when every chunk is staged: swaps the staged vectors in, records `target` as the
+   * identity, bumps every save's version and clears the staging. Otherwise changes nothing and says how many wait.
+   */
+  finishReindex(target: EmbedderIdentity): Promise<{ finished: boolean; pending: number }>;
+}
