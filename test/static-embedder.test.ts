@@ -20,7 +20,7 @@ function writeWinkFile(path: string, entries: { word: string; vector: number[] }
 }
 
 const fixtureEntries = [
-  { word: 'the', vector: [0.1, 0.1, 0.1, 0.1] },
+  { word: 'the', vector: [1, 1, 0, 0] },
   { word: ',', vector: [0.5, 0.5, 0.5, 0.5] },
   { word: 'key', vector: [1, 0.2, 0, 0] },
   { word: 'cross-country', vector: [0, 0, 1, 1] },
@@ -120,11 +120,10 @@ describe('static embedder on a small table', () => {
     expect(norm(something as Float32Array)).toBeCloseTo(1, 5);
   });
 
-  it('weights words by SIF: a frequent word moves the vector less than a rare one', async () => {
+  it('weights words by SIF: the most frequent word barely moves the vector (a plain mean would give 0.58 here)', async () => {
     const embedder = await load();
-    const [sea, seaThe, seaOcean] = await embedder.embed(['sea', 'sea the the the', 'sea ocean']);
-    expect(cosine(sea as Float32Array, seaThe as Float32Array)).toBeGreaterThan(cosine(sea as Float32Array, seaOcean as Float32Array) - 0.2);
-    expect(cosine(sea as Float32Array, seaThe as Float32Array)).toBeGreaterThan(0.95);
+    const [sea, seaThe] = await embedder.embed(['sea', 'sea the']);
+    expect(cosine(sea as Float32Array, seaThe as Float32Array)).toBeGreaterThan(0.9);
   });
 
   it('takes p(w) from supplied counts: a new model id, and the common component removed', async () => {

@@ -2,3 +2,4 @@
 export { runStoreContract } from './store-contract.js';
 export type { StoreFactory } from './store-contract.js';
 export { hashingEmbedder } from '../embedders/hashing/index.js';
+export { runEmbeddingStoreContract } from './embedding-contract.js';
