@@ -1,4 +1,4 @@
-// Mnemo's public API: open a memory, add turns, query them, rewind them.
+// Mnemo's public API: open a memory, add turns, query them, rewind them; remember and recall values.
 export { openMemory, Mnemo } from './open-memory.js';
 export type { OpenMemoryOptions } from './open-memory.js';
 export { NarrativeMemory } from './narrative/narrative-memory.js';
@@ -40,3 +40,7 @@ export { Bm25Index, buildBm25, rankWithBm25, rankByBm25, BM25_DEFAULTS } from '.
 export { reciprocalRankFusion, RRF_K } from './retrieval/reciprocal-rank-fusion.js';
 export { capPerSource } from './retrieval/cap-per-source.js';
 export { focusMatches, FOCUS_BOOST } from './retrieval/focus-boost.js';
+export * from './recall/index.js';
+export * from './tracing/index.js';
+export type { RecallStore, NewRecallEntry, StoredRecallEntry, RecallIndexRow, RecallWriteResult } from './seams/recall-store.js';
+export { requireJsonValue, renderValue, deepFreeze } from './core/json-value.js';

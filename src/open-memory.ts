@@ -9,12 +9,17 @@ import { EMBEDDING_CACHE_ENTRIES, EmbeddingCache } from './embedding/embedding-c
 import { resolveEmbedder } from './embedding/resolve-embedder.js';
 import type { EmbedderName } from './embedding/resolve-embedder.js';
 import { NarrativeMemory } from './narrative/narrative-memory.js';
-import type { UpdateTurnInput } from './narrative/narrative-memory.js';
+import type { NarrativeMemoryOptions, UpdateTurnInput } from './narrative/narrative-memory.js';
+import { RecallMemory } from './recall/recall-memory.js';
 import type { Embedder } from './seams/embedder.js';
 import type { Reranker } from './seams/reranker.js';
 import type { Store } from './seams/store.js';
+import { createAnalyzer } from './retrieval/analyzer.js';
+import type { AnalyzerOptions } from './retrieval/analyzer.js';
+import type { Analyzer } from './retrieval/corpus-index.js';
 import { openInMemoryStore } from './stores/memory/index.js';
 import { openSqliteStore } from './stores/sqlite/index.js';
+import type { Tracer } from './tracing/tracer.js';
 
 /** How to open Mnemo. */
 export interface OpenMemoryOptions {
@@ -37,6 +42,14 @@ export interface OpenMemoryOptions {
   reranker?: Reranker | null;
   logger?: Logger;
   clock?: Clock;
+  /** Receives the remember / recall events (`memory_write`, `memory_read`). */
+  tracer?: Tracer | null;
+  /** How text becomes search terms: analyzer options, or your own function (default: English stems, English stop words dropped). */
+  analyzer?: AnalyzerOptions | Analyzer;
+  /** Neighbour context for the semantic arm: own + w * (previous + next). */
+  neighbourWeight?: number;
+  /** Defaults for every query (fusion, weights, caps, ...), overridden by a query's own options. */
+  queryDefaults?: QueryOptions;
 }
 
 /**
@@ -53,10 +66,13 @@ export interface OpenMemoryOptions {
 export class Mnemo {
   readonly store: Store;
   readonly narrative: NarrativeMemory;
+  /** Remember / recall (seed 001): `memory.recall.store/retrieve/clear`, and the backend of each declaration. */
+  readonly recall: RecallMemory;
 
-  constructor(options: { store: Store; embedder: Embedder | null; reranker: Reranker | null; logger: Logger; clock?: Clock; embeddingCache?: EmbeddingCache | null }) {
+  constructor(options: NarrativeMemoryOptions & { tracer?: Tracer | null }) {
     this.store = options.store;
     this.narrative = new NarrativeMemory(options);
+    this.recall = new RecallMemory({ store: options.store, embedder: options.embedder, tracer: options.tracer, clock: options.clock, logger: options.logger });
   }
 
   /** The embedder in use, or null (lexical search only). */
@@ -142,6 +158,10 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Mnemo
       reranker: options.reranker ?? null,
       logger,
       clock: options.clock,
+      tracer: options.tracer ?? null,
+      analyzer: typeof options.analyzer === 'function' ? options.analyzer : createAnalyzer(options.analyzer),
+      neighbourWeight: options.neighbourWeight,
+      queryDefaults: options.queryDefaults,
       embeddingCache: maxEntries > 0 ? new EmbeddingCache(store.embeddings, maxEntries) : null,
     });
   } catch (error) {

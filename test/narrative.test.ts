@@ -103,12 +103,12 @@ describe('hybrid query', () => {
       rerank: async (_query, documents) => { calls.push([...documents]); return documents.map((text) => Math.min(1, text.length / 100)); },
     };
     const memory = await seeded({ embedder: null, reranker: byLength });
-    const hits = await memory.query('s', 'the', { k: 5 });
+    const hits = await memory.query('s', 'captain storm Mira Kaël', { k: 5 });
     const lengths = hits.map((hit) => hit.text.length);
     expect(lengths).toEqual([...lengths].sort((a, b) => b - a));
     expect(hits[0]?.explanation.rerank).toBeCloseTo(lengths[0]! / 100, 12);
     expect(calls).toHaveLength(1);
-    const unranked = await memory.query('s', 'the', { k: 5, rerank: false });
+    const unranked = await memory.query('s', 'captain storm Mira Kaël', { k: 5, rerank: false });
     expect(unranked.every((hit) => hit.explanation.rerank === null)).toBe(true);
     await memory.close();
 
@@ -167,5 +167,20 @@ describe('bad input', () => {
     const memory = await openMemory({ path: dbPath(), logger: silentLogger });
     await memory.close();
     await expect(memory.count('s')).rejects.toMatchObject({ code: 'STORE_CLOSED' });
+  });
+});
+
+describe('z-score fusion', () => {
+  it('ranks by the weighted sum of standardised arm scores, and the weights move the order', async () => {
+    const memory = await seeded({ embedder: hashingEmbedder() });
+    const both = await memory.query('s', 'captain pearls reefs', { k: 3, fusion: 'zscore' });
+    expect(both[0]?.text).toContain('pearls');
+    expect(both[0]?.explanation.fused).toBeGreaterThan(both[1]!.explanation.fused);
+    const scores = both.map((hit) => hit.score);
+    expect(scores).toEqual([...scores].sort((a, b) => b - a));
+    const lexicalOnly = await memory.query('s', 'captain', { k: 2, fusion: 'zscore', weights: { semantic: 0 } });
+    expect(lexicalOnly.map((hit) => hit.turnId)).toEqual([4, 1]);
+    await expect(memory.query('s', 'x', { fusion: 'nope' as never })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await memory.close();
   });
 });

@@ -97,6 +97,17 @@ export function parseInteger(name: string) {
   };
 }
 
+/** Parses a number option, with a clear error. */
+export function parseNumber(name: string) {
+  return (value: string): number => {
+    const number = Number(value);
+    if (value.trim() === '' || !Number.isFinite(number)) {
+      throw new MnemoError('INVALID_INPUT', `${name}: expected a number, got ${JSON.stringify(value)}.`, { details: { field: name } });
+    }
+    return number;
+  };
+}
+
 /** Opens Mnemo, runs `work`, and always closes it. */
 export async function withMemory<T>(command: Command, work: (memory: Mnemo) => Promise<T>): Promise<T> {
   const memory = await openFromOptions(command);

@@ -4,8 +4,12 @@ import { isMnemoError } from '../core/errors.js';
 import type { ErrorCategory } from '../core/errors.js';
 import { registerAdd } from './commands/add.js';
 import { registerDemo } from './commands/demo.js';
+import { registerEval } from './commands/eval.js';
+import { registerForget } from './commands/forget.js';
 import { registerQuery } from './commands/query.js';
 import { registerReindex } from './commands/reindex.js';
+import { registerRecall } from './commands/recall.js';
+import { registerRemember } from './commands/remember.js';
 import { registerRewind } from './commands/rewind.js';
 import { registerStats } from './commands/stats.js';
 import { CLI_EMBEDDERS } from './context.js';
@@ -30,8 +34,12 @@ export function buildProgram(output: Output = standardOutput): Command {
   registerQuery(program, output);
   registerRewind(program, output);
   registerStats(program, output);
+  registerRemember(program, output);
+  registerRecall(program, output);
+  registerForget(program, output);
   registerDemo(program, output);
   registerReindex(program, output);
+  registerEval(program, output);
   for (const command of program.commands) command.exitOverride();
   return program;
 }

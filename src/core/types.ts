@@ -59,7 +59,13 @@ export interface QueryOptions extends ChunkFilter {
   capPerSource?: number;
   /** The Reciprocal Rank Fusion constant (default 60). */
   rrfK?: number;
-  /** The additive boost for a focus-term mention (default 0.005, about 20 ranks of one arm near the top). */
+  /** How the arms are merged: `rrf` (by rank) or `zscore` (standardised scores, weighted). */
+  fusion?: 'rrf' | 'zscore';
+  /** Pseudo-relevance feedback for the lexical arm: add the best `terms` of the top `documents` at `weight`. */
+  feedback?: { documents: number; terms: number; weight: number };
+  /** Arm weights for `zscore` fusion (default 1 each). */
+  weights?: { lexical?: number; semantic?: number };
+  /** The additive boost for a focus-term mention (default 0.005 with RRF, about 20 ranks of one arm near the top; 0.5 standard deviations with zscore). */
   focusBoost?: number;
   /** Rerank the fused list with the configured reranker (default true when one is configured). */
   rerank?: boolean;
@@ -79,7 +85,7 @@ export interface ArmRank {
 export interface Explanation {
   lexical: ArmRank | null;
   semantic: ArmRank | null;
-  /** The Reciprocal Rank Fusion score. */
+  /** The fused score (Reciprocal Rank Fusion, or the weighted sum of z-scores). */
   fused: number;
   /** The focus-term boost added (0 when none). */
   boost: number;

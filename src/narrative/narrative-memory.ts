@@ -10,6 +10,8 @@ import { optionalChunkType, optionalCount, optionalNumber, optionalTurnId, requi
 import { embedInBatches } from '../embedders/embed-in-batches.js';
 import type { EmbeddingCache } from '../embedding/embedding-cache.js';
 import type { Analyzer } from '../retrieval/corpus-index.js';
+import { createAnalyzer } from '../retrieval/analyzer.js';
+import { FOCUS_BOOST, FOCUS_BOOST_ZSCORE } from '../retrieval/focus-boost.js';
 import { hybridSearch } from '../retrieval/hybrid-search.js';
 import { IndexCache } from '../retrieval/index-cache.js';
 import { tokenize } from '../retrieval/tokenize.js';
@@ -29,7 +31,11 @@ export interface NarrativeMemoryOptions {
   embeddingCache?: EmbeddingCache | null;
   logger?: Logger;
   clock?: Clock;
-  /** Index terms of a text (default: the Unicode tokenizer). */
+  /** Neighbour context for the semantic arm (see CorpusIndexOptions.neighbourWeight; default 0). */
+  neighbourWeight?: number;
+  /** Query defaults applied under each query's own options (e.g. `{ fusion: 'zscore' }`). */
+  queryDefaults?: QueryOptions;
+  /** Index terms of a text (default: `createAnalyzer()`, English stems, English stop words dropped). */
   analyzer?: Analyzer;
 }
 
@@ -61,6 +67,7 @@ export class NarrativeMemory {
   private readonly logger: Logger;
   private readonly clock: Clock;
   private readonly cache: IndexCache;
+  private readonly queryDefaults: QueryOptions;
 
   constructor(options: NarrativeMemoryOptions) {
     this.store = options.store;
@@ -69,7 +76,8 @@ export class NarrativeMemory {
     this.embeddingCache = options.embeddingCache ?? null;
     this.logger = onceLogger(options.logger ?? consoleLogger);
     this.clock = options.clock ?? systemClock;
-    this.cache = new IndexCache({ scan: (saveId, visit) => this.store.scanChunks(saveId, visit), version: (saveId) => this.store.saveVersion(saveId) }, { analyzer: options.analyzer });
+    this.cache = new IndexCache({ scan: (saveId, visit) => this.store.scanChunks(saveId, visit), version: (saveId) => this.store.saveVersion(saveId) }, { analyzer: options.analyzer ?? createAnalyzer(), neighbourWeight: options.neighbourWeight });
+    this.queryDefaults = options.queryDefaults ?? {};
   }
 
   /** Adds one chunk and returns its UUID. */
@@ -135,7 +143,8 @@ export class NarrativeMemory {
    * Hybrid search over one save: BM25 with the save's own statistics and the embedder's vectors, each filtered
    * before ranking, capped, fused with RRF, boosted by focus terms and optionally reranked.
    */
-  async query(saveId: string, text: string, options: QueryOptions = {}): Promise<Hit[]> {
+  async query(saveId: string, text: string, queryOptions: QueryOptions = {}): Promise<Hit[]> {
+    const options: QueryOptions = { ...this.queryDefaults, ...queryOptions };
     requireSaveId(saveId);
     const queryText = requireQueryText(text);
     const k = requireK(options.k ?? 5);
@@ -147,7 +156,10 @@ export class NarrativeMemory {
     };
     const capPerSource = optionalCount(options.capPerSource, 'capPerSource') ?? Math.max(50, 5 * k);
     const rrfK = optionalNumber(options.rrfK, 'rrfK', 0);
-    const focusBoost = optionalNumber(options.focusBoost, 'focusBoost', 0);
+    const fusion = options.fusion ?? 'rrf';
+    if (fusion !== 'rrf' && fusion !== 'zscore') throw new MnemoError('INVALID_INPUT', `fusion: expected "rrf" or "zscore", got ${JSON.stringify(fusion)}.`, { details: { field: 'fusion' } });
+    const focusBoost = optionalNumber(options.focusBoost, 'focusBoost', 0) ?? (fusion === 'zscore' ? FOCUS_BOOST_ZSCORE : FOCUS_BOOST);
+    const weights = { lexical: optionalNumber(options.weights?.lexical, 'weights.lexical', 0), semantic: optionalNumber(options.weights?.semantic, 'weights.semantic', 0) };
     const rerankTop = optionalCount(options.rerankTop, 'rerankTop');
     const focusTerms = (options.focusTerms ?? []).filter((term) => typeof term === 'string' && term.trim() !== '');
 
@@ -162,6 +174,9 @@ export class NarrativeMemory {
       k,
       capPerSource,
       rrfK,
+      fusion,
+      weights,
+      feedback: options.feedback,
       focusTerms,
       focusBoost,
       reranker: options.rerank === false ? null : this.reranker,

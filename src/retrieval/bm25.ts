@@ -35,6 +35,7 @@ export class Bm25Index {
   readonly parameters: Bm25Parameters;
   private readonly termIds = new Map<string, number>();
   private postings: Postings[] = [];
+  private readonly termNames: string[] = [];
   private documentFrequency = new Int32Array(64);
   private lengths = new Int32Array(64);
   private alive = new Uint8Array(64);
@@ -92,6 +93,7 @@ export class Bm25Index {
       if (id === undefined) {
         id = this.postings.length;
         this.termIds.set(token, id);
+        this.termNames.push(token);
         this.postings.push({ slots: new Int32Array(4), frequencies: new Uint16Array(4), length: 0 });
         this.documentFrequency = grow(this.documentFrequency, id + 1);
       }
@@ -139,7 +141,7 @@ export class Bm25Index {
    * Scores the live documents against deduplicated query tokens and returns the best `limit` with a score
    * above zero, best first (ties: lower slot first). `accept` filters slots before ranking.
    */
-  search(queryTokens: readonly string[], limit: number, accept?: (slot: number) => boolean): { slot: number; score: number }[] {
+  search(queryTokens: readonly string[], limit: number, accept?: (slot: number) => boolean, termWeights?: ReadonlyMap<string, number>): { slot: number; score: number }[] {
     if (this.liveCount === 0 || limit <= 0) return [];
     const { k1, b } = this.parameters;
     const averageLength = this.averageLength || 1;
@@ -149,7 +151,7 @@ export class Bm25Index {
     for (const term of new Set(queryTokens)) {
       const id = this.termIds.get(term);
       if (id === undefined || this.documentFrequency[id] === 0) continue;
-      const idf = this.idf(term);
+      const idf = this.idf(term) * (termWeights?.get(term) ?? 1);
       const list = this.postings[id] as Postings;
       for (let index = 0; index < list.length; index++) {
         const slot = list.slots[index] as number;
@@ -167,6 +169,57 @@ export class Bm25Index {
       if (score > 0 && (accept === undefined || accept(slot))) top.push(slot, score);
     }
     return top.sorted();
+  }
+
+  /**
+   * Pseudo-relevance feedback terms: the terms of the given (top-ranked) documents that are not in the query,
+   * scored by sum over those documents of tf/length x idf, best first. Ties go to the earlier term.
+   */
+  feedbackTerms(slots: readonly number[], exclude: ReadonlySet<string>, count: number): { term: string; score: number }[] {
+    const scores = new Map<number, number>();
+    for (const slot of slots) {
+      if (this.alive[slot] !== 1) continue;
+      const length = Math.max(1, this.lengths[slot] as number);
+      for (let position = this.termsStart[slot] as number; position < (this.termsStart[slot + 1] as number); position++) {
+        const id = this.termsFlat[position] as number;
+        if (exclude.has(this.termNames[id] as string)) continue;
+        scores.set(id, (scores.get(id) ?? 0) + (this.frequencyIn(id, slot) / length) * this.idf(this.termNames[id] as string));
+      }
+    }
+    return [...scores.entries()]
+      .sort((a, b) => b[1] - a[1] || a[0] - b[0])
+      .slice(0, count)
+      .map(([id, score]) => ({ term: this.termNames[id] as string, score }));
+  }
+
+  /** How often term `id` occurs in `slot` (binary search of its postings). */
+  private frequencyIn(id: number, slot: number): number {
+    const list = this.postings[id] as Postings;
+    let low = 0;
+    let high = list.length - 1;
+    while (low <= high) {
+      const middle = (low + high) >> 1;
+      const found = list.slots[middle] as number;
+      if (found === slot) return list.frequencies[middle] as number;
+      if (found < slot) low = middle + 1;
+      else high = middle - 1;
+    }
+    return 0;
+  }
+
+  /** The BM25 score of one slot for deduplicated query terms (0 when removed or without a common term). */
+  scoreOf(queryTerms: readonly string[], slot: number, termWeights?: ReadonlyMap<string, number>): number {
+    if (this.alive[slot] !== 1) return 0;
+    const { k1, b } = this.parameters;
+    const norm = k1 * (1 - b + (b * (this.lengths[slot] as number)) / (this.averageLength || 1));
+    let score = 0;
+    for (const term of new Set(queryTerms)) {
+      const id = this.termIds.get(term);
+      if (id === undefined) continue;
+      const frequency = this.frequencyIn(id, slot);
+      if (frequency > 0) score += (this.idf(term) * (termWeights?.get(term) ?? 1) * frequency * (k1 + 1)) / (frequency + norm);
+    }
+    return score;
   }
 
   /** The BM25 score of every slot for a query (0 for removed or non-matching), for inspection and tests. */

@@ -10,6 +10,24 @@ import { VectorIndex } from './vector-index.js';
 /** Turns text into index terms. The default is `tokenize`. */
 export type Analyzer = (text: string) => string[];
 
+/** How a corpus index is built. */
+export interface CorpusIndexOptions {
+  analyzer?: Analyzer;
+  bm25?: Partial<Bm25Parameters>;
+  /**
+   * Neighbour context for the semantic arm: each chunk is searched by normalise(own + w * (previous + next)),
+   * its neighbours being the adjacent live chunks in insertion order. 0 (default here) searches own vectors.
+   */
+  neighbourWeight?: number;
+}
+
+/** Pseudo-relevance feedback settings: read the top `documents`, add their best `terms` at `weight`. */
+export interface QueryFeedback {
+  documents: number;
+  terms: number;
+  weight: number;
+}
+
 /** A filter on slots, applied before ranking. */
 export type SlotFilter = (slot: number) => boolean;
 
@@ -37,11 +55,24 @@ export class CorpusIndex {
   private removedCount = 0;
   /** Vectors refused because their length differed from the index's. */
   mismatchedVectors = 0;
+  /** What the semantic arm searches: the chunks' own vectors, or their vectors mixed with their neighbours'. */
+  private readonly contextVectors: VectorIndex | null;
+  private readonly neighbourWeight: number;
+  private previousLink = new Int32Array(64).fill(-1);
+  private nextLink = new Int32Array(64).fill(-1);
+  private tail = -1;
 
-  constructor(version: number, options: { analyzer?: Analyzer; bm25?: Partial<Bm25Parameters> } = {}) {
+  constructor(version: number, options: CorpusIndexOptions = {}) {
     this.version = version;
     this.analyzer = options.analyzer ?? tokenize;
     this.bm25 = new Bm25Index(options.bm25);
+    this.neighbourWeight = options.neighbourWeight ?? 0;
+    this.contextVectors = this.neighbourWeight > 0 ? new VectorIndex() : null;
+  }
+
+  /** The index the semantic arm searches. */
+  get semanticVectors(): VectorIndex {
+    return this.contextVectors ?? this.vectors;
   }
 
   /** Live documents. */
@@ -65,7 +96,58 @@ export class CorpusIndex {
       this.turnIds[slot] = row.turnId;
       this.typeIds[slot] = this.typeId(row.chunkType);
       if (!this.vectors.set(slot, row.embedding)) this.mismatchedVectors++;
+      if (this.contextVectors !== null && this.vectors.has(slot)) {
+        this.previousLink = grow(this.previousLink, slot + 1);
+        this.nextLink = grow(this.nextLink, slot + 1);
+        const previous = this.tail;
+        this.previousLink[slot] = previous;
+        this.nextLink[slot] = -1;
+        if (previous >= 0) this.nextLink[previous] = slot;
+        this.tail = slot;
+        this.refreshContext(slot);
+        if (previous >= 0) this.refreshContext(previous);
+      }
     }
+  }
+
+  /** The neighbouring live slot with a vector before (-1) or after (+1) `slot`, or null. */
+  private neighbour(slot: number, direction: -1 | 1): number | null {
+    const other = direction === -1 ? this.previousLink[slot] : this.nextLink[slot];
+    return other === undefined || other < 0 ? null : other;
+  }
+
+  /** Takes a slot out of the neighbour chain; returns its former neighbours. */
+  private unlink(slot: number): number[] {
+    if (slot >= this.previousLink.length || !this.vectors.has(slot)) return [];
+    const previous = this.previousLink[slot] as number;
+    const next = this.nextLink[slot] as number;
+    if (previous >= 0) this.nextLink[previous] = next;
+    if (next >= 0) this.previousLink[next] = previous;
+    if (this.tail === slot) this.tail = previous;
+    this.previousLink[slot] = -1;
+    this.nextLink[slot] = -1;
+    return [previous, next].filter((other) => other >= 0);
+  }
+
+  private refreshContext(slot: number): void {
+    const context = this.contextVectors;
+    const own = this.vectors.vectorOf(slot);
+    if (context === null) return;
+    if (own === null || !this.bm25.isAlive(slot)) {
+      context.set(slot, null);
+      return;
+    }
+    const mixed = new Float32Array(own);
+    for (const direction of [-1, 1] as const) {
+      const other = this.neighbour(slot, direction);
+      const vector = other === null ? null : this.vectors.vectorOf(other);
+      if (vector !== null) for (let index = 0; index < mixed.length; index++) mixed[index] = (mixed[index] as number) + this.neighbourWeight * (vector[index] as number);
+    }
+    let norm = 0;
+    for (const value of mixed) norm += value * value;
+    norm = Math.sqrt(norm);
+    if (norm > 0) for (let index = 0; index < mixed.length; index++) mixed[index] = (mixed[index] as number) / norm;
+    context.set(slot, mixed);
   }
 
   private typeId(chunkType: string): number {
@@ -80,14 +162,21 @@ export class CorpusIndex {
   /** Removes every live document `predicate` selects (by turn and type); returns how many. */
   removeWhere(predicate: (turnId: number, chunkType: number) => boolean): number {
     let removed = 0;
+    const refresh = new Set<number>();
     for (let slot = 0; slot < this.ids.length; slot++) {
       if (!this.bm25.isAlive(slot) || !predicate(this.turnIds[slot] as number, this.typeIds[slot] as number)) continue;
+      if (this.contextVectors !== null) {
+        for (const other of this.unlink(slot)) refresh.add(other);
+        refresh.delete(slot);
+        this.contextVectors.remove(slot);
+      }
       this.bm25.remove(slot);
       this.vectors.remove(slot);
       this.slotsById.delete(this.ids[slot] as string);
       removed++;
     }
     this.removedCount += removed;
+    for (const slot of refresh) if (this.bm25.isAlive(slot)) this.refreshContext(slot);
     return removed;
   }
 
@@ -128,13 +217,33 @@ export class CorpusIndex {
       (drop === undefined || typeIds[slot] !== drop);
   }
 
-  /** The lexical arm: BM25 over the save's own statistics, filtered before ranking. */
-  lexical(queryTerms: readonly string[], limit: number, accept?: SlotFilter): { slot: number; score: number }[] {
-    return this.bm25.search(queryTerms, limit, accept);
+  /** The lexical arm: BM25 over the save's own statistics, filtered before ranking; terms may carry weights. */
+  lexical(queryTerms: readonly string[], limit: number, accept?: SlotFilter, termWeights?: ReadonlyMap<string, number>): { slot: number; score: number }[] {
+    return this.bm25.search(queryTerms, limit, accept, termWeights);
   }
 
-  /** The semantic arm: exact cosine similarity, filtered before ranking. */
+  /**
+   * Pseudo-relevance feedback: runs the query, takes the terms that best characterise its top `documents`
+   * accepted hits, and returns the query with the `terms` best of them added at `weight` times their score
+   * share (the original terms keep weight 1).
+   */
+  expandQuery(queryTerms: readonly string[], feedback: QueryFeedback, accept?: SlotFilter): { terms: string[]; weights: Map<string, number> } {
+    const weights = new Map<string, number>(queryTerms.map((term) => [term, 1]));
+    if (queryTerms.length === 0 || feedback.documents <= 0 || feedback.terms <= 0 || feedback.weight <= 0) return { terms: [...weights.keys()], weights };
+    const top = this.bm25.search(queryTerms, feedback.documents, accept).map(({ slot }) => slot);
+    const expansion = this.bm25.feedbackTerms(top, new Set(queryTerms), feedback.terms);
+    const best = expansion[0]?.score ?? 0;
+    for (const { term, score } of expansion) if (best > 0) weights.set(term, feedback.weight * (score / best));
+    return { terms: [...weights.keys()], weights };
+  }
+
+  /** The semantic arm: exact cosine similarity (with neighbour context when configured), filtered before ranking. */
   semantic(queryVector: Float32Array, limit: number, accept?: SlotFilter): { slot: number; score: number }[] {
-    return this.vectors.search(queryVector, limit, accept);
+    return this.semanticVectors.search(queryVector, limit, accept);
+  }
+
+  /** The slot holding a chunk id, or undefined. */
+  slotOf(id: string): number | undefined {
+    return this.slotsById.get(id);
   }
 }

@@ -4,6 +4,9 @@ import { tokenize } from './tokenize.js';
 /** The default additive boost for a chunk that mentions a focus term. */
 export const FOCUS_BOOST = 0.005;
 
+/** The boost under z-score fusion: half a standard deviation of one arm. */
+export const FOCUS_BOOST_ZSCORE = 0.5;
+
 /**
  * Which focus terms a text mentions. A term matches when its tokens appear consecutively in the text's tokens,
  * so "Harvest Moon" matches "the harvest moon inn" but not "moon harvest"; case and punctuation are ignored.

@@ -2,7 +2,7 @@
 import type { ArmRank, Explanation } from '../core/types.js';
 import type { Reranker } from '../seams/reranker.js';
 import { capPerSource } from './cap-per-source.js';
-import type { CorpusIndex, SlotFilter } from './corpus-index.js';
+import type { CorpusIndex, QueryFeedback, SlotFilter } from './corpus-index.js';
 import { FOCUS_BOOST, focusMatches } from './focus-boost.js';
 import { RRF_K, reciprocalRankFusion } from './reciprocal-rank-fusion.js';
 
@@ -18,6 +18,12 @@ export interface HybridSearchInput {
   /** Per-arm cap before fusion; 0 = no cap. */
   capPerSource: number;
   rrfK?: number;
+  /** How the arms are merged: `rrf` (ranks, the seed's default) or `zscore` (standardised scores, weighted). */
+  fusion?: FusionMode;
+  /** Pseudo-relevance feedback for the lexical arm (off when absent). */
+  feedback?: QueryFeedback;
+  /** Arm weights for `zscore` fusion (default lexical 1, semantic 1). */
+  weights?: { lexical?: number; semantic?: number };
   focusTerms?: readonly string[];
   focusBoost?: number;
   reranker?: Reranker | null;
@@ -25,6 +31,10 @@ export interface HybridSearchInput {
   /** Reads the texts of candidate ids (for focus terms and reranking). */
   loadTexts(ids: readonly string[]): Promise<Map<string, string>>;
 }
+
+/** The fusion methods. */
+export const FUSION_MODES = ['rrf', 'zscore'] as const;
+export type FusionMode = (typeof FUSION_MODES)[number];
 
 /** A ranked id with its final score and why it ranked. */
 export interface RankedId {
@@ -50,12 +60,26 @@ function armRanks(index: CorpusIndex, results: { slot: number; score: number }[]
 export async function hybridSearch(input: HybridSearchInput): Promise<RankedId[]> {
   const { index, k } = input;
   const armLimit = input.capPerSource > 0 ? input.capPerSource : index.bm25.slots;
-  const lexical = index.lexical(index.analyze(input.queryText), armLimit, input.accept);
+  const analyzed = index.analyze(input.queryText);
+  const expanded = input.feedback === undefined ? { terms: analyzed, weights: undefined } : index.expandQuery(analyzed, input.feedback, input.accept);
+  const queryTerms = expanded.terms;
+  const lexical = index.lexical(queryTerms, armLimit, input.accept, expanded.weights);
   const semantic = input.queryVector === null ? [] : index.semantic(input.queryVector, armLimit, input.accept);
   const lexicalRanks = armRanks(index, lexical);
   const semanticRanks = armRanks(index, semantic);
   const lists = [lexical, semantic].filter((list) => list.length > 0).map((list) => capPerSource(list.map(({ slot }) => index.idOf(slot)), input.capPerSource));
-  const fused = reciprocalRankFusion(lists, input.rrfK ?? RRF_K);
+  const fused =
+    input.fusion === 'zscore'
+      ? zScoreFusion(
+          [{ kind: 'lexical' as const, results: lexical }, { kind: 'semantic' as const, results: semantic }].filter((arm) => arm.results.length > 0),
+          input.capPerSource,
+          index,
+          queryTerms,
+          expanded.weights,
+          input.queryVector,
+          input.weights,
+        )
+      : reciprocalRankFusion(lists, input.rrfK ?? RRF_K);
 
   const focusTerms = input.focusTerms ?? [];
   const reranker = input.reranker ?? null;
@@ -87,4 +111,42 @@ async function rerankHead(ranked: RankedId[], top: number, query: string, rerank
     .sort((a, b) => b.hit.score - a.hit.score || a.order - b.order)
     .map(({ hit }) => hit);
   return [...rescored, ...ranked.slice(top)];
+}
+
+/** One arm's ranked results, for score fusion. */
+interface ArmResults {
+  kind: 'lexical' | 'semantic';
+  results: { slot: number; score: number }[];
+}
+
+/**
+ * Score fusion: each arm's scores are standardised by the mean and deviation of that arm's own capped list;
+ * a candidate missing from an arm is scored exactly in it (the chunk's BM25, or its cosine) and standardised
+ * the same way. The fused score is the weighted sum. Ties keep first appearance, as in RRF.
+ */
+function zScoreFusion(
+  arms: ArmResults[],
+  cap: number,
+  index: CorpusIndex,
+  queryTerms: readonly string[],
+  termWeights: ReadonlyMap<string, number> | undefined,
+  queryVector: Float32Array | null,
+  weights: { lexical?: number; semantic?: number } = {},
+): [string, number][] {
+  const order = new Map<number, number>();
+  const capped = arms.map((arm) => ({ ...arm, results: cap > 0 ? arm.results.slice(0, cap) : arm.results }));
+  for (const arm of capped) for (const { slot } of arm.results) if (!order.has(slot)) order.set(slot, order.size);
+  const scorers = capped.map((arm) => {
+    const scores = arm.results.map(({ score }) => score);
+    const mean = scores.reduce((sum, score) => sum + score, 0) / Math.max(1, scores.length);
+    const deviation = Math.sqrt(scores.reduce((sum, score) => sum + (score - mean) ** 2, 0) / Math.max(1, scores.length)) || 1;
+    const known = new Map(arm.results.map(({ slot, score }) => [slot, score]));
+    const weight = arm.kind === 'lexical' ? (weights.lexical ?? 1) : (weights.semantic ?? 1);
+    const exact = (slot: number) =>
+      arm.kind === 'lexical' ? index.bm25.scoreOf(queryTerms, slot, termWeights) : queryVector === null ? mean : (index.semanticVectors.scoreOf(queryVector, slot) ?? mean);
+    return (slot: number) => (weight * ((known.get(slot) ?? exact(slot)) - mean)) / deviation;
+  });
+  const fused: [number, number][] = [...order.keys()].map((slot) => [slot, scorers.reduce((sum, scorer) => sum + scorer(slot), 0)]);
+  fused.sort((a, b) => b[1] - a[1] || (order.get(a[0]) as number) - (order.get(b[0]) as number));
+  return fused.map(([slot, score]) => [index.idOf(slot), score]);
 }

@@ -1,7 +1,7 @@
 // Keeps one CorpusIndex per save in memory, in step with the store through the save's version number.
 import type { IndexRow, WriteResult } from '../seams/store.js';
 import { CorpusIndex } from './corpus-index.js';
-import type { Analyzer } from './corpus-index.js';
+import type { CorpusIndexOptions } from './corpus-index.js';
 
 /** Where the cache reads a corpus and its version from. */
 export interface CorpusSource {
@@ -25,7 +25,7 @@ export class IndexCache {
   private readonly indexes = new Map<string, CorpusIndex>();
   private readonly building = new Map<string, Promise<CorpusIndex>>();
 
-  constructor(private readonly source: CorpusSource, private readonly options: { analyzer?: Analyzer; maxRemovedRatio?: number } = {}) {}
+  constructor(private readonly source: CorpusSource, private readonly options: CorpusIndexOptions & { maxRemovedRatio?: number } = {}) {}
 
   /** The index of a save, refreshed if the store moved on. */
   async get(key: string): Promise<CorpusIndex> {
@@ -39,7 +39,7 @@ export class IndexCache {
   }
 
   private async build(key: string): Promise<CorpusIndex> {
-    const index = new CorpusIndex(0, { analyzer: this.options.analyzer });
+    const index = new CorpusIndex(0, this.options);
     index.version = await this.source.scan(key, (row) => index.add([row]));
     this.indexes.set(key, index);
     return index;

@@ -50,6 +50,21 @@ export class VectorIndex {
     return this.present[slot] === 1;
   }
 
+  /** The stored vector of a slot (a view, not a copy), or null. */
+  vectorOf(slot: number): Float32Array | null {
+    if (this.dims === null || this.present[slot] !== 1) return null;
+    return this.data.subarray(slot * this.dims, (slot + 1) * this.dims);
+  }
+
+  /** The similarity of one slot to `query` (null when the slot has no vector). */
+  scoreOf(query: Float32Array, slot: number): number | null {
+    const vector = this.vectorOf(slot);
+    if (vector === null || vector.length !== query.length) return null;
+    let dot = 0;
+    for (let index = 0; index < vector.length; index++) dot += (vector[index] as number) * (query[index] as number);
+    return dot;
+  }
+
   /** The `limit` slots most similar to `query`, best first (ties: lower slot first); `accept` filters first. */
   search(query: Float32Array, limit: number, accept?: (slot: number) => boolean): { slot: number; score: number }[] {
     const dims = this.dims;

@@ -14,21 +14,20 @@ export interface CachedVector {
   vector: Float32Array;
 }
 
-/** A chunk waiting to be re-embedded, in insertion order. */
-export interface ReindexItem {
-  seq: number;
-  id: string;
-  text: string;
-}
+/**
+ * Something waiting to be re-embedded: a chunk (in insertion order), or a remembered entry of the recall layer
+ * (its key and value text; `source` identifies the version staged, so an entry rewritten meanwhile is redone).
+ */
+export type ReindexItem =
+  | { family: 'chunks'; seq: number; id: string; text: string }
+  | { family: 'recall'; seq: number; key: string; valueText: string; source: string };
 
-/** A re-embedded chunk: its new vector, or null when the embedder found nothing to embed. */
-export interface ReindexVector {
-  seq: number;
-  id: string;
-  embedding: Float32Array | null;
-}
+/** A re-embedded item: its new vector, or null when the embedder found nothing to embed. */
+export type ReindexVector =
+  | { family: 'chunks'; seq: number; id: string; embedding: Float32Array | null }
+  | { family: 'recall'; seq: number; source: string; embedding: Float32Array | null };
 
-/** How far a reindex has gone: `done` chunks staged, `total` = done + those still waiting. */
+/** How far a reindex has gone: `done` items staged, `total` = done + those still waiting (chunks and recall entries). */
 export interface ReindexProgress {
   target: EmbedderIdentity;
   done: number;
@@ -48,7 +47,8 @@ export interface EmbeddingStore {
   identity(): Promise<EmbedderIdentity | null>;
   /**
    * In one transaction: accepts `identity` when it is the recorded one, or records it when the store holds no
-   * vector yet; otherwise reports the recorded identity (null when vectors exist but none was recorded).
+   * vector yet (no chunk and no recall entry has one); otherwise reports the recorded identity (null when vectors
+   * exist but none was recorded).
    */
   claimIdentity(identity: EmbedderIdentity): Promise<IdentityClaim>;
   /** Cached vectors of `model` for these text hashes (absent hashes are left out). */
@@ -62,13 +62,14 @@ export interface EmbeddingStore {
   beginReindex(target: EmbedderIdentity): Promise<ReindexProgress>;
   /** The reindex in progress, or null. */
   reindexProgress(): Promise<ReindexProgress | null>;
-  /** The next `limit` chunks (of every save) not yet staged, in insertion order. */
+  /** The next `limit` items not yet staged: chunks of every save in insertion order, then recall entries. */
   nextToReindex(limit: number): Promise<ReindexItem[]>;
   /** Stages a batch of new vectors in one transaction. */
   stageReindex(vectors: readonly ReindexVector[]): Promise<ReindexProgress>;
   /**
-   * In one transaction, when every chunk is staged: swaps the staged vectors in, records `target` as the
-   * identity, bumps every save's version and clears the staging. Otherwise changes nothing and says how many wait.
+   * In one transaction, when everything is staged: swaps the staged vectors in (chunks and recall entries),
+   * records `target` as the identity, bumps every save's version and the recall version, and clears the staging.
+   * Otherwise changes nothing and says how many wait.
    */
   finishReindex(target: EmbedderIdentity): Promise<{ finished: boolean; pending: number }>;
 }

@@ -1,6 +1,7 @@
 // The Store seam: persistence for every layer, each method one atomic write or one consistent read.
 import type { Chunk, Metadata, SaveSummary } from '../core/types.js';
 import type { EmbeddingStore } from './embedding-store.js';
+import type { RecallStore } from './recall-store.js';
 
 /** A chunk ready to be written: validated, with its id, and its vector when an embedder made one. */
 export interface NewChunk {
@@ -51,6 +52,8 @@ export interface Store {
   readonly location: string;
   /** The embedding layer: embedder identity, embedding cache, resumable reindex. */
   readonly embeddings: EmbeddingStore;
+  /** The remember / recall entries (seed 001). */
+  readonly recall: RecallStore;
 
   /** Writes chunks in one transaction (a whole turn lands, or nothing does). */
   insertChunks(chunks: readonly NewChunk[]): Promise<WriteResult>;

@@ -3,13 +3,21 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../core/logger.js';
 import { hashingEmbedder } from '../embedders/hashing/index.js';
 import { Mnemo } from '../open-memory.js';
-import type { EmbedderIdentity } from '../seams/embedding-store.js';
+import type { EmbedderIdentity, ReindexItem, ReindexVector } from '../seams/embedding-store.js';
 import type { Store } from '../seams/store.js';
 import type { StoreFactory } from './store-contract.js';
 
 const HASHING: EmbedderIdentity = { provider: 'hashing', modelId: 'hashing-16-trigrams', dimensions: 16 };
 const OTHER: EmbedderIdentity = { provider: 'static', modelId: 'glove', dimensions: 3 };
 const unit = (values: number[]) => Float32Array.from(values);
+const textOf = (item: ReindexItem) => (item.family === 'chunks' ? item.text : `${item.key}: ${item.valueText}`);
+
+/** The staged vectors of some items: `vector(item, index)` for each. */
+function staged(items: readonly ReindexItem[], vector: (item: ReindexItem, index: number) => Float32Array | null): ReindexVector[] {
+  return items.map((item, index) => (item.family === 'chunks'
+    ? { family: 'chunks', seq: item.seq, id: item.id, embedding: vector(item, index) }
+    : { family: 'recall', seq: item.seq, source: item.source, embedding: vector(item, index) }));
+}
 
 /**
  * Runs the behaviour every adapter's `store.embeddings` must have: identity claims, the cache and its limit,
@@ -68,16 +76,16 @@ export function runEmbeddingStoreContract(name: string, factory: StoreFactory): 
       const versionBefore = await store.saveVersion('odd');
       expect(await store.embeddings.beginReindex(OTHER)).toMatchObject({ done: 0, total: 5 });
       const first = await store.embeddings.nextToReindex(3);
-      expect(first.map((item) => item.text)).toEqual(['Turn 1 text.', 'Turn 2 text.', 'Turn 3 text.']);
-      expect(await store.embeddings.stageReindex(first.map((item) => ({ seq: item.seq, id: item.id, embedding: unit([1, 0, 0]) })))).toMatchObject({ done: 3, total: 5 });
+      expect(first.map(textOf)).toEqual(['Turn 1 text.', 'Turn 2 text.', 'Turn 3 text.']);
+      expect(await store.embeddings.stageReindex(staged(first, () => unit([1, 0, 0])))).toMatchObject({ done: 3, total: 5 });
       expect(await store.embeddings.finishReindex(OTHER)).toEqual({ finished: false, pending: 2 });
 
       expect(await store.embeddings.beginReindex(OTHER)).toMatchObject({ done: 3, total: 5 });
       await memory.add({ saveId: 'odd', turnId: 7, text: 'Written during the reindex.' });
       const rest = await store.embeddings.nextToReindex(10);
-      expect(rest.map((item) => item.text)).toEqual(['Turn 4 text.', 'Turn 5 text.', 'Written during the reindex.']);
+      expect(rest.map(textOf)).toEqual(['Turn 4 text.', 'Turn 5 text.', 'Written during the reindex.']);
       expect(await store.embeddings.reindexProgress()).toMatchObject({ target: OTHER, done: 3, total: 6 });
-      await store.embeddings.stageReindex(rest.map((item, index) => ({ seq: item.seq, id: item.id, embedding: index === 0 ? null : unit([0, 1, 0]) })));
+      await store.embeddings.stageReindex(staged(rest, (_, index) => (index === 0 ? null : unit([0, 1, 0]))));
       expect(await store.embeddings.identity()).toEqual(HASHING);
       expect(await store.embeddings.finishReindex(OTHER)).toEqual({ finished: true, pending: 0 });
 
@@ -91,12 +99,38 @@ export function runEmbeddingStoreContract(name: string, factory: StoreFactory): 
       expect(vectors.get('Written during the reindex.')).toEqual([0, 1, 0]);
     });
 
+    it('counts recall entries as vectors, re-embeds them after the chunks, and redoes an entry rewritten meanwhile', async () => {
+      await memory.recall.store('weather', 'rain all week', { scope: 'almanac' });
+      expect(await store.embeddings.claimIdentity(HASHING)).toEqual({ ok: false, recorded: null });
+      await memory.add({ saveId: 's', turnId: 1, text: 'A chunk.' });
+      await memory.recall.store('harvest', { crop: 'barley', sacks: 12 });
+      await store.embeddings.beginReindex(OTHER);
+      const chunkItems = await store.embeddings.nextToReindex(10);
+      expect(chunkItems.map(textOf)).toEqual(['A chunk.']);
+      await store.embeddings.stageReindex(staged(chunkItems, () => unit([1, 0, 0])));
+      const entries = await store.embeddings.nextToReindex(10);
+      expect(entries.map(textOf)).toEqual(['weather: rain all week', 'harvest: {"crop":"barley","sacks":12}']);
+      expect(await store.embeddings.stageReindex(staged(entries, () => unit([0, 0, 1])))).toMatchObject({ done: 3, total: 3 });
+      await memory.recall.store('weather', 'sun at last', { scope: 'almanac' });
+      expect(await store.embeddings.finishReindex(OTHER)).toEqual({ finished: false, pending: 1 });
+      const redo = await store.embeddings.nextToReindex(10);
+      expect(redo.map(textOf)).toEqual(['weather: sun at last']);
+      await store.embeddings.stageReindex(staged(redo, () => unit([0, 1, 0])));
+      const recallVersion = await store.recall.version();
+      expect(await store.embeddings.finishReindex(OTHER)).toEqual({ finished: true, pending: 0 });
+      expect(await store.recall.version()).toBeGreaterThan(recallVersion);
+      const vectors = new Map<string, number[] | null>();
+      await store.recall.scan(null, 0, (row) => vectors.set(row.key, row.embedding === null ? null : [...row.embedding]));
+      expect(vectors.get('weather')).toEqual([0, 1, 0]);
+      expect(vectors.get('harvest')).toEqual([0, 0, 1]);
+    });
+
     it('drops what was staged for another target when a reindex to a new one begins', async () => {
       await memory.add({ saveId: 's', turnId: 1, text: 'One.' });
       await memory.add({ saveId: 's', turnId: 2, text: 'Two.' });
       const items = await store.embeddings.nextToReindex(1);
       await store.embeddings.beginReindex(OTHER);
-      await store.embeddings.stageReindex(items.map((item) => ({ seq: item.seq, id: item.id, embedding: unit([1, 0, 0]) })));
+      await store.embeddings.stageReindex(staged(items, () => unit([1, 0, 0])));
       expect(await store.embeddings.beginReindex(HASHING)).toMatchObject({ target: HASHING, done: 0, total: 2 });
     });
   });

@@ -1,11 +1,15 @@
 // The in-memory adapter of the embedding sub-store: the same contract as SQLite, held in maps.
+import { renderValue } from '../../core/json-value.js';
 import type { CachedVector, EmbedderIdentity, EmbeddingStore, IdentityClaim, ReindexItem, ReindexProgress, ReindexVector } from '../../seams/embedding-store.js';
 import type { InMemoryStore } from './memory-store.js';
+import type { Held } from './recall-store.js';
 
 const sameIdentity = (a: EmbedderIdentity, b: EmbedderIdentity) => a.provider === b.provider && a.modelId === b.modelId && a.dimensions === b.dimensions;
+const sourceOf = (entry: Held) => `${entry.key}\u0000${JSON.stringify(entry.value)}`;
 
 /**
- * The embedding layer of an in-memory store. Each method runs to completion without yielding, so it is atomic.
+ * The embedding layer of an in-memory store: it reads and writes the vectors of the chunks and of the recall
+ * entries. Each method runs to completion without yielding, so it is atomic.
  *
  * @example
  * ```ts
@@ -18,6 +22,7 @@ export class InMemoryEmbeddingStore implements EmbeddingStore {
   private readonly cache = new Map<string, Float32Array>();
   private target: EmbedderIdentity | null = null;
   private readonly staged = new Map<number, { id: string; embedding: Float32Array | null }>();
+  private readonly stagedRecall = new Map<number, { source: string; embedding: Float32Array | null }>();
 
   constructor(private readonly store: InMemoryStore) {}
 
@@ -29,7 +34,8 @@ export class InMemoryEmbeddingStore implements EmbeddingStore {
   async claimIdentity(identity: EmbedderIdentity): Promise<IdentityClaim> {
     this.store.assertOpen();
     if (this.recorded !== null && sameIdentity(this.recorded, identity)) return { ok: true };
-    if (this.store.allChunks().some((chunk) => chunk.embedding !== null)) return { ok: false, recorded: this.recorded === null ? null : { ...this.recorded } };
+    const vectors = this.store.allChunks().some((chunk) => chunk.embedding !== null) || this.store.recall.heldEntries().some((entry) => entry.embedding !== null);
+    if (vectors) return { ok: false, recorded: this.recorded === null ? null : { ...this.recorded } };
     this.recorded = { provider: identity.provider, modelId: identity.modelId, dimensions: identity.dimensions };
     return { ok: true };
   }
@@ -63,16 +69,23 @@ export class InMemoryEmbeddingStore implements EmbeddingStore {
     return highest;
   }
 
+  private pendingRecall(): Held[] {
+    return this.store.recall.heldEntries().filter((entry) => this.stagedRecall.get(entry.seq)?.source !== sourceOf(entry));
+  }
+
   private progress(target: EmbedderIdentity): ReindexProgress {
     const cursor = this.cursor();
-    const pending = this.store.allChunks().filter((chunk) => chunk.seq > cursor).length;
-    return { target: { ...target }, done: this.staged.size, total: this.staged.size + pending };
+    const pendingChunks = this.store.allChunks().filter((chunk) => chunk.seq > cursor).length;
+    const pendingRecall = this.pendingRecall().length;
+    const done = this.staged.size + this.store.recall.heldEntries().length - pendingRecall;
+    return { target: { ...target }, done, total: done + pendingChunks + pendingRecall };
   }
 
   async beginReindex(target: EmbedderIdentity): Promise<ReindexProgress> {
     this.store.assertOpen();
     if (this.target === null || !sameIdentity(this.target, target)) {
       this.staged.clear();
+      this.stagedRecall.clear();
       this.target = { ...target };
     }
     return this.progress(target);
@@ -86,13 +99,19 @@ export class InMemoryEmbeddingStore implements EmbeddingStore {
   async nextToReindex(limit: number): Promise<ReindexItem[]> {
     this.store.assertOpen();
     const cursor = this.cursor();
-    return this.store.allChunks().filter((chunk) => chunk.seq > cursor).slice(0, limit).map(({ seq, id, text }) => ({ seq, id, text }));
+    const chunks = this.store.allChunks().filter((chunk) => chunk.seq > cursor).slice(0, limit);
+    if (chunks.length > 0) return chunks.map(({ seq, id, text }) => ({ family: 'chunks', seq, id, text }));
+    return this.pendingRecall().slice(0, limit).map((entry) => ({ family: 'recall', seq: entry.seq, key: entry.key, valueText: renderValue(entry.value), source: sourceOf(entry) }));
   }
 
   async stageReindex(vectors: readonly ReindexVector[]): Promise<ReindexProgress> {
     this.store.assertOpen();
     if (this.target === null) throw new Error('stageReindex: no reindex in progress; call beginReindex first');
-    for (const vector of vectors) this.staged.set(vector.seq, { id: vector.id, embedding: vector.embedding === null ? null : new Float32Array(vector.embedding) });
+    for (const vector of vectors) {
+      const embedding = vector.embedding === null ? null : new Float32Array(vector.embedding);
+      if (vector.family === 'chunks') this.staged.set(vector.seq, { id: vector.id, embedding });
+      else this.stagedRecall.set(vector.seq, { source: vector.source, embedding });
+    }
     return this.progress(this.target);
   }
 
@@ -105,8 +124,14 @@ export class InMemoryEmbeddingStore implements EmbeddingStore {
       const staged = this.staged.get(chunk.seq);
       chunk.embedding = staged !== undefined && staged.id === chunk.id ? staged.embedding : null;
     }
+    for (const entry of this.store.recall.heldEntries()) {
+      const staged = this.stagedRecall.get(entry.seq);
+      entry.embedding = staged !== undefined && staged.source === sourceOf(entry) ? staged.embedding : null;
+    }
     this.store.bumpEverySave();
+    this.store.recall.bumpVersion();
     this.staged.clear();
+    this.stagedRecall.clear();
     this.target = null;
     this.recorded = { provider: target.provider, modelId: target.modelId, dimensions: target.dimensions };
     return { finished: true, pending: 0 };

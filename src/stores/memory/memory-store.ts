@@ -3,6 +3,7 @@ import { MnemoError } from '../../core/errors.js';
 import type { Chunk, SaveSummary } from '../../core/types.js';
 import type { IndexRow, NewChunk, RewindCounts, Store, WriteResult } from '../../seams/store.js';
 import { InMemoryEmbeddingStore } from './embedding-store.js';
+import { InMemoryRecallStore } from './recall-store.js';
 
 /** A chunk as the in-memory store holds it (shared with its sub-stores). */
 export interface StoredChunk extends NewChunk {
@@ -37,6 +38,7 @@ export class InMemoryStore implements Store {
   readonly provider = 'memory';
   readonly location = ':memory:';
   readonly embeddings: InMemoryEmbeddingStore = new InMemoryEmbeddingStore(this);
+  readonly recall = new InMemoryRecallStore(() => this.ensureOpen());
   private readonly chunks = new Map<string, StoredChunk>();
   private readonly versions = new Map<string, number>();
   private readonly meta = new Map<string, string>();

@@ -1,5 +1,7 @@
 // The SQLite adapter of the embedding sub-store: identity in meta, a FIFO-capped cache table, reindex staging.
-import type { EmbedderIdentity, EmbeddingStore, IdentityClaim, ReindexItem, ReindexProgress, ReindexVector, CachedVector } from '../../seams/embedding-store.js';
+import { renderValue } from '../../core/json-value.js';
+import type { JsonValue } from '../../core/types.js';
+import type { CachedVector, EmbedderIdentity, EmbeddingStore, IdentityClaim, ReindexItem, ReindexProgress, ReindexVector } from '../../seams/embedding-store.js';
 import type { SqliteStore } from './sqlite-store.js';
 import { blobToVector, vectorToBlob } from './vectors.js';
 
@@ -8,8 +10,13 @@ const REINDEX_KEY = 'embedder.reindex';
 
 const sameIdentity = (a: EmbedderIdentity, b: EmbedderIdentity) => a.provider === b.provider && a.modelId === b.modelId && a.dimensions === b.dimensions;
 
+/** A recall entry's staged version: its key and value as stored (rewriting the entry changes it). */
+const RECALL_SOURCE = "r.key || char(0) || r.value";
+const RECALL_PENDING = `FROM recall_entries r LEFT JOIN reindex_staging_recall s ON s.seq = r.seq AND s.source = ${RECALL_SOURCE} WHERE s.seq IS NULL`;
+
 /**
- * The embedding layer's tables in the store's SQLite file.
+ * The embedding layer's tables in the store's SQLite file. It reads and writes the vectors of the chunks and of
+ * the recall entries, the two layers that store vectors.
  *
  * @example
  * ```ts
@@ -37,8 +44,10 @@ export class SqliteEmbeddingStore implements EmbeddingStore {
     return this.store.write(() => {
       const recorded = this.readMeta<EmbedderIdentity>(IDENTITY_KEY);
       if (recorded !== null && sameIdentity(recorded, identity)) return { ok: true };
-      const hasVectors = this.store.database.prepare('SELECT EXISTS (SELECT 1 FROM chunks WHERE embedding IS NOT NULL) AS present').get() as { present: number };
-      if (hasVectors.present === 1) return { ok: false, recorded };
+      const vectors = this.store.database
+        .prepare('SELECT EXISTS (SELECT 1 FROM chunks WHERE embedding IS NOT NULL) OR EXISTS (SELECT 1 FROM recall_entries WHERE embedding IS NOT NULL) AS present')
+        .get() as { present: number };
+      if (vectors.present === 1) return { ok: false, recorded };
       this.writeMeta(IDENTITY_KEY, { provider: identity.provider, modelId: identity.modelId, dimensions: identity.dimensions });
       return { ok: true };
     });
@@ -72,18 +81,25 @@ export class SqliteEmbeddingStore implements EmbeddingStore {
     }
   }
 
+  private chunkCursor(): number {
+    return (this.store.database.prepare('SELECT COALESCE(MAX(seq), 0) AS cursor FROM reindex_staging').get() as { cursor: number }).cursor;
+  }
+
   private progress(target: EmbedderIdentity): ReindexProgress {
     const database = this.store.database;
-    const { done, cursor } = database.prepare('SELECT COUNT(*) AS done, COALESCE(MAX(seq), 0) AS cursor FROM reindex_staging').get() as { done: number; cursor: number };
-    const { pending } = database.prepare('SELECT COUNT(*) AS pending FROM chunks WHERE seq > ?').get(cursor) as { pending: number };
-    return { target, done, total: done + pending };
+    const chunks = database.prepare('SELECT COUNT(*) AS done, COALESCE(MAX(seq), 0) AS cursor FROM reindex_staging').get() as { done: number; cursor: number };
+    const pendingChunks = (database.prepare('SELECT COUNT(*) AS n FROM chunks WHERE seq > ?').get(chunks.cursor) as { n: number }).n;
+    const pendingRecall = (database.prepare(`SELECT COUNT(*) AS n ${RECALL_PENDING}`).get() as { n: number }).n;
+    const recallTotal = (database.prepare('SELECT COUNT(*) AS n FROM recall_entries').get() as { n: number }).n;
+    const done = chunks.done + recallTotal - pendingRecall;
+    return { target, done, total: done + pendingChunks + pendingRecall };
   }
 
   async beginReindex(target: EmbedderIdentity): Promise<ReindexProgress> {
     return this.store.write(() => {
       const current = this.readMeta<EmbedderIdentity>(REINDEX_KEY);
       if (current === null || !sameIdentity(current, target)) {
-        this.store.database.exec('DELETE FROM reindex_staging');
+        this.store.database.exec('DELETE FROM reindex_staging; DELETE FROM reindex_staging_recall;');
         this.writeMeta(REINDEX_KEY, target);
       }
       return this.progress(target);
@@ -96,17 +112,23 @@ export class SqliteEmbeddingStore implements EmbeddingStore {
   }
 
   async nextToReindex(limit: number): Promise<ReindexItem[]> {
-    return this.store.database
-      .prepare('SELECT seq, id, text FROM chunks WHERE seq > (SELECT COALESCE(MAX(seq), 0) FROM reindex_staging) ORDER BY seq LIMIT ?')
-      .all(limit) as ReindexItem[];
+    const database = this.store.database;
+    const chunks = database.prepare('SELECT seq, id, text FROM chunks WHERE seq > ? ORDER BY seq LIMIT ?').all(this.chunkCursor(), limit) as { seq: number; id: string; text: string }[];
+    if (chunks.length > 0) return chunks.map((row) => ({ family: 'chunks', ...row }));
+    const entries = database.prepare(`SELECT r.seq AS seq, r.key AS key, r.value AS value, ${RECALL_SOURCE} AS source ${RECALL_PENDING} ORDER BY r.seq LIMIT ?`).all(limit) as { seq: number; key: string; value: string; source: string }[];
+    return entries.map((row) => ({ family: 'recall', seq: row.seq, key: row.key, valueText: renderValue(JSON.parse(row.value) as JsonValue), source: row.source }));
   }
 
   async stageReindex(vectors: readonly ReindexVector[]): Promise<ReindexProgress> {
     return this.store.write(() => {
       const target = this.readMeta<EmbedderIdentity>(REINDEX_KEY);
       if (target === null) throw new Error('stageReindex: no reindex in progress; call beginReindex first');
-      const insert = this.store.database.prepare('INSERT OR REPLACE INTO reindex_staging (seq, chunk_id, vector) VALUES (?, ?, ?)');
-      for (const vector of vectors) insert.run(vector.seq, vector.id, vectorToBlob(vector.embedding));
+      const chunk = this.store.database.prepare('INSERT OR REPLACE INTO reindex_staging (seq, chunk_id, vector) VALUES (?, ?, ?)');
+      const entry = this.store.database.prepare('INSERT OR REPLACE INTO reindex_staging_recall (seq, source, vector) VALUES (?, ?, ?)');
+      for (const vector of vectors) {
+        if (vector.family === 'chunks') chunk.run(vector.seq, vector.id, vectorToBlob(vector.embedding));
+        else entry.run(vector.seq, vector.source, vectorToBlob(vector.embedding));
+      }
       return this.progress(target);
     });
   }
@@ -118,8 +140,10 @@ export class SqliteEmbeddingStore implements EmbeddingStore {
       const pending = progress.total - progress.done;
       if (pending > 0) return { finished: false, pending };
       database.prepare('UPDATE chunks SET embedding = (SELECT s.vector FROM reindex_staging s WHERE s.seq = chunks.seq AND s.chunk_id = chunks.id)').run();
+      database.prepare(`UPDATE recall_entries AS r SET embedding = (SELECT s.vector FROM reindex_staging_recall s WHERE s.seq = r.seq AND s.source = ${RECALL_SOURCE})`).run();
       database.prepare('UPDATE saves SET version = version + 1, updated_at = ?').run(Date.now());
-      database.exec('DELETE FROM reindex_staging');
+      database.prepare('UPDATE recall_state SET version = version + 1 WHERE id = 1').run();
+      database.exec('DELETE FROM reindex_staging; DELETE FROM reindex_staging_recall;');
       database.prepare('DELETE FROM meta WHERE key = ?').run(REINDEX_KEY);
       this.writeMeta(IDENTITY_KEY, { provider: target.provider, modelId: target.modelId, dimensions: target.dimensions });
       return { finished: true, pending: 0 };

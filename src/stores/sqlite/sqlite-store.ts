@@ -6,6 +6,7 @@ import type { Chunk, SaveSummary } from '../../core/types.js';
 import type { IndexRow, NewChunk, RewindCounts, Store, WriteResult } from '../../seams/store.js';
 import { SqliteEmbeddingStore } from './embedding-store.js';
 import { migrate } from './migrations.js';
+import { SqliteRecallStore } from './recall-store.js';
 import { blobToVector, vectorToBlob } from './vectors.js';
 
 /** Options of the SQLite store. */
@@ -57,6 +58,7 @@ export class SqliteStore implements Store {
   readonly provider = 'sqlite';
   readonly location: string;
   readonly embeddings: SqliteEmbeddingStore;
+  readonly recall: SqliteRecallStore;
   private readonly db: SqliteDatabase;
   private closed = false;
   private readonly statements: {
@@ -95,6 +97,7 @@ export class SqliteStore implements Store {
       deleteAfter: this.db.prepare('DELETE FROM chunks WHERE save_id = ? AND turn_id > ?'),
     };
     this.embeddings = new SqliteEmbeddingStore(this);
+    this.recall = new SqliteRecallStore(this);
   }
 
   /** The underlying better-sqlite3 handle, for adapters of other layers that share this file. */

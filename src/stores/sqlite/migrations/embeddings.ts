@@ -19,6 +19,11 @@ export const EMBEDDING_MIGRATIONS: readonly Migration[] = [
           chunk_id TEXT NOT NULL,
           vector BLOB
         );
+        CREATE TABLE reindex_staging_recall (
+          seq INTEGER PRIMARY KEY,
+          source TEXT NOT NULL,
+          vector BLOB
+        );
       `);
     },
   },

@@ -2,6 +2,7 @@
 import { CHUNK_MIGRATIONS } from './chunks.js';
 import { EMBEDDING_MIGRATIONS } from './embeddings.js';
 import type { Migration } from './migration.js';
+import { RECALL_MIGRATIONS } from './recall.js';
 
 export type { Migration } from './migration.js';
 
@@ -9,4 +10,5 @@ export type { Migration } from './migration.js';
 export const MIGRATIONS: readonly Migration[] = [
   ...CHUNK_MIGRATIONS,
   ...EMBEDDING_MIGRATIONS,
+  ...RECALL_MIGRATIONS,
 ];

@@ -1,0 +1,121 @@
+// `mnemo eval`: measure retrieval quality on a dataset in the LoCoMo two-file format.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SingleBar } from 'cli-progress';
+import { Option } from 'commander';
+import type { Command } from 'commander';
+import { MnemoError } from '../../core/errors.js';
+import { DOCUMENT_MODES, formatMetrics, readDataset, runEvaluation } from '../../eval/index.js';
+import type { DocumentMode } from '../../eval/index.js';
+import { silentLogger } from '../../core/logger.js';
+import { openMemory } from '../../open-memory.js';
+import { ANALYZER_LANGUAGES } from '../../retrieval/analyzer.js';
+import type { AnalyzerLanguage } from '../../retrieval/analyzer.js';
+import type { Output } from '../context.js';
+import { embedderByName, globalOptions, parseInteger, parseNumber } from '../context.js';
+import { FUSION_MODES } from '../../retrieval/hybrid-search.js';
+import type { FusionMode } from '../../retrieval/hybrid-search.js';
+
+interface EvalFlags {
+  turns: string;
+  qa: string;
+  doc: DocumentMode;
+  k: string;
+  includeAdversarial?: boolean;
+  out?: string;
+  json?: string;
+  cap?: number;
+  rrfK?: number;
+  progress: boolean;
+  language?: AnalyzerLanguage | 'none';
+  stem: boolean;
+  stopWords: boolean;
+  fusion?: FusionMode;
+  lexicalWeight?: number;
+  semanticWeight?: number;
+  neighbourWeight?: number;
+  feedback?: string;
+}
+
+function parseKs(text: string): number[] {
+  const ks = text.split(',').map((part) => Number(part.trim()));
+  if (ks.length === 0 || ks.some((k) => !Number.isInteger(k) || k < 1 || k > 1000)) {
+    throw new MnemoError('INVALID_INPUT', `--k: expected comma-separated integers from 1 to 1000 such as 5,10,20, got ${JSON.stringify(text)}.`);
+  }
+  return ks;
+}
+
+function parseFeedback(text: string | undefined): { documents: number; terms: number; weight: number } | undefined {
+  if (text === undefined) return undefined;
+  const [documents, terms, weight] = text.split(',').map(Number);
+  if (![documents, terms, weight].every((value) => value !== undefined && Number.isFinite(value) && value >= 0)) {
+    throw new MnemoError('INVALID_INPUT', `--feedback: expected documents,terms,weight such as 5,10,0.3, got ${JSON.stringify(text)}.`);
+  }
+  return { documents: documents as number, terms: terms as number, weight: weight as number };
+}
+
+/** Registers `mnemo eval`. */
+export function registerEval(program: Command, output: Output): void {
+  program
+    .command('eval')
+    .description('evaluate retrieval: one save per conversation, recall@k and hit@k per category (LoCoMo format)')
+    .requiredOption('--turns <file>', 'turns JSON lines {conv, id, turn, text, speaker?, date?, session?}')
+    .requiredOption('--qa <file>', 'questions JSON lines {conv, qid, question, category, evidence[]}')
+    .addOption(new Option('--doc <mode>', 'what is indexed per turn').choices([...DOCUMENT_MODES]).default('text'))
+    .option('--k <list>', 'cut-offs', '5,10,20')
+    .option('--include-adversarial', 'also score category 5 (the paper protocol)')
+    .option('--out <file>', 'write the ranking in the scorer run format {qid, ranked}')
+    .option('--json <file>', 'write the metrics as JSON')
+    .option('--cap <n>', 'per-arm cap before fusion (capPerSource)', parseInteger('cap'))
+    .option('--rrf-k <n>', 'Reciprocal Rank Fusion constant', parseInteger('rrfK'))
+    .addOption(new Option('--language <language>', 'analyzer language (stems and stop words), or none').choices(['none', ...Object.keys(ANALYZER_LANGUAGES)]))
+    .option('--no-stem', 'keep words unstemmed')
+    .option('--no-stop-words', 'keep stop words')
+    .addOption(new Option('--fusion <mode>', 'how the arms are merged').choices([...FUSION_MODES]))
+    .option('--lexical-weight <w>', 'lexical arm weight (zscore fusion)', parseNumber('lexicalWeight'))
+    .option('--semantic-weight <w>', 'semantic arm weight (zscore fusion)', parseNumber('semanticWeight'))
+    .option('--neighbour-weight <w>', 'neighbour context for the semantic arm', parseNumber('neighbourWeight'))
+    .option('--feedback <documents,terms,weight>', 'pseudo-relevance feedback, e.g. 5,10,0.3')
+    .option('--no-progress', 'no progress bar')
+    .action(async (flags: EvalFlags, command: Command) => {
+      const ks = parseKs(flags.k);
+      const dataset = readDataset(flags.turns, flags.qa);
+      const options = globalOptions(command);
+      let root = command;
+      while (root.parent) root = root.parent;
+      const explicit = root.getOptionValueSource('db') !== 'default';
+      const dir = explicit ? null : mkdtempSync(join(tmpdir(), 'mnemo-eval-'));
+      const memory = await openMemory({ path: dir === null ? options.db : join(dir, 'eval.db'), embedder: await embedderByName(options.embedder, silentLogger), logger: silentLogger, analyzer: { language: flags.language, stem: flags.stem, stopWords: flags.stopWords }, neighbourWeight: flags.neighbourWeight });
+      const bar = flags.progress && process.stderr.isTTY ? new SingleBar({ format: ' {phase} [{bar}] {value}/{total}', stream: process.stderr }) : null;
+      let phase = '';
+      try {
+        const result = await runEvaluation(memory, dataset, {
+          doc: flags.doc,
+          ks,
+          includeAdversarial: flags.includeAdversarial ?? false,
+          query: { capPerSource: flags.cap, rrfK: flags.rrfK, fusion: flags.fusion, feedback: parseFeedback(flags.feedback), weights: { lexical: flags.lexicalWeight, semantic: flags.semanticWeight } },
+          onProgress: (current, done, total) => {
+            if (bar === null) return;
+            if (current !== phase) {
+              if (phase !== '') bar.stop();
+              phase = current;
+              bar.start(total, 0, { phase: current === 'ingest' ? 'ingesting conversations' : 'asking questions' });
+            }
+            bar.update(done);
+          },
+        });
+        bar?.stop();
+        const latencies = [...result.latencies].sort((a, b) => a - b);
+        const p50 = latencies[Math.floor(latencies.length / 2)] ?? 0;
+        output.out(`mnemo eval: embedder ${memory.embedder === null ? 'none' : `${memory.embedder.provider}/${memory.embedder.modelId}`}, doc=${flags.doc}, ${dataset.conversations.size} conversations; scored=${result.scored} skipped=${result.skipped}; ingest ${result.ingestSeconds.toFixed(1)} s, query p50 ${p50.toFixed(2)} ms`);
+        output.out(formatMetrics(result.metrics));
+        if (flags.out !== undefined) writeFileSync(flags.out, result.run.map((line) => JSON.stringify(line)).join('\n') + '\n');
+        if (flags.json !== undefined) writeFileSync(flags.json, JSON.stringify({ metrics: result.metrics, queryP50Ms: p50 }, null, 2) + '\n');
+      } finally {
+        bar?.stop();
+        await memory.close();
+        if (dir !== null) rmSync(dir, { recursive: true, force: true });
+      }
+    });
+}

@@ -1,0 +1,21 @@
+// Remember / recall (seed 001): backends, entries, declarations, and the remember() / recall() functions.
+export type { MemoryBackend, RetrievalMode, StoreOptions } from './memory-backend.js';
+export { memoryEntry, withScore } from './memory-entry.js';
+export type { MemoryEntry, MemoryEntryInput } from './memory-entry.js';
+export { InMemoryBackend } from './in-memory-backend.js';
+export type { InMemoryBackendOptions } from './in-memory-backend.js';
+export { StoreMemoryBackend, DEFAULT_MIN_SIMILARITY } from './store-memory-backend.js';
+export type { StoreMemoryBackendOptions } from './store-memory-backend.js';
+export { RecallMemory } from './recall-memory.js';
+export { RecallIndex } from './recall-index.js';
+export type { RecallMemoryOptions } from './recall-memory.js';
+export { defineMemory, memoryDeclarationSchema } from './memory-declaration.js';
+export type { MemoryDeclaration, MemoryDeclarationInput } from './memory-declaration.js';
+export { parseDecay, DECAY_FORMS } from './decay.js';
+export { remember } from './remember.js';
+export { recall } from './recall.js';
+export type { RecallOptions } from './recall.js';
+export { resolveBackend } from './resolve-backend.js';
+export type { BackendResolver, RecallTarget } from './resolve-backend.js';
+export { exactScore, EXACT_KEY_SCORE, KEY_CONTAINS_SCORE, VALUE_CONTAINS_SCORE } from './exact-score.js';
+export { valueTypeName } from './value-type-name.js';

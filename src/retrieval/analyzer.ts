@@ -1,0 +1,76 @@
+// Analyzers: the tokenizer plus optional stop-word removal and Snowball stemming, per language.
+import snowball from 'snowball-stemmers';
+import stopwords from 'stopword';
+import { MnemoError } from '../core/errors.js';
+import type { Analyzer } from './corpus-index.js';
+import { tokenize } from './tokenize.js';
+
+/** Languages with both a Snowball stemmer and a stop-word list: the Snowball name and the stopword list code. */
+export const ANALYZER_LANGUAGES = {
+  english: 'eng',
+  french: 'fra',
+  german: 'deu',
+  spanish: 'spa',
+  italian: 'ita',
+  portuguese: 'por',
+  dutch: 'nld',
+  russian: 'rus',
+  swedish: 'swe',
+  danish: 'dan',
+  finnish: 'fin',
+  hungarian: 'hun',
+  romanian: 'ron',
+  turkish: 'tur',
+} as const;
+
+export type AnalyzerLanguage = keyof typeof ANALYZER_LANGUAGES;
+
+/** How text becomes index terms. */
+export interface AnalyzerOptions {
+  /** `none` keeps the tokenizer's words as they are; a language enables its stemmer and stop words. */
+  language?: AnalyzerLanguage | 'none';
+  /** Reduce words to their stem ("opens" and "opened" both become "open"); default true with a language. */
+  stem?: boolean;
+  /** Drop the language's stop words ("the", "was", "what"); default true with a language. */
+  stopWords?: boolean;
+}
+
+/** The default analyzer settings of narrative search: English stems and stop words (see docs/retrieval-quality.md). */
+export const DEFAULT_ANALYZER: Required<AnalyzerOptions> = { language: 'english', stem: true, stopWords: true };
+
+/**
+ * Builds an analyzer: Unicode tokens, then optionally without stop words, then optionally stemmed. Stems are
+ * cached per analyzer, so repeated words cost a map lookup. Names and non-Latin words pass through whole when
+ * the stemmer has nothing to strip ("Kaël" stays "kaël").
+ *
+ * @example
+ * ```ts
+ * createAnalyzer({ language: 'english' })('What opened the doors?'); // ['open', 'door']
+ * createAnalyzer({ language: 'none' })('What opened the doors?');    // ['what', 'opened', 'the', 'doors']
+ * ```
+ */
+export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
+  const language = options.language ?? DEFAULT_ANALYZER.language;
+  if (language === 'none') return tokenize;
+  const code = ANALYZER_LANGUAGES[language];
+  if (code === undefined) {
+    throw new MnemoError('INVALID_INPUT', `language: expected "none" or one of ${Object.keys(ANALYZER_LANGUAGES).join(', ')}, got ${JSON.stringify(language)}.`, { details: { field: 'language' } });
+  }
+  const stop = options.stopWords ?? true ? new Set<string>(stopwords[code] ?? []) : new Set<string>();
+  const stemmer = options.stem ?? true ? snowball.newStemmer(language) : null;
+  const cache = new Map<string, string>();
+  const stemOf = (word: string): string => {
+    if (stemmer === null) return word;
+    let stem = cache.get(word);
+    if (stem === undefined) {
+      stem = stemmer.stem(word);
+      if (cache.size < 200_000) cache.set(word, stem);
+    }
+    return stem;
+  };
+  return (text) => {
+    const terms: string[] = [];
+    for (const token of tokenize(text)) if (!stop.has(token)) terms.push(stemOf(token));
+    return terms;
+  };
+}

@@ -1,0 +1,58 @@
+// The per-save index: neighbour context vectors stay right through adds and removals; exact per-slot scores.
+import { describe, expect, it } from 'vitest';
+import { CorpusIndex } from '../src/retrieval/corpus-index.js';
+import type { IndexRow } from '../src/seams/store.js';
+
+const unit = (...values: number[]) => {
+  const norm = Math.hypot(...values);
+  return new Float32Array(values.map((value) => value / norm));
+};
+const row = (id: string, turnId: number, vector: Float32Array | null, text = `chunk ${id}`): IndexRow => ({ id, turnId, chunkType: 'narrative', text, embedding: vector });
+
+function contexts(index: CorpusIndex, ids: string[]) {
+  return ids.map((id) => Array.from(index.semanticVectors.vectorOf(index.slotOf(id) as number) ?? []).map((value) => Number(value.toFixed(5))));
+}
+
+describe('CorpusIndex neighbour context', () => {
+  const rows = [row('a', 1, unit(1, 0, 0)), row('b', 2, unit(0, 1, 0)), row('c', 3, null), row('d', 4, unit(0, 0, 1)), row('e', 5, unit(1, 1, 0))];
+
+  it('mixes each vector with its neighbours with vectors, the same whether built at once or one by one', () => {
+    const whole = new CorpusIndex(0, { neighbourWeight: 0.5 });
+    whole.add(rows);
+    const stepwise = new CorpusIndex(0, { neighbourWeight: 0.5 });
+    for (const one of rows) stepwise.add([one]);
+    expect(contexts(stepwise, ['a', 'b', 'd', 'e'])).toEqual(contexts(whole, ['a', 'b', 'd', 'e']));
+    const [b] = contexts(whole, ['b']);
+    const expected = unit(0.5, 1, 0.5);
+    expect(b).toEqual(Array.from(expected).map((value) => Number(value.toFixed(5))));
+  });
+
+  it('after removals equals an index built without the removed chunks', () => {
+    const index = new CorpusIndex(0, { neighbourWeight: 0.3 });
+    index.add(rows);
+    index.removeWhere((turnId) => turnId === 2 || turnId === 5);
+    const fresh = new CorpusIndex(0, { neighbourWeight: 0.3 });
+    fresh.add(rows.filter((one) => one.turnId !== 2 && one.turnId !== 5));
+    expect(contexts(index, ['a', 'd'])).toEqual(contexts(fresh, ['a', 'd']));
+    index.add([row('f', 6, unit(0, 1, 1))]);
+    fresh.add([row('f', 6, unit(0, 1, 1))]);
+    expect(contexts(index, ['a', 'd', 'f'])).toEqual(contexts(fresh, ['a', 'd', 'f']));
+  });
+
+  it('searches own vectors when the weight is 0', () => {
+    const index = new CorpusIndex(0);
+    index.add(rows);
+    expect(index.semantic(unit(0, 1, 0), 1).map(({ slot }) => index.idOf(slot))).toEqual(['b']);
+  });
+});
+
+describe('exact per-slot scores', () => {
+  it('match what the arms rank with', () => {
+    const index = new CorpusIndex(0);
+    index.add([row('a', 1, unit(1, 0), 'red door red'), row('b', 1, unit(0, 1), 'blue door'), row('c', 1, unit(1, 1), 'green field')]);
+    const terms = index.analyze('red door');
+    for (const { slot, score } of index.lexical(terms, 10)) expect(index.bm25.scoreOf(terms, slot)).toBeCloseTo(score, 12);
+    expect(index.bm25.scoreOf(terms, index.slotOf('c') as number)).toBe(0);
+    for (const { slot, score } of index.semantic(unit(1, 0), 10)) expect(index.vectors.scoreOf(unit(1, 0), slot)).toBeCloseTo(score, 6);
+  });
+});

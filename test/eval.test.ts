@@ -1,0 +1,82 @@
+// `mnemo eval` against the LoCoMo scorer: on a fixture this test writes, both must print the same numbers.
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { main } from '../src/cli/main.js';
+import { MetricsAccumulator } from '../src/eval/metrics.js';
+import { tempDir } from './helpers.js';
+import { locomoScorer } from './shared-path.js';
+
+const dir = tempDir();
+
+const SPEAKERS = ['Ada', 'Bram'];
+const TOPICS = ['sailing to the north cape', 'baking rye bread', 'a broken violin string', 'the chess club final', 'planting tulips', 'a lost grey cat', 'the night train to Vienna', 'learning to weld'];
+
+function writeFixture() {
+  const turns: object[] = [];
+  const questions: object[] = [];
+  for (const conv of ['conv-a', 'conv-b']) {
+    let turn = 0;
+    for (let session = 1; session <= 3; session++) {
+      for (let index = 1; index <= 8; index++) {
+        const topic = TOPICS[(index + session + (conv === 'conv-b' ? 3 : 0)) % TOPICS.length] as string;
+        turns.push({ conv, id: `D${session}:${index}`, session, turn: turn++, speaker: SPEAKERS[index % 2], date: `${session} May 2023`, text: `I keep thinking about ${topic}, session ${session} line ${index}.` });
+      }
+    }
+    TOPICS.forEach((topic, index) => {
+      const evidence = (turns as { conv: string; id: string; text: string }[]).filter((row) => row.conv === conv && row.text.includes(topic)).map((row) => row.id).slice(0, 2);
+      questions.push({ conv, qid: `${conv}:q${index}`, question: `When did they talk about ${topic}?`, answer: 'x', category: (index % 5) + 1, category_name: `cat${(index % 5) + 1}`, evidence });
+    });
+  }
+  const turnsPath = join(dir, 'fixture.turns.jsonl');
+  const qaPath = join(dir, 'fixture.qa.jsonl');
+  writeFileSync(turnsPath, turns.map((row) => JSON.stringify(row)).join('\n') + '\n');
+  writeFileSync(qaPath, questions.map((row) => JSON.stringify(row)).join('\n') + '\n');
+  return { turnsPath, qaPath };
+}
+
+async function run(...args: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await main(['node', 'mnemo', ...args], { out: (text) => out.push(text), err: (text) => err.push(text) });
+  return { code, out: out.join('\n'), err: err.join('\n') };
+}
+
+describe('mnemo eval', () => {
+  const scorer = locomoScorer();
+
+  it.runIf(scorer !== null)('prints the same recall and hit table as the LoCoMo scorer reading its run file', async () => {
+    const { turnsPath, qaPath } = writeFixture();
+    for (const protocol of [[], ['--doc', 'full', '--include-adversarial', '--k', '1,3,5']]) {
+      const runPath = join(dir, `run-${protocol.length}.jsonl`);
+      const result = await run('--embedder', 'hashing', 'eval', '--turns', turnsPath, '--qa', qaPath, '--out', runPath, '--no-progress', ...protocol);
+      expect(result.code).toBe(0);
+      const ours = result.out.split('\n').filter((line) => /^(overall|\d )/.test(line));
+      const scored = execFileSync(process.execPath, [scorer as string, '--turns', turnsPath, '--qa', qaPath, '--run', runPath, ...protocol.filter((flag) => flag !== '--doc' && flag !== 'full')], { encoding: 'utf8' });
+      const theirs = scored.split('\n').filter((line) => /^(overall|\d )/.test(line));
+      expect(ours.length).toBeGreaterThan(1);
+      expect(ours).toEqual(theirs);
+      const lines = readFileSync(runPath, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { qid: string; ranked: string[] });
+      expect(lines[0]?.ranked[0]).toMatch(/^D\d:\d$/);
+    }
+  });
+
+  it('refuses malformed dataset lines with the file and line number', async () => {
+    const turnsPath = join(dir, 'bad.turns.jsonl');
+    writeFileSync(turnsPath, '{"conv":"c","id":"D1:1","turn":0,"text":"hi"}\n{"conv":"c","id":"D1:2","turn":"one","text":"x"}\n');
+    const qaPath = join(dir, 'bad.qa.jsonl');
+    writeFileSync(qaPath, '');
+    const result = await run('eval', '--turns', turnsPath, '--qa', qaPath, '--no-progress');
+    expect(result.code).toBe(2);
+    expect(result.err).toContain('bad.turns.jsonl:2: turn:');
+  });
+
+  it('computes recall as the share of evidence found and hit as any evidence found', () => {
+    const metrics = new MetricsAccumulator([1, 3]);
+    metrics.add(1, 'one', ['a', 'x', 'b'], ['a', 'b']);
+    metrics.add(2, 'two', ['x', 'y', 'z'], ['a']);
+    const overall = metrics.result().categories.at(-1);
+    expect(overall).toMatchObject({ key: 'all', n: 2, recall: { 1: 0.25, 3: 0.5 }, hit: { 1: 0.5, 3: 0.5 } });
+  });
+});
