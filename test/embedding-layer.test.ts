@@ -214,6 +214,22 @@ describe('reindex', () => {
     await store.close();
   });
 
+  it('re-embeds remembered entries too, from the text recall searches by', async () => {
+    const path = dbPath();
+    const memory = await openMemory({ path, embedder: hashingEmbedder({ dimensions: 16 }), logger: silentLogger });
+    await memory.add({ saveId: 's', turnId: 1, text: 'The mill wheel turns.' });
+    await memory.recall.store('miller', 'Old Hanne, who grinds barley', { scope: 'village' });
+    await memory.close();
+    const target = counting({ dimensions: 32 });
+    const result = await reindex(openSqliteStore({ path }), target);
+    expect(result).toMatchObject({ embedded: 2, total: 2 });
+    expect(target.texts).toEqual(['The mill wheel turns.', 'miller\nOld Hanne, who grinds barley']);
+    const reopened = await openMemory({ path, embedder: counting({ dimensions: 32 }), logger: silentLogger });
+    const [entry] = await reopened.recall.retrieve('who grinds the grain', 1, 'village');
+    expect(entry?.key).toBe('miller');
+    await reopened.close();
+  });
+
   it('runs from the CLI: a mismatch exits 2, reindex re-embeds, then the store opens with the new embedder', async () => {
     const db = dbPath();
     const run = async (...args: string[]) => {
