@@ -245,6 +245,7 @@ describe('reindex', () => {
     const reindexed = await run('--embedder', 'static', 'reindex', '--json');
     expect(reindexed.code).toBe(0);
     expect(JSON.parse(reindexed.out)).toMatchObject({ embedder: { provider: 'static', dimensions: 100 }, embedded: 1, total: 1 });
+    expect(JSON.parse((await run('--embedder', 'static', 'stats', '--json')).out).vectors).toMatchObject({ provider: 'static', dimensions: 100 });
     const query = await run('--embedder', 'static', 'query', 'camp', 'boatman');
     expect(query.code).toBe(0);
     expect(query.out).toMatch(/meaning #1, cosine 0\.\d+/);
