@@ -8,6 +8,7 @@ import { ensureEmbedderIdentity } from './embedding/embedder-identity.js';
 import { EMBEDDING_CACHE_ENTRIES, EmbeddingCache } from './embedding/embedding-cache.js';
 import { resolveEmbedder } from './embedding/resolve-embedder.js';
 import type { EmbedderName } from './embedding/resolve-embedder.js';
+import { LoreBook } from './lore/lore-book.js';
 import { NarrativeMemory } from './narrative/narrative-memory.js';
 import type { NarrativeMemoryOptions, UpdateTurnInput } from './narrative/narrative-memory.js';
 import { RecallMemory } from './recall/recall-memory.js';
@@ -68,11 +69,14 @@ export class Mnemo {
   readonly narrative: NarrativeMemory;
   /** Remember / recall (seed 001): `memory.recall.store/retrieve/clear`, and the backend of each declaration. */
   readonly recall: RecallMemory;
+  /** The lore book: world knowledge scoped by tags, imported from a YAML repository. */
+  readonly lore: LoreBook;
 
   constructor(options: NarrativeMemoryOptions & { tracer?: Tracer | null }) {
     this.store = options.store;
     this.narrative = new NarrativeMemory(options);
     this.recall = new RecallMemory({ store: options.store, embedder: options.embedder, tracer: options.tracer, clock: options.clock, logger: options.logger });
+    this.lore = new LoreBook({ ...options, narrative: this.narrative });
   }
 
   /** The embedder in use, or null (lexical search only). */

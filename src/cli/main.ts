@@ -6,6 +6,7 @@ import { registerAdd } from './commands/add.js';
 import { registerDemo } from './commands/demo.js';
 import { registerEval } from './commands/eval.js';
 import { registerForget } from './commands/forget.js';
+import { registerLore } from './commands/lore.js';
 import { registerQuery } from './commands/query.js';
 import { registerReindex } from './commands/reindex.js';
 import { registerRecall } from './commands/recall.js';
@@ -40,6 +41,7 @@ export function buildProgram(output: Output = standardOutput): Command {
   registerDemo(program, output);
   registerReindex(program, output);
   registerEval(program, output);
+  registerLore(program, output);
   for (const command of program.commands) command.exitOverride();
   return program;
 }

@@ -31,7 +31,7 @@ export interface ReindexResult {
 const isZero = (vector: Float32Array) => vector.every((value) => value === 0);
 
 /**
- * Re-embeds every chunk of every save, and every remembered entry of the recall layer, with `embedder`. The new vectors are staged beside the old ones, batch
+ * Re-embeds every chunk of every save, every remembered entry (recall) and every lore entry with `embedder`. The new vectors are staged beside the old ones, batch
  * by batch, each batch one transaction; when every chunk is staged, one transaction swaps them in, records the
  * new identity and bumps every save's version. Until then the store stays whole under its old embedder, so an
  * interrupted reindex (crash, Ctrl-C, a provider failing) loses nothing: run it again and it resumes after its
@@ -56,12 +56,12 @@ export async function reindex(store: Store, embedder: Embedder, options: Reindex
       if (finish.finished) break;
       continue;
     }
-    const texts = items.map((item) => (item.family === 'chunks' ? item.text : searchText(item.key, item.valueText)));
+    const texts = items.map((item) => (item.family === 'recall' ? searchText(item.key, item.valueText) : item.text));
     const vectors = options.cache != null ? await options.cache.embed(embedder, texts) : await embedInBatches(embedder, texts);
     progress = await store.embeddings.stageReindex(items.map((item, index) => {
       const vector = vectors[index] as Float32Array;
       const embedding = isZero(vector) ? null : vector;
-      return item.family === 'chunks' ? { family: 'chunks', seq: item.seq, id: item.id, embedding } : { family: 'recall', seq: item.seq, source: item.source, embedding };
+      return item.family === 'chunks' ? { family: 'chunks', seq: item.seq, id: item.id, embedding } : { family: item.family, seq: item.seq, source: item.source, embedding };
     }));
     embedded += items.length;
     options.onProgress?.(progress);

@@ -49,6 +49,14 @@ export interface UpdateTurnInput {
   metadata?: Metadata;
 }
 
+/** The new chunks of a turn, each with its own entryId and metadata (see `replaceTurn`). */
+export interface ReplaceTurnInput {
+  saveId: string;
+  turnId: number;
+  chunkType?: string;
+  chunks: readonly { text: string; entryId?: string | null; metadata?: Metadata }[];
+}
+
 /**
  * Keeps a save's narrative chunks and finds them again by meaning and by exact words.
  *
@@ -114,7 +122,23 @@ export class NarrativeMemory {
     const texts = typeof input.text === 'string' ? [input.text] : [...(input.text ?? [])];
     if (texts.length === 0) throw new MnemoError('INVALID_INPUT', 'text: expected the new text of the turn, got an empty list. To remove a turn, rewind to the turn before it.');
     const now = this.clock();
-    const chunks = texts.map((text) => prepareChunk({ saveId, turnId, text, chunkType, metadata: input.metadata }, now));
+    return this.writeTurn(saveId, turnId, chunkType, texts.map((text) => prepareChunk({ saveId, turnId, text, chunkType, metadata: input.metadata }, now)));
+  }
+
+  /**
+   * Replaces a turn's chunks of one type with `chunks`, each with its own entryId and metadata, atomically; an
+   * empty list just removes them. Returns the new ids. (The lore book keeps a save's lore this way, at turn 0.)
+   */
+  async replaceTurn(input: ReplaceTurnInput): Promise<string[]> {
+    const saveId = requireSaveId(input?.saveId);
+    const turnId = requireTurnId(input.turnId);
+    const chunkType = optionalChunkType(input.chunkType, 'chunkType') ?? DEFAULT_CHUNK_TYPE;
+    if (!Array.isArray(input.chunks)) throw new MnemoError('INVALID_INPUT', 'chunks: expected an array of { text, entryId?, metadata? } (possibly empty), got something else.');
+    const now = this.clock();
+    return this.writeTurn(saveId, turnId, chunkType, input.chunks.map((chunk) => prepareChunk({ ...chunk, saveId, turnId, chunkType }, now)));
+  }
+
+  private async writeTurn(saveId: string, turnId: number, chunkType: string, chunks: NewChunk[]): Promise<string[]> {
     await this.attachVectors(chunks);
     const result = await this.store.replaceTurn(saveId, turnId, chunkType, chunks);
     this.cache.afterWrite(saveId, result, (index) => {

@@ -1,4 +1,4 @@
-// One save's search index in memory: BM25 postings, vectors and the attributes filters read, by slot.
+// One corpus's search index in memory (a save's chunks, the lore book): BM25 postings, vectors and the attributes filters read, by slot.
 import type { ChunkFilter } from '../core/types.js';
 import type { IndexRow } from '../seams/store.js';
 import { Bm25Index } from './bm25.js';
@@ -31,6 +31,25 @@ export interface QueryFeedback {
 /** A filter on slots, applied before ranking. */
 export type SlotFilter = (slot: number) => boolean;
 
+/** A row to index, with optional labels a filter can test (e.g. the scope tags of a lore entry). */
+export interface IndexDocument extends IndexRow {
+  labels?: readonly string[];
+}
+
+/**
+ * A filter keeping the slots every given filter keeps (undefined filters are skipped; none left: undefined).
+ *
+ * @example
+ * ```ts
+ * const accept = combineFilters(index.filterFor({ maxTurnId: 3 }), index.labelSubsetFilter(['guild']));
+ * ```
+ */
+export function combineFilters(...filters: (SlotFilter | undefined)[]): SlotFilter | undefined {
+  const present = filters.filter((filter): filter is SlotFilter => filter !== undefined);
+  if (present.length <= 1) return present[0];
+  return (slot) => present.every((filter) => filter(slot));
+}
+
 /**
  * The in-memory index of one corpus (a save's chunks). Slots follow insertion order, so ties between equal
  * scores always go to the earlier chunk. `version` records which store version it reflects.
@@ -52,6 +71,9 @@ export class CorpusIndex {
   private turnIds = new Int32Array(64);
   private typeIds = new Int32Array(64);
   private readonly typeNames = new Map<string, number>();
+  private readonly labelIds = new Map<string, number>();
+  private labelsFlat = new Int32Array(64);
+  private labelsStart = new Int32Array(65);
   private removedCount = 0;
   /** Vectors refused because their length differed from the index's. */
   mismatchedVectors = 0;
@@ -86,7 +108,7 @@ export class CorpusIndex {
   }
 
   /** Adds rows in order. */
-  add(rows: readonly IndexRow[]): void {
+  add(rows: readonly IndexDocument[]): void {
     for (const row of rows) {
       const slot = this.bm25.addTokens(this.analyzer(row.text));
       this.ids[slot] = row.id;
@@ -95,6 +117,7 @@ export class CorpusIndex {
       this.typeIds = grow(this.typeIds, slot + 1);
       this.turnIds[slot] = row.turnId;
       this.typeIds[slot] = this.typeId(row.chunkType);
+      this.setLabels(slot, row.labels ?? []);
       if (!this.vectors.set(slot, row.embedding)) this.mismatchedVectors++;
       if (this.contextVectors !== null && this.vectors.has(slot)) {
         this.previousLink = grow(this.previousLink, slot + 1);
@@ -108,6 +131,21 @@ export class CorpusIndex {
         if (previous >= 0) this.refreshContext(previous);
       }
     }
+  }
+
+  private setLabels(slot: number, labels: readonly string[]): void {
+    let position = this.labelsStart[slot] as number;
+    this.labelsFlat = grow(this.labelsFlat, position + labels.length);
+    this.labelsStart = grow(this.labelsStart, slot + 2);
+    for (const label of labels) {
+      let id = this.labelIds.get(label);
+      if (id === undefined) {
+        id = this.labelIds.size;
+        this.labelIds.set(label, id);
+      }
+      this.labelsFlat[position++] = id;
+    }
+    this.labelsStart[slot + 1] = position;
   }
 
   /** The neighbouring live slot with a vector before (-1) or after (+1) `slot`, or null. */
@@ -215,6 +253,26 @@ export class CorpusIndex {
       (maxTurn === undefined || (turnIds[slot] as number) <= maxTurn) &&
       (keep === undefined || typeIds[slot] === keep) &&
       (drop === undefined || typeIds[slot] !== drop);
+  }
+
+  /**
+   * A slot filter keeping the documents whose every label is in `held` (AND); a document without labels always
+   * passes. Built in one pass over the held labels, then O(labels of the slot) per slot.
+   */
+  labelSubsetFilter(held: Iterable<string>): SlotFilter {
+    const mask = new Uint8Array(this.labelIds.size);
+    for (const label of held) {
+      const id = this.labelIds.get(label);
+      if (id !== undefined) mask[id] = 1;
+    }
+    const flat = this.labelsFlat;
+    const start = this.labelsStart;
+    return (slot) => {
+      for (let position = start[slot] as number; position < (start[slot + 1] as number); position++) {
+        if (mask[flat[position] as number] !== 1) return false;
+      }
+      return true;
+    };
   }
 
   /** The lexical arm: BM25 over the save's own statistics, filtered before ranking; terms may carry weights. */

@@ -1,12 +1,12 @@
 // Keeps one CorpusIndex per save in memory, in step with the store through the save's version number.
-import type { IndexRow, WriteResult } from '../seams/store.js';
+import type { WriteResult } from '../seams/store.js';
 import { CorpusIndex } from './corpus-index.js';
-import type { CorpusIndexOptions } from './corpus-index.js';
+import type { CorpusIndexOptions, IndexDocument } from './corpus-index.js';
 
 /** Where the cache reads a corpus and its version from. */
 export interface CorpusSource {
   /** Streams the corpus's rows to `visit`; returns the version read before them. */
-  scan(key: string, visit: (row: IndexRow) => void): Promise<number>;
+  scan(key: string, visit: (row: IndexDocument) => void): Promise<number>;
   version(key: string): Promise<number>;
 }
 

@@ -15,17 +15,19 @@ export interface CachedVector {
 }
 
 /**
- * Something waiting to be re-embedded: a chunk (in insertion order), or a remembered entry of the recall layer
- * (its key and value text; `source` identifies the version staged, so an entry rewritten meanwhile is redone).
+ * Something waiting to be re-embedded: a chunk (in insertion order), a remembered entry of the recall layer (its
+ * key and value text), or a lore entry (its content). Recall and lore entries are rewritten in place, so `source`
+ * identifies the version staged: an entry rewritten meanwhile is redone.
  */
 export type ReindexItem =
   | { family: 'chunks'; seq: number; id: string; text: string }
-  | { family: 'recall'; seq: number; key: string; valueText: string; source: string };
+  | { family: 'recall'; seq: number; key: string; valueText: string; source: string }
+  | { family: 'lore'; seq: number; text: string; source: string };
 
 /** A re-embedded item: its new vector, or null when the embedder found nothing to embed. */
 export type ReindexVector =
   | { family: 'chunks'; seq: number; id: string; embedding: Float32Array | null }
-  | { family: 'recall'; seq: number; source: string; embedding: Float32Array | null };
+  | { family: 'recall' | 'lore'; seq: number; source: string; embedding: Float32Array | null };
 
 /** How far a reindex has gone: `done` items staged, `total` = done + those still waiting (chunks and recall entries). */
 export interface ReindexProgress {
@@ -47,7 +49,7 @@ export interface EmbeddingStore {
   identity(): Promise<EmbedderIdentity | null>;
   /**
    * In one transaction: accepts `identity` when it is the recorded one, or records it when the store holds no
-   * vector yet (no chunk and no recall entry has one); otherwise reports the recorded identity (null when vectors
+   * vector yet (no chunk, recall entry or lore entry has one); otherwise reports the recorded identity (null when vectors
    * exist but none was recorded).
    */
   claimIdentity(identity: EmbedderIdentity): Promise<IdentityClaim>;
@@ -62,13 +64,14 @@ export interface EmbeddingStore {
   beginReindex(target: EmbedderIdentity): Promise<ReindexProgress>;
   /** The reindex in progress, or null. */
   reindexProgress(): Promise<ReindexProgress | null>;
-  /** The next `limit` items not yet staged: chunks of every save in insertion order, then recall entries. */
+  /** The next `limit` items not yet staged: chunks of every save in insertion order, then recall, then lore entries. */
   nextToReindex(limit: number): Promise<ReindexItem[]>;
   /** Stages a batch of new vectors in one transaction. */
   stageReindex(vectors: readonly ReindexVector[]): Promise<ReindexProgress>;
   /**
-   * In one transaction, when everything is staged: swaps the staged vectors in (chunks and recall entries),
-   * records `target` as the identity, bumps every save's version and the recall version, and clears the staging.
+   * In one transaction, when everything is staged: swaps the staged vectors in (chunks, recall and lore entries;
+   * lore entries also get `target` as their embedding model), records `target` as the identity, bumps every save's
+   * version, the recall version and the lore book version, and clears the staging.
    * Otherwise changes nothing and says how many wait.
    */
   finishReindex(target: EmbedderIdentity): Promise<{ finished: boolean; pending: number }>;

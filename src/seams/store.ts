@@ -2,6 +2,7 @@
 import type { Chunk, Metadata, SaveSummary } from '../core/types.js';
 import type { EmbeddingStore } from './embedding-store.js';
 import type { RecallStore } from './recall-store.js';
+import type { LoreStore } from './lore-store.js';
 
 /** A chunk ready to be written: validated, with its id, and its vector when an embedder made one. */
 export interface NewChunk {
@@ -54,6 +55,8 @@ export interface Store {
   readonly embeddings: EmbeddingStore;
   /** The remember / recall entries (seed 001). */
   readonly recall: RecallStore;
+  /** The lore book: world knowledge shared by every save, scoped by tags. */
+  readonly lore: LoreStore;
 
   /** Writes chunks in one transaction (a whole turn lands, or nothing does). */
   insertChunks(chunks: readonly NewChunk[]): Promise<WriteResult>;

@@ -10,13 +10,13 @@ import type { StoreFactory } from './store-contract.js';
 const HASHING: EmbedderIdentity = { provider: 'hashing', modelId: 'hashing-16-trigrams', dimensions: 16 };
 const OTHER: EmbedderIdentity = { provider: 'static', modelId: 'glove', dimensions: 3 };
 const unit = (values: number[]) => Float32Array.from(values);
-const textOf = (item: ReindexItem) => (item.family === 'chunks' ? item.text : `${item.key}: ${item.valueText}`);
+const textOf = (item: ReindexItem) => (item.family === 'recall' ? `${item.key}: ${item.valueText}` : item.text);
 
 /** The staged vectors of some items: `vector(item, index)` for each. */
 function staged(items: readonly ReindexItem[], vector: (item: ReindexItem, index: number) => Float32Array | null): ReindexVector[] {
   return items.map((item, index) => (item.family === 'chunks'
     ? { family: 'chunks', seq: item.seq, id: item.id, embedding: vector(item, index) }
-    : { family: 'recall', seq: item.seq, source: item.source, embedding: vector(item, index) }));
+    : { family: item.family, seq: item.seq, source: item.source, embedding: vector(item, index) }));
 }
 
 /**
@@ -123,6 +123,29 @@ export function runEmbeddingStoreContract(name: string, factory: StoreFactory): 
       await store.recall.scan(null, 0, (row) => vectors.set(row.key, row.embedding === null ? null : [...row.embedding]));
       expect(vectors.get('weather')).toEqual([0, 1, 0]);
       expect(vectors.get('harvest')).toEqual([0, 0, 1]);
+    });
+
+    it('counts lore entries as vectors, re-embeds them last, redoes an edited one, and records the model on each', async () => {
+      const entry = (content: string) => ({ source: 'world.yaml', title: 'The tide bell', content, scopeLevel: 'continental' as const, scopeTags: [] });
+      await memory.lore.importEntries([entry('The tide bell rings twice at dusk.')]);
+      expect(await store.embeddings.claimIdentity(HASHING)).toEqual({ ok: false, recorded: null });
+      await store.embeddings.beginReindex(OTHER);
+      const items = await store.embeddings.nextToReindex(10);
+      expect(items.map((item) => [item.family, textOf(item)])).toEqual([['lore', 'The tide bell rings twice at dusk.']]);
+      await store.embeddings.stageReindex(staged(items, () => unit([1, 0, 0])));
+      await memory.lore.importEntries([entry('The tide bell rings thrice at dawn.')]);
+      expect(await store.embeddings.finishReindex(OTHER)).toEqual({ finished: false, pending: 1 });
+      const redo = await store.embeddings.nextToReindex(10);
+      expect(redo.map(textOf)).toEqual(['The tide bell rings thrice at dawn.']);
+      await store.embeddings.stageReindex(staged(redo, () => unit([0, 1, 0])));
+      const version = await store.lore.version();
+      expect(await store.embeddings.finishReindex(OTHER)).toEqual({ finished: true, pending: 0 });
+      expect(await store.lore.version()).toBeGreaterThan(version);
+      const [stored] = await store.lore.list();
+      expect(stored?.embeddingModel).toBe('static/glove/3');
+      const vectors: (number[] | null)[] = [];
+      await store.lore.scan((row) => vectors.push(row.embedding === null ? null : [...row.embedding]));
+      expect(vectors).toEqual([[0, 1, 0]]);
     });
 
     it('drops what was staged for another target when a reindex to a new one begins', async () => {

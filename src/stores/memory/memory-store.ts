@@ -4,6 +4,7 @@ import type { Chunk, SaveSummary } from '../../core/types.js';
 import type { IndexRow, NewChunk, RewindCounts, Store, WriteResult } from '../../seams/store.js';
 import { InMemoryEmbeddingStore } from './embedding-store.js';
 import { InMemoryRecallStore } from './recall-store.js';
+import { InMemoryLoreStore } from './lore-store.js';
 
 /** A chunk as the in-memory store holds it (shared with its sub-stores). */
 export interface StoredChunk extends NewChunk {
@@ -39,6 +40,7 @@ export class InMemoryStore implements Store {
   readonly location = ':memory:';
   readonly embeddings: InMemoryEmbeddingStore = new InMemoryEmbeddingStore(this);
   readonly recall = new InMemoryRecallStore(() => this.ensureOpen());
+  readonly lore = new InMemoryLoreStore(() => this.ensureOpen());
   private readonly chunks = new Map<string, StoredChunk>();
   private readonly versions = new Map<string, number>();
   private readonly meta = new Map<string, string>();

@@ -10,13 +10,50 @@ const REINDEX_KEY = 'embedder.reindex';
 
 const sameIdentity = (a: EmbedderIdentity, b: EmbedderIdentity) => a.provider === b.provider && a.modelId === b.modelId && a.dimensions === b.dimensions;
 
-/** A recall entry's staged version: its key and value as stored (rewriting the entry changes it). */
-const RECALL_SOURCE = "r.key || char(0) || r.value";
-const RECALL_PENDING = `FROM recall_entries r LEFT JOIN reindex_staging_recall s ON s.seq = r.seq AND s.source = ${RECALL_SOURCE} WHERE s.seq IS NULL`;
+/** A layer whose entries are rewritten in place: staged with the `source` (what the vector was made from) they had. */
+interface EntryFamily {
+  family: 'recall' | 'lore';
+  table: string;
+  staging: string;
+  /** SQL, over alias r, of what the vector is made from. */
+  source: string;
+  /** Extra columns selected for the item. */
+  columns: string;
+  item(row: Record<string, unknown>): ReindexItem;
+  /** Extra assignments of the swap (`embedding_model = ?` for lore), with their parameters. */
+  swapExtra(target: EmbedderIdentity): { sql: string; parameters: unknown[] };
+  /** The statement that bumps the layer's version after the swap. */
+  bump: string;
+}
+
+const FAMILIES: readonly EntryFamily[] = [
+  {
+    family: 'recall',
+    table: 'recall_entries',
+    staging: 'reindex_staging_recall',
+    source: "r.key || char(0) || r.value",
+    columns: 'r.key AS key, r.value AS value',
+    item: (row) => ({ family: 'recall', seq: row.seq as number, key: row.key as string, valueText: renderValue(JSON.parse(row.value as string) as JsonValue), source: row.source as string }),
+    swapExtra: () => ({ sql: '', parameters: [] }),
+    bump: 'UPDATE recall_state SET version = version + 1 WHERE id = 1',
+  },
+  {
+    family: 'lore',
+    table: 'lore_entries',
+    staging: 'reindex_staging_lore',
+    source: 'r.content',
+    columns: 'r.content AS text',
+    item: (row) => ({ family: 'lore', seq: row.seq as number, text: row.text as string, source: row.source as string }),
+    swapExtra: (target) => ({ sql: ', embedding_model = ?', parameters: [`${target.provider}/${target.modelId}/${target.dimensions}`] }),
+    bump: 'UPDATE lore_book SET version = version + 1 WHERE id = 1',
+  },
+];
+
+const pendingFrom = (family: EntryFamily) => `FROM ${family.table} r LEFT JOIN ${family.staging} s ON s.seq = r.seq AND s.source = ${family.source} WHERE s.seq IS NULL`;
 
 /**
- * The embedding layer's tables in the store's SQLite file. It reads and writes the vectors of the chunks and of
- * the recall entries, the two layers that store vectors.
+ * The embedding layer's tables in the store's SQLite file. It reads and writes the vectors of every layer that
+ * stores some: chunks, recall entries and lore entries.
  *
  * @example
  * ```ts
@@ -36,6 +73,10 @@ export class SqliteEmbeddingStore implements EmbeddingStore {
     this.store.database.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(key, JSON.stringify(value));
   }
 
+  private count(sql: string, ...parameters: unknown[]): number {
+    return (this.store.database.prepare(sql).get(...parameters) as { n: number }).n;
+  }
+
   async identity(): Promise<EmbedderIdentity | null> {
     return this.readMeta<EmbedderIdentity>(IDENTITY_KEY);
   }
@@ -44,10 +85,9 @@ export class SqliteEmbeddingStore implements EmbeddingStore {
     return this.store.write(() => {
       const recorded = this.readMeta<EmbedderIdentity>(IDENTITY_KEY);
       if (recorded !== null && sameIdentity(recorded, identity)) return { ok: true };
-      const vectors = this.store.database
-        .prepare('SELECT EXISTS (SELECT 1 FROM chunks WHERE embedding IS NOT NULL) OR EXISTS (SELECT 1 FROM recall_entries WHERE embedding IS NOT NULL) AS present')
-        .get() as { present: number };
-      if (vectors.present === 1) return { ok: false, recorded };
+      const tables = ['chunks', ...FAMILIES.map((family) => family.table)];
+      const present = this.count(`SELECT ${tables.map((table) => `EXISTS (SELECT 1 FROM ${table} WHERE embedding IS NOT NULL)`).join(' OR ')} AS n`);
+      if (present === 1) return { ok: false, recorded };
       this.writeMeta(IDENTITY_KEY, { provider: identity.provider, modelId: identity.modelId, dimensions: identity.dimensions });
       return { ok: true };
     });
@@ -82,24 +122,26 @@ export class SqliteEmbeddingStore implements EmbeddingStore {
   }
 
   private chunkCursor(): number {
-    return (this.store.database.prepare('SELECT COALESCE(MAX(seq), 0) AS cursor FROM reindex_staging').get() as { cursor: number }).cursor;
+    return this.count('SELECT COALESCE(MAX(seq), 0) AS n FROM reindex_staging');
   }
 
   private progress(target: EmbedderIdentity): ReindexProgress {
-    const database = this.store.database;
-    const chunks = database.prepare('SELECT COUNT(*) AS done, COALESCE(MAX(seq), 0) AS cursor FROM reindex_staging').get() as { done: number; cursor: number };
-    const pendingChunks = (database.prepare('SELECT COUNT(*) AS n FROM chunks WHERE seq > ?').get(chunks.cursor) as { n: number }).n;
-    const pendingRecall = (database.prepare(`SELECT COUNT(*) AS n ${RECALL_PENDING}`).get() as { n: number }).n;
-    const recallTotal = (database.prepare('SELECT COUNT(*) AS n FROM recall_entries').get() as { n: number }).n;
-    const done = chunks.done + recallTotal - pendingRecall;
-    return { target, done, total: done + pendingChunks + pendingRecall };
+    const cursor = this.chunkCursor();
+    let done = this.count('SELECT COUNT(*) AS n FROM reindex_staging');
+    let pending = this.count('SELECT COUNT(*) AS n FROM chunks WHERE seq > ?', cursor);
+    for (const family of FAMILIES) {
+      const waiting = this.count(`SELECT COUNT(*) AS n ${pendingFrom(family)}`);
+      done += this.count(`SELECT COUNT(*) AS n FROM ${family.table}`) - waiting;
+      pending += waiting;
+    }
+    return { target, done, total: done + pending };
   }
 
   async beginReindex(target: EmbedderIdentity): Promise<ReindexProgress> {
     return this.store.write(() => {
       const current = this.readMeta<EmbedderIdentity>(REINDEX_KEY);
       if (current === null || !sameIdentity(current, target)) {
-        this.store.database.exec('DELETE FROM reindex_staging; DELETE FROM reindex_staging_recall;');
+        for (const table of ['reindex_staging', ...FAMILIES.map((family) => family.staging)]) this.store.database.exec(`DELETE FROM ${table}`);
         this.writeMeta(REINDEX_KEY, target);
       }
       return this.progress(target);
@@ -115,19 +157,23 @@ export class SqliteEmbeddingStore implements EmbeddingStore {
     const database = this.store.database;
     const chunks = database.prepare('SELECT seq, id, text FROM chunks WHERE seq > ? ORDER BY seq LIMIT ?').all(this.chunkCursor(), limit) as { seq: number; id: string; text: string }[];
     if (chunks.length > 0) return chunks.map((row) => ({ family: 'chunks', ...row }));
-    const entries = database.prepare(`SELECT r.seq AS seq, r.key AS key, r.value AS value, ${RECALL_SOURCE} AS source ${RECALL_PENDING} ORDER BY r.seq LIMIT ?`).all(limit) as { seq: number; key: string; value: string; source: string }[];
-    return entries.map((row) => ({ family: 'recall', seq: row.seq, key: row.key, valueText: renderValue(JSON.parse(row.value) as JsonValue), source: row.source }));
+    for (const family of FAMILIES) {
+      const rows = database.prepare(`SELECT r.seq AS seq, ${family.columns}, ${family.source} AS source ${pendingFrom(family)} ORDER BY r.seq LIMIT ?`).all(limit) as Record<string, unknown>[];
+      if (rows.length > 0) return rows.map(family.item);
+    }
+    return [];
   }
 
   async stageReindex(vectors: readonly ReindexVector[]): Promise<ReindexProgress> {
     return this.store.write(() => {
       const target = this.readMeta<EmbedderIdentity>(REINDEX_KEY);
       if (target === null) throw new Error('stageReindex: no reindex in progress; call beginReindex first');
-      const chunk = this.store.database.prepare('INSERT OR REPLACE INTO reindex_staging (seq, chunk_id, vector) VALUES (?, ?, ?)');
-      const entry = this.store.database.prepare('INSERT OR REPLACE INTO reindex_staging_recall (seq, source, vector) VALUES (?, ?, ?)');
+      const database = this.store.database;
+      const chunk = database.prepare('INSERT OR REPLACE INTO reindex_staging (seq, chunk_id, vector) VALUES (?, ?, ?)');
+      const entries = new Map(FAMILIES.map((family) => [family.family, database.prepare(`INSERT OR REPLACE INTO ${family.staging} (seq, source, vector) VALUES (?, ?, ?)`)]));
       for (const vector of vectors) {
         if (vector.family === 'chunks') chunk.run(vector.seq, vector.id, vectorToBlob(vector.embedding));
-        else entry.run(vector.seq, vector.source, vectorToBlob(vector.embedding));
+        else entries.get(vector.family)?.run(vector.seq, vector.source, vectorToBlob(vector.embedding));
       }
       return this.progress(target);
     });
@@ -140,10 +186,14 @@ export class SqliteEmbeddingStore implements EmbeddingStore {
       const pending = progress.total - progress.done;
       if (pending > 0) return { finished: false, pending };
       database.prepare('UPDATE chunks SET embedding = (SELECT s.vector FROM reindex_staging s WHERE s.seq = chunks.seq AND s.chunk_id = chunks.id)').run();
-      database.prepare(`UPDATE recall_entries AS r SET embedding = (SELECT s.vector FROM reindex_staging_recall s WHERE s.seq = r.seq AND s.source = ${RECALL_SOURCE})`).run();
       database.prepare('UPDATE saves SET version = version + 1, updated_at = ?').run(Date.now());
-      database.prepare('UPDATE recall_state SET version = version + 1 WHERE id = 1').run();
-      database.exec('DELETE FROM reindex_staging; DELETE FROM reindex_staging_recall;');
+      database.exec('DELETE FROM reindex_staging');
+      for (const family of FAMILIES) {
+        const extra = family.swapExtra(target);
+        database.prepare(`UPDATE ${family.table} AS r SET embedding = (SELECT s.vector FROM ${family.staging} s WHERE s.seq = r.seq AND s.source = ${family.source})${extra.sql}`).run(...extra.parameters);
+        database.prepare(family.bump).run();
+        database.exec(`DELETE FROM ${family.staging}`);
+      }
       database.prepare('DELETE FROM meta WHERE key = ?').run(REINDEX_KEY);
       this.writeMeta(IDENTITY_KEY, { provider: target.provider, modelId: target.modelId, dimensions: target.dimensions });
       return { finished: true, pending: 0 };

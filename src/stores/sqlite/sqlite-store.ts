@@ -5,6 +5,7 @@ import { MnemoError } from '../../core/errors.js';
 import type { Chunk, SaveSummary } from '../../core/types.js';
 import type { IndexRow, NewChunk, RewindCounts, Store, WriteResult } from '../../seams/store.js';
 import { SqliteEmbeddingStore } from './embedding-store.js';
+import { SqliteLoreStore } from './lore-store.js';
 import { migrate } from './migrations.js';
 import { SqliteRecallStore } from './recall-store.js';
 import { blobToVector, vectorToBlob } from './vectors.js';
@@ -59,6 +60,7 @@ export class SqliteStore implements Store {
   readonly location: string;
   readonly embeddings: SqliteEmbeddingStore;
   readonly recall: SqliteRecallStore;
+  readonly lore: SqliteLoreStore;
   private readonly db: SqliteDatabase;
   private closed = false;
   private readonly statements: {
@@ -98,6 +100,7 @@ export class SqliteStore implements Store {
     };
     this.embeddings = new SqliteEmbeddingStore(this);
     this.recall = new SqliteRecallStore(this);
+    this.lore = new SqliteLoreStore(this);
   }
 
   /** The underlying better-sqlite3 handle, for adapters of other layers that share this file. */

@@ -5,7 +5,7 @@ import type { Migration } from './migration.js';
 export const EMBEDDING_MIGRATIONS: readonly Migration[] = [
   {
     id: 'embeddings-001',
-    description: 'embedding cache and reindex staging',
+    description: 'embedding cache and reindex staging (chunks, recall entries, lore entries)',
     up(db) {
       db.exec(`
         CREATE TABLE embedding_cache (
@@ -20,6 +20,11 @@ export const EMBEDDING_MIGRATIONS: readonly Migration[] = [
           vector BLOB
         );
         CREATE TABLE reindex_staging_recall (
+          seq INTEGER PRIMARY KEY,
+          source TEXT NOT NULL,
+          vector BLOB
+        );
+        CREATE TABLE reindex_staging_lore (
           seq INTEGER PRIMARY KEY,
           source TEXT NOT NULL,
           vector BLOB

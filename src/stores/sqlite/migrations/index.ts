@@ -1,6 +1,7 @@
 // Every SQLite migration, layer by layer. A layer appends its own list here; order within a list matters.
 import { CHUNK_MIGRATIONS } from './chunks.js';
 import { EMBEDDING_MIGRATIONS } from './embeddings.js';
+import { LORE_MIGRATIONS } from './lore.js';
 import type { Migration } from './migration.js';
 import { RECALL_MIGRATIONS } from './recall.js';
 
@@ -11,4 +12,5 @@ export const MIGRATIONS: readonly Migration[] = [
   ...CHUNK_MIGRATIONS,
   ...EMBEDDING_MIGRATIONS,
   ...RECALL_MIGRATIONS,
+  ...LORE_MIGRATIONS,
 ];

@@ -1,0 +1,305 @@
+// The lore book: import a YAML repository, search it as a given character, and embed a save's lore (timeless chunks).
+import { systemClock } from '../core/clock.js';
+import type { Clock } from '../core/clock.js';
+import { MnemoError } from '../core/errors.js';
+import { consoleLogger, onceLogger } from '../core/logger.js';
+import type { Logger } from '../core/logger.js';
+import type { Explanation, Hit, Metadata, QueryOptions } from '../core/types.js';
+import { optionalCount, optionalNumber, requireK, requireQueryText, requireSaveId } from '../core/validate.js';
+import { NarrativeMemory } from '../narrative/narrative-memory.js';
+import type { Analyzer, IndexDocument } from '../retrieval/corpus-index.js';
+import { createAnalyzer } from '../retrieval/analyzer.js';
+import { embedQuery } from '../retrieval/embed-query.js';
+import { FOCUS_BOOST, FOCUS_BOOST_ZSCORE } from '../retrieval/focus-boost.js';
+import { hybridSearch } from '../retrieval/hybrid-search.js';
+import { IndexCache } from '../retrieval/index-cache.js';
+import type { Embedder } from '../seams/embedder.js';
+import type { LoreEntry, LoreIndexRow, ScopeLevel } from '../seams/lore-store.js';
+import type { Reranker } from '../seams/reranker.js';
+import type { Store } from '../seams/store.js';
+import { buildLoreChangeSet, embedLoreTexts } from './lore-change-set.js';
+import type { LoreEntryDraft, LoreEntryInput } from './lore-schema.js';
+import { loreInvalidError } from './lore-problem.js';
+import { StoredParseCache } from './parse-cache.js';
+import { planLoreImport } from './plan-lore-import.js';
+import type { LoreChangeField, LoreChangeSummary } from './plan-lore-import.js';
+import { readLoreRepository } from './read-lore-repository.js';
+import { requireCharacterTags } from './scope-tags.js';
+import { validateLoreEntries } from './validate-lore-entries.js';
+
+/** The chunk type of a save's lore chunks. */
+export const LORE_CHUNK_TYPE = 'lore';
+
+/** The turn a save's lore chunks sit at: 0, so no rewind (which deletes turns after N >= 0) ever removes them. */
+export const LORE_TURN = 0;
+
+/** What the lore book is built from. */
+export interface LoreBookOptions {
+  store: Store;
+  embedder?: Embedder | null;
+  reranker?: Reranker | null;
+  logger?: Logger;
+  clock?: Clock;
+  /** Index terms of a text (default: `createAnalyzer()`, as narrative memory). */
+  analyzer?: Analyzer;
+  /** Defaults for every search; the retrieval ones (fusion, weights, feedback, caps, k, ...) apply to lore too. */
+  queryDefaults?: QueryOptions;
+  /** The narrative memory a save's lore chunks are written through (one is made when absent). */
+  narrative?: NarrativeMemory;
+}
+
+/** Options of an import. */
+export interface LoreImportOptions {
+  /** Validate and report what would change, without writing or embedding anything. */
+  dryRun?: boolean;
+  /** Called after each batch of vectors: (texts embedded so far, texts to embed). */
+  onProgress?: (done: number, total: number) => void;
+}
+
+/** What an import did (or, in a dry run, would do). */
+export interface LoreImportReport {
+  dryRun: boolean;
+  /** The content files read, in manifest order (empty when entries came from code). */
+  files: string[];
+  /** Entries in the repository. */
+  entries: number;
+  created: LoreChangeSummary[];
+  /** Updated entries, with the fields that changed (`embedder` when only the vectors were stale). */
+  updated: (LoreChangeSummary & { changes: LoreChangeField[] })[];
+  /** How many entries were already in line (no write, no embedding call). */
+  unchanged: number;
+  removed: LoreChangeSummary[];
+  /** Texts sent to the embedder (0 in a dry run, and when nothing changed). */
+  embedded: number;
+  /** True when a transaction ran (false in a dry run and when nothing changed). */
+  written: boolean;
+  /** The book's version after the import. */
+  version: number;
+}
+
+/** Options of a lore search. */
+export interface LoreSearchOptions extends Pick<QueryOptions, (typeof SEARCH_KEYS)[number]> {
+  /** The character's lore tags ([] = continental lore only). Required unless `ignoreScope` is set. */
+  tags?: readonly string[];
+  /** Search every entry whatever its scope (for authors and admins, never for a character's prompt). */
+  ignoreScope?: boolean;
+}
+
+/** A lore search result: the entry it maps back to, its score and why it ranked. */
+export interface LoreHit {
+  entryId: string;
+  title: string;
+  source: string;
+  scopeLevel: ScopeLevel;
+  scopeTags: string[];
+  content: string;
+  score: number;
+  explanation: Explanation;
+}
+
+/** A save's lore, as `syncToSave` takes it: one chunk per entry. */
+export interface SaveLoreEntry {
+  entryId: string;
+  text: string;
+  metadata?: Metadata;
+}
+
+/** A hit among a save's lore chunks, with the book entry it stands for (null when the id is not in the book). */
+export interface SaveLoreHit extends Hit {
+  entry: LoreEntry | null;
+}
+
+const BOOK = 'lore-book';
+
+/** The query options that mean the same for lore as for narrative search (filters by turn and type do not). */
+const SEARCH_KEYS = ['k', 'capPerSource', 'rrfK', 'fusion', 'weights', 'feedback', 'focusTerms', 'focusBoost', 'rerank', 'rerankTop'] as const;
+
+function summary(entry: { source: string; title: string; scopeLevel: ScopeLevel }): LoreChangeSummary {
+  return { source: entry.source, title: entry.title, scopeLevel: entry.scopeLevel };
+}
+
+function toDocument(row: LoreIndexRow): IndexDocument {
+  return { id: row.id, turnId: 0, chunkType: row.scopeLevel, text: row.content, embedding: row.embedding, labels: row.scopeLevel === 'continental' ? [] : row.scopeTags };
+}
+
+/**
+ * World knowledge shared by every save, scoped by tags: continental entries reach every character, any other entry
+ * only a character holding all of its tags. The book is brought in line with a YAML repository by an import that
+ * re-embeds only what changed, in one transaction.
+ *
+ * @example
+ * ```ts
+ * const memory = await openMemory({ path: 'game.db', embedder });
+ * await memory.lore.importRepository('examples/lore');
+ * const hits = await memory.lore.search('what runs under the marsh?', { tags: ['brackwater', 'lamplighters'], k: 3 });
+ * ```
+ */
+export class LoreBook {
+  readonly store: Store;
+  readonly embedder: Embedder | null;
+  readonly reranker: Reranker | null;
+  private readonly logger: Logger;
+  private readonly clock: Clock;
+  private readonly cache: IndexCache;
+  private readonly narrative: NarrativeMemory;
+  private readonly searchDefaults: LoreSearchOptions;
+
+  constructor(options: LoreBookOptions) {
+    this.store = options.store;
+    this.embedder = options.embedder ?? null;
+    this.reranker = options.reranker ?? null;
+    this.logger = onceLogger(options.logger ?? consoleLogger);
+    this.clock = options.clock ?? systemClock;
+    this.narrative = options.narrative ?? new NarrativeMemory(options);
+    const lore = this.store.lore;
+    this.cache = new IndexCache({ scan: (_key, visit) => lore.scan((row) => visit(toDocument(row))), version: () => lore.version() }, { analyzer: options.analyzer ?? createAnalyzer() });
+    const defaults = options.queryDefaults ?? {};
+    this.searchDefaults = Object.fromEntries(SEARCH_KEYS.filter((key) => defaults[key] !== undefined).map((key) => [key, defaults[key]]));
+  }
+
+  /** The identity of the vectors this book makes, stored with each entry: `provider/model/dimensions`. */
+  get embeddingModel(): string | null {
+    return this.embedder === null ? null : `${this.embedder.provider}/${this.embedder.modelId}/${this.embedder.dimensions}`;
+  }
+
+  /**
+   * Brings the book in line with a repository folder (index.yaml + content files). Everything is validated
+   * first: any problem (reported with file, entry and line:column) or a repository without entries refuses the
+   * run and writes nothing. Then new entries are created and embedded, changed ones updated and re-embedded,
+   * unchanged ones left alone (no embedding call), and entries gone from the repository removed, in one
+   * transaction. With `dryRun`, the report says what would change and nothing is written or embedded.
+   * Files whose bytes were already validated by an earlier import are not parsed again (see StoredParseCache).
+   */
+  async importRepository(directory: string, options: LoreImportOptions = {}): Promise<LoreImportReport> {
+    const cache = await StoredParseCache.load(this.store);
+    const reading = await readLoreRepository(directory, { cache });
+    if (reading.problems.length > 0) throw loreInvalidError(reading.problems);
+    const report = await this.importValid(reading.entries, reading.files, options);
+    if (!report.dryRun) await cache.save(this.store, reading.validFiles);
+    return report;
+  }
+
+  /** The same contract as `importRepository`, for entries given in code: `{ source, title, content, scopeLevel, scopeTags }`. */
+  async importEntries(entries: readonly LoreEntryInput[], options: LoreImportOptions = {}): Promise<LoreImportReport> {
+    const checked = validateLoreEntries(entries);
+    if (checked.problems.length > 0) throw loreInvalidError(checked.problems);
+    return this.importValid(checked.entries, [], options);
+  }
+
+  private async importValid(drafts: readonly LoreEntryDraft[], files: string[], options: LoreImportOptions): Promise<LoreImportReport> {
+    if (drafts.length === 0) {
+      throw new MnemoError('LORE_EMPTY', 'The lore repository resolved no entries, so the import was refused rather than taken to mean the lore was deleted; nothing was written. List content files with entries in index.yaml, or use `lore wipe` to empty the book on purpose.', {
+        details: { files: files.length },
+      });
+    }
+    const expectedVersion = await this.store.lore.version();
+    const plan = planLoreImport(drafts, await this.store.lore.list(), expectedVersion, this.embeddingModel);
+    const report: LoreImportReport = {
+      dryRun: options.dryRun === true,
+      files,
+      entries: drafts.length,
+      created: plan.create.map(summary),
+      updated: plan.update.map(({ draft, changes }) => ({ ...summary(draft), changes })),
+      unchanged: plan.unchanged.length,
+      removed: plan.remove.map(summary),
+      embedded: 0,
+      written: false,
+      version: expectedVersion,
+    };
+    if (report.dryRun || plan.create.length + plan.update.length + plan.remove.length === 0) return report;
+    const texts = [...plan.create.map((entry) => entry.content), ...plan.update.map(({ draft }) => draft.content)];
+    const vectors = this.embedder === null ? null : await embedLoreTexts(this.embedder, texts, options.onProgress);
+    const result = await this.store.lore.apply(buildLoreChangeSet(plan, vectors, vectors === null ? null : this.embeddingModel, this.clock()));
+    return { ...report, embedded: vectors === null ? 0 : texts.length, written: true, version: result.version };
+  }
+
+  /** Deletes every entry of the book in one transaction; returns how many. An import restores them. */
+  async wipe(): Promise<number> {
+    return (await this.store.lore.wipe()).removed;
+  }
+
+  /** Entries ordered by source and title; `tags` keeps those a character holding them may know (filtered in the store's query). */
+  async list(options: { tags?: readonly string[]; source?: string } = {}): Promise<LoreEntry[]> {
+    return this.store.lore.list({ accessibleTo: options.tags === undefined ? undefined : requireCharacterTags(options.tags), source: options.source });
+  }
+
+  /** One entry by id, or null. */
+  async get(id: string): Promise<LoreEntry | null> {
+    return (await this.store.lore.get([id]))[0] ?? null;
+  }
+
+  /** Number of entries in the book. */
+  async count(): Promise<number> {
+    return this.store.lore.count();
+  }
+
+  /**
+   * Hybrid search of the book as one character: entries it may not know are filtered out before ranking in both
+   * arms, so when the best matches are hidden from it, the ones it may know still fill k. Each hit maps back to
+   * its entry and says why it ranked.
+   */
+  async search(query: string, searchOptions: LoreSearchOptions = {}): Promise<LoreHit[]> {
+    const options: LoreSearchOptions = { ...this.searchDefaults, ...searchOptions };
+    const queryText = requireQueryText(query);
+    const k = requireK(options.k ?? 5);
+    const held = options.ignoreScope === true ? null : requireCharacterTags(options.tags);
+    const capPerSource = optionalCount(options.capPerSource, 'capPerSource') ?? Math.max(50, 5 * k);
+    const fusion = options.fusion ?? 'rrf';
+    if (fusion !== 'rrf' && fusion !== 'zscore') throw new MnemoError('INVALID_INPUT', `fusion: expected "rrf" or "zscore", got ${JSON.stringify(fusion)}.`, { details: { field: 'fusion' } });
+    const index = await this.cache.get(BOOK);
+    if (index.size === 0) return [];
+    const ranked = await hybridSearch({
+      index,
+      queryText,
+      queryVector: await embedQuery(this.embedder, queryText, index.vectors.dimensions, this.logger, 'the lore book'),
+      accept: held === null ? undefined : index.labelSubsetFilter(held),
+      k,
+      capPerSource,
+      rrfK: optionalNumber(options.rrfK, 'rrfK', 0),
+      fusion,
+      weights: { lexical: optionalNumber(options.weights?.lexical, 'weights.lexical', 0), semantic: optionalNumber(options.weights?.semantic, 'weights.semantic', 0) },
+      feedback: options.feedback,
+      focusTerms: (options.focusTerms ?? []).filter((term) => typeof term === 'string' && term.trim() !== ''),
+      focusBoost: optionalNumber(options.focusBoost, 'focusBoost', 0) ?? (fusion === 'zscore' ? FOCUS_BOOST_ZSCORE : FOCUS_BOOST),
+      reranker: options.rerank === false ? null : this.reranker,
+      rerankTop: optionalCount(options.rerankTop, 'rerankTop'),
+      loadTexts: async (ids) => new Map((await this.store.lore.get(ids)).map((entry) => [entry.id, entry.content])),
+    });
+    const entries = new Map((await this.store.lore.get(ranked.map((hit) => hit.id))).map((entry) => [entry.id, entry]));
+    return ranked.flatMap(({ id, score, explanation }) => {
+      const entry = entries.get(id);
+      if (entry === undefined) return [];
+      return [{ entryId: id, title: entry.title, source: entry.source, scopeLevel: entry.scopeLevel, scopeTags: entry.scopeTags, content: entry.content, score, explanation }];
+    });
+  }
+
+  /**
+   * Embeds a save's lore as chunks of type `lore` at turn 0 (so they survive any rewind), each carrying its entry
+   * id, replacing the save's previous lore chunks in one transaction (idempotent). Without `entries`, the whole
+   * book is used. Returns the number of chunks written. Narrative queries should pass `excludeChunkType: 'lore'`
+   * so lore never takes their k budget; `searchSave` searches these chunks on their own.
+   */
+  async syncToSave(saveId: string, entries?: readonly SaveLoreEntry[]): Promise<number> {
+    requireSaveId(saveId);
+    if (entries !== undefined && !Array.isArray(entries)) {
+      throw new MnemoError('INVALID_INPUT', 'entries: expected an array of { entryId, text }, got something else. Leave it out to use the whole lore book.');
+    }
+    const chunks = entries === undefined
+      ? (await this.store.lore.list()).map((entry) => ({ entryId: entry.id, text: entry.content, metadata: { title: entry.title, source: entry.source, scopeLevel: entry.scopeLevel, scopeTags: entry.scopeTags } }))
+      : entries.map((entry, index) => {
+        if (typeof entry?.entryId !== 'string' || entry.entryId === '') {
+          throw new MnemoError('INVALID_INPUT', `entries[${index}].entryId: expected the id of the lore entry (a non-empty string), got ${JSON.stringify(entry?.entryId)}.`, { details: { field: `entries[${index}].entryId` } });
+        }
+        return { entryId: entry.entryId, text: entry.text, metadata: entry.metadata };
+      });
+    return (await this.narrative.replaceTurn({ saveId, turnId: LORE_TURN, chunkType: LORE_CHUNK_TYPE, chunks })).length;
+  }
+
+  /** Searches only a save's lore chunks (its own k budget), each hit with the book entry it stands for. */
+  async searchSave(saveId: string, query: string, options: Omit<QueryOptions, 'chunkType' | 'excludeChunkType'> = {}): Promise<SaveLoreHit[]> {
+    const hits = await this.narrative.query(saveId, query, { ...options, chunkType: LORE_CHUNK_TYPE });
+    const ids = [...new Set(hits.flatMap((hit) => (hit.entryId === null ? [] : [hit.entryId])))];
+    const entries = new Map((await this.store.lore.get(ids)).map((entry) => [entry.id, entry]));
+    return hits.map((hit) => ({ ...hit, entry: hit.entryId === null ? null : (entries.get(hit.entryId) ?? null) }));
+  }
+}

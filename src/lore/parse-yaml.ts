@@ -1,0 +1,59 @@
+// YAML with positions for lore validation: parse a file, find the node a validation path points at, and its line:column.
+import { LineCounter, isMap, isScalar, isSeq, parseDocument } from 'yaml';
+import type { Document } from 'yaml';
+import type { LoreProblem } from './lore-problem.js';
+
+/** A parsed YAML file with what is needed to turn node ranges into line:column. */
+export interface ParsedFile {
+  file: string;
+  document: Document.Parsed;
+  lines: LineCounter;
+}
+
+export type Position = { line: number; column: number } | { line: null; column: null };
+const NOWHERE: Position = { line: null, column: null };
+
+/** The 1-based line and column where a node starts (nulls when it has no range). */
+export function positionAt(parsed: ParsedFile, node: unknown): Position {
+  const range = (node as { range?: [number, number, number] | null } | null | undefined)?.range;
+  if (range == null) return NOWHERE;
+  const { line, col } = parsed.lines.linePos(range[0]);
+  return { line, column: col };
+}
+
+/** The node at `path` under `root`, or the deepest ancestor that exists (a missing field points at its entry). */
+export function nodeAt(root: unknown, path: readonly PropertyKey[]): unknown {
+  let current = root;
+  for (const key of path) {
+    const next = isMap(current) ? current.items.find((pair) => isScalar(pair.key) && pair.key.value === key)?.value
+      : isSeq(current) && typeof key === 'number' ? current.items[key] : undefined;
+    if (next == null) return current;
+    current = next;
+  }
+  return current;
+}
+
+/** The key node of `key` in the mapping at `root` (for an unknown field), or the mapping itself. */
+export function keyNodeAt(root: unknown, key: string): unknown {
+  return (isMap(root) ? root.items.find((pair) => isScalar(pair.key) && pair.key.value === key)?.key : undefined) ?? root;
+}
+
+/**
+ * Parses one YAML document with positions (a LineCounter), unique keys enforced; syntax errors become problems
+ * at their line and column.
+ *
+ * @example
+ * ```ts
+ * const { parsed, problems } = parseYaml('town.yaml', 'source: town.yaml\nentries: []\n');
+ * ```
+ */
+export function parseYaml(file: string, text: string): { parsed: ParsedFile; problems: LoreProblem[] } {
+  const lines = new LineCounter();
+  const document = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  const parsed = { file, document, lines };
+  const problems = document.errors.map((error) => {
+    const { line, col } = lines.linePos(error.pos[0]);
+    return { file, entry: null, line, column: col, message: `YAML syntax error: ${error.message}` };
+  });
+  return { parsed, problems };
+}

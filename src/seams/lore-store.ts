@@ -1,0 +1,103 @@
+// The LoreStore seam: persistence of the lore book (scoped world knowledge), one transaction per change set.
+
+/** How widely a lore entry is known: by everyone, in a zone, in a district, or within a faction. */
+export type ScopeLevel = 'continental' | 'regional' | 'local' | 'faction';
+
+/** One piece of world knowledge, unique on (source, title). */
+export interface LoreEntry {
+  /** A UUID, stable across edits of the entry (per-save lore chunks point at it). */
+  id: string;
+  /** Where the entry was authored, e.g. `brackwater/regional.yaml`. */
+  source: string;
+  /** A human-readable label, unique within its source. Not indexed. */
+  title: string;
+  /** The knowledge itself: what is embedded and searched. */
+  content: string;
+  scopeLevel: ScopeLevel;
+  /** Sorted, distinct tags. A non-continental entry reaches a character holding every one of them. */
+  scopeTags: string[];
+  /** sha256 of the fields that matter for retrieval (content, scope level, tags); a change means re-embed. */
+  contentHash: string;
+  /** Which embedder made the stored vector (`provider/model/dimensions`), or null when there is none. */
+  embeddingModel: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** An entry to create, with its vector when an embedder made one. */
+export interface NewLoreEntry extends LoreEntry {
+  embedding: Float32Array | null;
+}
+
+/** New values for an existing entry (matched by id); source, title and createdAt never change. */
+export interface LoreEntryUpdate {
+  id: string;
+  content: string;
+  scopeLevel: ScopeLevel;
+  scopeTags: string[];
+  contentHash: string;
+  embeddingModel: string | null;
+  embedding: Float32Array | null;
+  updatedAt: number;
+}
+
+/** Everything one import writes, applied in one transaction. */
+export interface LoreChangeSet {
+  /** The book version the changes were planned against; another version means someone wrote in between. */
+  expectedVersion: number;
+  create: readonly NewLoreEntry[];
+  update: readonly LoreEntryUpdate[];
+  /** Ids of entries to delete. */
+  remove: readonly string[];
+}
+
+/** The book's version before and after a write, and what the write did. */
+export interface LoreWriteResult {
+  previousVersion: number;
+  version: number;
+  created: number;
+  updated: number;
+  removed: number;
+}
+
+/** What the search index needs of an entry. */
+export interface LoreIndexRow {
+  id: string;
+  scopeLevel: ScopeLevel;
+  scopeTags: string[];
+  content: string;
+  embedding: Float32Array | null;
+}
+
+/** Filters of a listing. */
+export interface LoreListOptions {
+  /** Only entries a character holding these tags may know (continental, or every tag held). */
+  accessibleTo?: readonly string[];
+  /** Only entries of this source. */
+  source?: string;
+}
+
+/**
+ * Where the lore book lives. Writes are whole: a change set lands entirely or not at all, and every write that
+ * changes something bumps the book's version, so search indexes held in memory know when to refresh.
+ * Adapters: `sqlite/`, `memory/`; each passes `runLoreContract`.
+ */
+export interface LoreStore {
+  /** Entries ordered by (source, title), filtered in the store's own query. */
+  list(options?: LoreListOptions): Promise<LoreEntry[]>;
+  /** Entries by id, in the order asked (unknown ids are left out). */
+  get(ids: readonly string[]): Promise<LoreEntry[]>;
+  /** Number of entries. */
+  count(): Promise<number>;
+  /**
+   * Applies creates, updates and deletes in one transaction. Fails with CONFLICT, writing nothing, when the book's
+   * version is not `expectedVersion` or a create clashes with an existing (source, title).
+   */
+  apply(changes: LoreChangeSet): Promise<LoreWriteResult>;
+  /** Deletes every entry in one transaction. */
+  wipe(): Promise<LoreWriteResult>;
+  /** Streams every entry in insertion order; returns the version read before the rows. */
+  scan(visit: (row: LoreIndexRow) => void): Promise<number>;
+  /** The book's current version (0 for a book never written). */
+  version(): Promise<number>;
+}
