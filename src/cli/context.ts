@@ -5,7 +5,7 @@ import { consoleLogger } from '../core/logger.js';
 import type { Logger } from '../core/logger.js';
 import { discoverDimensions, openAiCompatibleEmbedder } from '../embedders/openai-compatible/index.js';
 import { resolveEmbedder } from '../embedding/resolve-embedder.js';
-import type { EmbedderIdentity } from '../seams/embedding-store.js';
+import type { EmbedderName } from '../embedding/resolve-embedder.js';
 import { openMemory } from '../open-memory.js';
 import type { Mnemo } from '../open-memory.js';
 import type { Embedder } from '../seams/embedder.js';
@@ -46,14 +46,15 @@ export async function openAiFromEnvironment(environment: NodeJS.ProcessEnv = pro
 }
 
 /**
- * The embedder a CLI name stands for. `auto` prefers the embedder that made the store's vectors (`recorded`).
+ * The embedder a CLI name stands for (`auto` here picks by what is installed; opening a store with `auto`
+ * through openWithEmbedder also prefers the embedder that made its vectors).
  *
  * @example
  * ```ts
  * const embedder = await embedderByName('static', consoleLogger);
  * ```
  */
-export async function embedderByName(name: string, logger: Logger, recorded: EmbedderIdentity | null = null): Promise<Embedder | null> {
+export async function embedderByName(name: string, logger: Logger): Promise<Embedder | null> {
   switch (name) {
     case 'openai':
       return openAiFromEnvironment();
@@ -62,7 +63,7 @@ export async function embedderByName(name: string, logger: Logger, recorded: Emb
     case 'minilm':
     case 'hashing':
     case 'none':
-      return resolveEmbedder(name, { logger, recorded });
+      return resolveEmbedder(name, { logger });
     default:
       throw new MnemoError('INVALID_INPUT', `--embedder: expected one of ${CLI_EMBEDDERS.join(', ')}, got ${JSON.stringify(name)}.`, { details: { field: 'embedder' } });
   }
@@ -77,7 +78,7 @@ export function globalOptions(command: Command): GlobalOptions {
 
 /** Opens Mnemo on `path` with the embedder named by --embedder (checked against the store's vectors). */
 export async function openWithEmbedder(path: string, name: string): Promise<Mnemo> {
-  const embedder = name === 'openai' ? await openAiFromEnvironment() : (name as 'auto');
+  const embedder = name === 'openai' ? await openAiFromEnvironment() : (name as EmbedderName);
   return openMemory({ path, embedder, logger: consoleLogger });
 }
 

@@ -1,4 +1,4 @@
-// mnemo reindex: re-embeds every chunk with a new embedder in batches, resumable, swapped in at the end at once.
+// mnemo reindex: re-embeds everything with a new embedder in batches, resumable, swapped in at the end at once.
 import type { Embedder } from '../seams/embedder.js';
 import type { EmbedderIdentity, ReindexProgress } from '../seams/embedding-store.js';
 import type { Store } from '../seams/store.js';
@@ -9,7 +9,7 @@ import type { EmbeddingCache } from './embedding-cache.js';
 
 /** Options of a reindex. */
 export interface ReindexOptions {
-  /** Chunks per batch; each batch is embedded, then staged in one transaction (default 256). */
+  /** Texts per batch; each batch is embedded, then staged in one transaction (default 256). */
   batchSize?: number;
   /** Called after every staged batch (and once at the start). */
   onProgress?(progress: ReindexProgress): void;
@@ -20,11 +20,11 @@ export interface ReindexOptions {
 /** What a reindex did. */
 export interface ReindexResult {
   target: EmbedderIdentity;
-  /** Chunks embedded by this run. */
+  /** Texts (chunks, remembered and lore entries) embedded by this run. */
   embedded: number;
-  /** Chunks already staged by an earlier, interrupted run of the same reindex. */
+  /** Texts already staged by an earlier, interrupted run of the same reindex. */
   resumed: number;
-  /** Chunks the store holds now, all with vectors of `target` (or none, for texts with nothing to embed). */
+  /** Texts the store holds now, all with vectors of `target` (or none, for texts with nothing to embed). */
   total: number;
 }
 

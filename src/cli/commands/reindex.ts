@@ -1,9 +1,10 @@
-// `mnemo reindex`: re-embed every chunk with the chosen embedder, with a progress bar; resumable after interruption.
+// `mnemo reindex`: re-embed everything with the chosen embedder, with a progress bar; resumable after interruption.
 import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
 import { MnemoError } from '../../core/errors.js';
 import { consoleLogger } from '../../core/logger.js';
 import { describeIdentity } from '../../embedding/embedder-identity.js';
+import { EmbeddingCache } from '../../embedding/embedding-cache.js';
 import { reindex } from '../../embedding/reindex.js';
 import { openInMemoryStore } from '../../stores/memory/index.js';
 import { openSqliteStore } from '../../stores/sqlite/index.js';
@@ -14,8 +15,8 @@ import { embedderByName, globalOptions, parseInteger } from '../context.js';
 export function registerReindex(program: Command, output: Output): void {
   program
     .command('reindex')
-    .description('re-embed every chunk with --embedder (needed after changing embedder); safe to interrupt and run again')
-    .option('--batch <n>', 'chunks per batch, each staged in one transaction', parseInteger('--batch'), 256)
+    .description('re-embed every chunk, remembered entry and lore entry with --embedder (needed after changing embedder); safe to interrupt and run again')
+    .option('--batch <n>', 'texts per batch, each staged in one transaction', parseInteger('--batch'), 256)
     .option('--json', 'print JSON')
     .action(async (flags: { batch: number; json?: boolean }, command: Command) => {
       const { db, embedder: name } = globalOptions(command);
@@ -23,11 +24,12 @@ export function registerReindex(program: Command, output: Output): void {
       const embedder = await embedderByName(name, consoleLogger);
       if (embedder === null) throw new MnemoError('INVALID_INPUT', `--embedder: reindex needs an embedder to re-embed with, got ${JSON.stringify(name)} (no vectors). Pass --embedder static, minilm, hashing or openai.`, { details: { field: 'embedder' } });
       const store = db === ':memory:' ? openInMemoryStore() : openSqliteStore({ path: db });
-      const bar = new cliProgress.SingleBar({ stream: process.stderr, format: 'reindex [{bar}] {value}/{total} chunks | {eta_formatted} left', hideCursor: true }, cliProgress.Presets.shades_classic);
+      const bar = new cliProgress.SingleBar({ stream: process.stderr, format: 'reindex [{bar}] {value}/{total} texts | {eta_formatted} left', hideCursor: true }, cliProgress.Presets.shades_classic);
       let started = false;
       try {
         const result = await reindex(store, embedder, {
           batchSize: flags.batch,
+          cache: new EmbeddingCache(store.embeddings),
           onProgress: ({ done, total }) => {
             if (!started) bar.start(total, done);
             started = true;
@@ -39,7 +41,7 @@ export function registerReindex(program: Command, output: Output): void {
         const target = describeIdentity(result.target);
         output.out(flags.json
           ? JSON.stringify({ db, embedder: result.target, embedded: result.embedded, resumed: result.resumed, total: result.total })
-          : `reindexed ${result.total} chunk${result.total === 1 ? '' : 's'} with ${target}${result.resumed > 0 ? ` (${result.resumed} staged by an earlier run, resumed)` : ''}`);
+          : `reindexed ${result.total} text${result.total === 1 ? '' : 's'} (chunks, remembered and lore entries) with ${target}${result.resumed > 0 ? ` (${result.resumed} staged by an earlier run, resumed)` : ''}`);
       } catch (error) {
         bar.stop();
         if (error instanceof MnemoError) output.err(`reindex stopped; what was done is kept: run the same command again to resume.`);
