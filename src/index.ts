@@ -1,4 +1,4 @@
-// Mnemo's public API: open a memory, add turns, query them, rewind them; remember and recall values.
+// Mnemo's public API: open a memory, add turns, query, rewind and fork them; lore, living memory, remember and recall.
 export { openMemory, Mnemo } from './open-memory.js';
 export type { OpenMemoryOptions } from './open-memory.js';
 export { NarrativeMemory } from './narrative/narrative-memory.js';
@@ -57,3 +57,38 @@ export * from './recall/index.js';
 export * from './tracing/index.js';
 export type { RecallStore, NewRecallEntry, StoredRecallEntry, RecallIndexRow, RecallWriteResult } from './seams/recall-store.js';
 export { requireJsonValue, renderValue, deepFreeze } from './core/json-value.js';
+export type { LLM, LlmMessage, LlmRole, LlmCallOptions, LlmJsonRequest, JsonSchema } from './seams/llm.js';
+export type { LivingStore, FactQuery, BeliefQuery, ModelQuery, JobCounts } from './seams/living-store.js';
+export type { ForkCounts } from './seams/store.js';
+export * from './core/living-types.js';
+export { openAiCompatibleLlm, OpenAiCompatibleLlm } from './llms/openai-compatible/index.js';
+export type { OpenAiCompatibleOptions, JsonMode } from './llms/openai-compatible/index.js';
+export { scriptedLlm, ScriptedLlm } from './llms/scripted/index.js';
+export type { Script, ScriptedAnswer, ScriptedCall, ScriptedLlmOptions } from './llms/scripted/index.js';
+export { extractJson } from './llms/extract-json.js';
+export { LivingMemory } from './living/living-memory.js';
+export type { LivingMemoryOptions, RecordTurnInput, BeliefView, LivingStatus } from './living/living-memory.js';
+export { LivingWorker } from './living/living-worker.js';
+export type { LivingWorkerOptions, LivingPipelineOptions, LivingEvent } from './living/living-worker.js';
+export { computeTrend, beliefTrend, STRENGTHENING_RATIO, WEAKENING_RATIO } from './living/compute-trend.js';
+export type { TrendWindows } from './living/compute-trend.js';
+export { extractFacts, runFactExtraction, factExtractionMessages, FACTS_SCHEMA } from './living/extract-facts.js';
+export type { ExtractFactsOptions } from './living/extract-facts.js';
+export { consolidate, runConsolidation, consolidationMessages, selectBeliefsForBatch, batchCharacters, CONSOLIDATION_SCHEMA } from './living/consolidate.js';
+export type { ConsolidateOptions } from './living/consolidate.js';
+export { reflect, runReflection, reflectionMessages, affectedSubjects, MENTAL_MODEL_SCHEMA } from './living/reflect.js';
+export type { ReflectOptions } from './living/reflect.js';
+export {
+  parseMissionsText,
+  missionsToText,
+  beliefMissionsFromValue,
+  missionFor,
+  getUniverseMission,
+  setUniverseMission,
+  getBeliefMissions,
+  setBeliefMissions,
+  UNIVERSE_MISSION_KEY,
+  BELIEF_MISSIONS_KEY,
+} from './living/missions.js';
+export type { BeliefMissions } from './living/missions.js';
+export type { StageOutcome } from './living/stage-outcome.js';

@@ -9,12 +9,16 @@ import { EMBEDDING_CACHE_ENTRIES, EmbeddingCache } from './embedding/embedding-c
 import { resolveEmbedder } from './embedding/resolve-embedder.js';
 import type { EmbedderName } from './embedding/resolve-embedder.js';
 import { LoreBook } from './lore/lore-book.js';
+import { requireSaveId, requireTurnId } from './core/validate.js';
+import { LivingMemory } from './living/living-memory.js';
+import type { LivingMemoryOptions } from './living/living-memory.js';
 import { NarrativeMemory } from './narrative/narrative-memory.js';
 import type { NarrativeMemoryOptions, UpdateTurnInput } from './narrative/narrative-memory.js';
 import { RecallMemory } from './recall/recall-memory.js';
 import type { Embedder } from './seams/embedder.js';
+import type { LLM } from './seams/llm.js';
 import type { Reranker } from './seams/reranker.js';
-import type { Store } from './seams/store.js';
+import type { ForkCounts, RewindCounts, Store } from './seams/store.js';
 import { createAnalyzer } from './retrieval/analyzer.js';
 import type { AnalyzerOptions } from './retrieval/analyzer.js';
 import type { Analyzer } from './retrieval/corpus-index.js';
@@ -41,6 +45,10 @@ export interface OpenMemoryOptions {
   embeddingCache?: boolean | number;
   /** An optional cross-encoder for the final re-sort. */
   reranker?: Reranker | null;
+  /** The model living memory distils turns with; with one, its background worker starts (see `living`). */
+  llm?: LLM | null;
+  /** Settings of living memory's pipeline (maxFacts, retries, autoStart, trend windows...). */
+  living?: Omit<LivingMemoryOptions, 'store' | 'llm' | 'logger' | 'clock'>;
   logger?: Logger;
   clock?: Clock;
   /** Receives the remember / recall events (`memory_write`, `memory_read`). */
@@ -54,7 +62,7 @@ export interface OpenMemoryOptions {
 }
 
 /**
- * A Mnemo handle: narrative memory over one store. Close it when done.
+ * A Mnemo handle: narrative memory and living memory over one store. Close it when done.
  *
  * @example
  * ```ts
@@ -71,12 +79,15 @@ export class Mnemo {
   readonly recall: RecallMemory;
   /** The lore book: world knowledge scoped by tags, imported from a YAML repository. */
   readonly lore: LoreBook;
+  /** Facts, beliefs, missions and mental models, distilled in the background (see LivingMemory). */
+  readonly living: LivingMemory;
 
-  constructor(options: NarrativeMemoryOptions & { tracer?: Tracer | null }) {
+  constructor(options: NarrativeMemoryOptions & { tracer?: Tracer | null; llm?: LLM | null; living?: OpenMemoryOptions['living'] }) {
     this.store = options.store;
     this.narrative = new NarrativeMemory(options);
     this.recall = new RecallMemory({ store: options.store, embedder: options.embedder, tracer: options.tracer, clock: options.clock, logger: options.logger });
     this.lore = new LoreBook({ ...options, narrative: this.narrative });
+    this.living = new LivingMemory({ ...options.living, store: options.store, llm: options.llm ?? null, logger: options.logger, clock: options.clock });
   }
 
   /** The embedder in use, or null (lexical search only). */
@@ -99,9 +110,29 @@ export class Mnemo {
     return this.narrative.updateTurn(input);
   }
 
-  /** Deletes everything of the save after `turnId`; returns the number of chunks removed. */
-  rewind(saveId: string, turnId: number): Promise<number> {
-    return this.narrative.rewind(saveId, turnId);
+  /**
+   * Deletes everything of the save after `turnId`, every layer in one transaction (chunks, facts, beliefs, mental
+   * models, queued jobs); returns the number of chunks removed.
+   */
+  async rewind(saveId: string, turnId: number): Promise<number> {
+    return (await this.rewindWithCounts(saveId, turnId)).chunks;
+  }
+
+  /** As rewind, returning what each layer lost. Background work on a rewound turn is cancelled. */
+  async rewindWithCounts(saveId: string, turnId: number): Promise<RewindCounts> {
+    const counts = await this.narrative.rewindAll(saveId, turnId);
+    this.living.afterRewind(saveId, turnId);
+    return counts;
+  }
+
+  /**
+   * Creates `newSaveId` holding exactly the state of `saveId` as of `atTurn` (chunks with their vectors, facts,
+   * beliefs, mental models, queued jobs), in one transaction; the old save is untouched.
+   */
+  async fork(saveId: string, newSaveId: string, atTurn: number): Promise<ForkCounts> {
+    const counts = await this.store.fork(requireSaveId(saveId), requireSaveId(newSaveId, 'newSaveId'), requireTurnId(atTurn, 'atTurn'));
+    this.living.worker?.wake();
+    return counts;
   }
 
   /** Number of chunks in a save. */
@@ -119,9 +150,10 @@ export class Mnemo {
     return this.store.listSaves();
   }
 
-  /** Closes the store. */
-  close(): Promise<void> {
-    return this.store.close();
+  /** Stops living memory's worker (its in-flight job goes back to the queue), then closes the store. */
+  async close(): Promise<void> {
+    await this.living.stop();
+    await this.store.close();
   }
 }
 
@@ -167,6 +199,8 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Mnemo
       neighbourWeight: options.neighbourWeight,
       queryDefaults: options.queryDefaults,
       embeddingCache: maxEntries > 0 ? new EmbeddingCache(store.embeddings, maxEntries) : null,
+      llm: options.llm ?? null,
+      living: options.living,
     });
   } catch (error) {
     if (options.store === undefined) await store.close();

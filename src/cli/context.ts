@@ -7,7 +7,7 @@ import { discoverDimensions, openAiCompatibleEmbedder } from '../embedders/opena
 import { resolveEmbedder } from '../embedding/resolve-embedder.js';
 import type { EmbedderName } from '../embedding/resolve-embedder.js';
 import { openMemory } from '../open-memory.js';
-import type { Mnemo } from '../open-memory.js';
+import type { Mnemo, OpenMemoryOptions } from '../open-memory.js';
 import type { Embedder } from '../seams/embedder.js';
 
 /** The options every command accepts. */
@@ -76,16 +76,16 @@ export function globalOptions(command: Command): GlobalOptions {
   return root.opts<GlobalOptions>();
 }
 
-/** Opens Mnemo on `path` with the embedder named by --embedder (checked against the store's vectors). */
-export async function openWithEmbedder(path: string, name: string): Promise<Mnemo> {
+/** Opens Mnemo on `path` with the embedder named by --embedder (checked against the store's vectors), plus `extra`. */
+export async function openWithEmbedder(path: string, name: string, extra: Omit<OpenMemoryOptions, 'path' | 'store' | 'embedder'> = {}): Promise<Mnemo> {
   const embedder = name === 'openai' ? await openAiFromEnvironment() : (name as EmbedderName);
-  return openMemory({ path, embedder, logger: consoleLogger });
+  return openMemory({ logger: consoleLogger, ...extra, path, embedder });
 }
 
-/** Opens Mnemo as the global options say. */
-export async function openFromOptions(command: Command): Promise<Mnemo> {
+/** Opens Mnemo as the global options say (plus `extra`, e.g. an LLM). */
+export async function openFromOptions(command: Command, extra: Omit<OpenMemoryOptions, 'path' | 'store' | 'embedder'> = {}): Promise<Mnemo> {
   const options = globalOptions(command);
-  return openWithEmbedder(options.db, options.embedder);
+  return openWithEmbedder(options.db, options.embedder, extra);
 }
 
 /** Parses an integer option, with a clear error. */
@@ -110,8 +110,8 @@ export function parseNumber(name: string) {
 }
 
 /** Opens Mnemo, runs `work`, and always closes it. */
-export async function withMemory<T>(command: Command, work: (memory: Mnemo) => Promise<T>): Promise<T> {
-  const memory = await openFromOptions(command);
+export async function withMemory<T>(command: Command, work: (memory: Mnemo) => Promise<T>, extra?: Omit<OpenMemoryOptions, 'path' | 'store' | 'embedder'>): Promise<T> {
+  const memory = await openFromOptions(command, extra);
   try {
     return await work(memory);
   } finally {

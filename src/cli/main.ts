@@ -3,10 +3,15 @@ import { Command, CommanderError, Option } from 'commander';
 import { isMnemoError } from '../core/errors.js';
 import type { ErrorCategory } from '../core/errors.js';
 import { registerAdd } from './commands/add.js';
+import { registerBeliefs } from './commands/beliefs.js';
 import { registerDemo } from './commands/demo.js';
 import { registerEval } from './commands/eval.js';
 import { registerForget } from './commands/forget.js';
 import { registerLore } from './commands/lore.js';
+import { registerFacts } from './commands/facts.js';
+import { registerFork } from './commands/fork.js';
+import { registerLiving } from './commands/living.js';
+import { registerModels } from './commands/models.js';
 import { registerQuery } from './commands/query.js';
 import { registerReindex } from './commands/reindex.js';
 import { registerRecall } from './commands/recall.js';
@@ -34,15 +39,24 @@ export function buildProgram(output: Output = standardOutput): Command {
   registerAdd(program, output);
   registerQuery(program, output);
   registerRewind(program, output);
+  registerFork(program, output);
   registerStats(program, output);
   registerRemember(program, output);
   registerRecall(program, output);
   registerForget(program, output);
+  registerLore(program, output);
+  registerLiving(program, output);
+  registerFacts(program, output);
+  registerBeliefs(program, output);
+  registerModels(program, output);
   registerDemo(program, output);
   registerReindex(program, output);
   registerEval(program, output);
-  registerLore(program, output);
-  for (const command of program.commands) command.exitOverride();
+  const exitOverride = (command: Command): void => {
+    command.exitOverride();
+    command.commands.forEach(exitOverride);
+  };
+  program.commands.forEach(exitOverride);
   return program;
 }
 

@@ -21,6 +21,8 @@ export const ERROR_CODES = {
   MODEL_MISSING: 'SYSTEM',
   PROVIDER_FAILURE: 'THIRD_PARTY',
   PROVIDER_TIMEOUT: 'THIRD_PARTY',
+  PROVIDER_MALFORMED: 'THIRD_PARTY',
+  CANCELLED: 'USER',
 } as const satisfies Record<string, ErrorCategory>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -17,7 +17,7 @@ import { IndexCache } from '../retrieval/index-cache.js';
 import { tokenize } from '../retrieval/tokenize.js';
 import type { Embedder } from '../seams/embedder.js';
 import type { Reranker } from '../seams/reranker.js';
-import type { NewChunk, Store } from '../seams/store.js';
+import type { NewChunk, RewindCounts, Store } from '../seams/store.js';
 import { prepareChunk } from './prepare-chunk.js';
 
 /** What narrative memory is built from. */
@@ -150,11 +150,19 @@ export class NarrativeMemory {
 
   /** Deletes every chunk of the save with turnId > `turnId`; returns how many. An unknown save gives 0. */
   async rewind(saveId: string, turnId: number): Promise<number> {
+    return (await this.rewindAll(saveId, turnId)).chunks;
+  }
+
+  /**
+   * Rewinds every layer of the save to `turnId` in the store's one transaction (chunks, and the living layer's
+   * facts, beliefs, models and queued jobs) and returns what each lost.
+   */
+  async rewindAll(saveId: string, turnId: number): Promise<RewindCounts> {
     requireSaveId(saveId);
     requireTurnId(turnId);
     const result = await this.store.rewind(saveId, turnId);
     this.cache.afterWrite(saveId, result, (index) => index.removeAfterTurn(turnId));
-    return result.removed.chunks;
+    return result.removed;
   }
 
   /** Number of chunks in a save, optionally of one type. */

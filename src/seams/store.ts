@@ -1,8 +1,10 @@
 // The Store seam: persistence for every layer, each method one atomic write or one consistent read.
+import type { LivingForkCounts, LivingRewindCounts } from '../core/living-types.js';
 import type { Chunk, Metadata, SaveSummary } from '../core/types.js';
 import type { EmbeddingStore } from './embedding-store.js';
 import type { RecallStore } from './recall-store.js';
 import type { LoreStore } from './lore-store.js';
+import type { LivingStore } from './living-store.js';
 
 /** A chunk ready to be written: validated, with its id, and its vector when an embedder made one. */
 export interface NewChunk {
@@ -39,6 +41,14 @@ export interface WriteResult {
 /** Counts returned by a rewind, per layer. */
 export interface RewindCounts {
   chunks: number;
+  /** What the living layer lost (facts, beliefs, models, queued jobs), in the same transaction. */
+  living: LivingRewindCounts;
+}
+
+/** Counts returned by a fork, per layer. */
+export interface ForkCounts {
+  chunks: number;
+  living: LivingForkCounts;
 }
 
 /**
@@ -57,13 +67,24 @@ export interface Store {
   readonly recall: RecallStore;
   /** The lore book: world knowledge shared by every save, scoped by tags. */
   readonly lore: LoreStore;
+  /** Living memory: facts, beliefs, mental models and their job queue. */
+  readonly living: LivingStore;
 
   /** Writes chunks in one transaction (a whole turn lands, or nothing does). */
   insertChunks(chunks: readonly NewChunk[]): Promise<WriteResult>;
   /** Deletes a turn's chunks of one type and writes the new ones, in one transaction. */
   replaceTurn(saveId: string, turnId: number, chunkType: string, chunks: readonly NewChunk[]): Promise<WriteResult & { removed: number }>;
-  /** Deletes everything of a save from turns after `turnId`, in one transaction. Unknown save: all zeros. */
+  /**
+   * Deletes everything of a save from turns after `turnId`, in one transaction across every layer (chunks, facts,
+   * beliefs, mental models, queued jobs). Unknown save: all zeros.
+   */
   rewind(saveId: string, turnId: number): Promise<WriteResult & { removed: RewindCounts }>;
+  /**
+   * Creates `newSaveId` holding exactly the state of `saveId` as of `atTurn`, every layer, in one transaction; copied
+   * rows get new ids (belief and model sources remapped). The old save is untouched. Fails with CONFLICT when
+   * `newSaveId` already holds data, NOT_FOUND when `saveId` holds none.
+   */
+  fork(saveId: string, newSaveId: string, atTurn: number): Promise<ForkCounts>;
   /** Counts a save's chunks, optionally of one type. */
   countChunks(saveId: string, chunkType?: string): Promise<number>;
   /** Reads chunks by id, in the order asked (unknown ids are left out). */

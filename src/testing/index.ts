@@ -9,3 +9,5 @@ export { runLoreContract } from './lore-contract.js';
 export { countingEmbedder } from './counting-embedder.js';
 export type { CountingEmbedder } from './counting-embedder.js';
 export { ORSA_LORE, ORSA_CHARACTERS } from './lore-fixture.js';
+export { runLivingContract } from './living-contract.js';
+export { scriptedLlm, ScriptedLlm } from '../llms/scripted/index.js';

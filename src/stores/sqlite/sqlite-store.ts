@@ -1,11 +1,13 @@
 // The SQLite adapter of the Store seam: one file, WAL, every write one IMMEDIATE transaction.
+import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
 import type { Database as SqliteDatabase, Statement } from 'better-sqlite3';
 import { MnemoError } from '../../core/errors.js';
 import type { Chunk, SaveSummary } from '../../core/types.js';
-import type { IndexRow, NewChunk, RewindCounts, Store, WriteResult } from '../../seams/store.js';
+import type { ForkCounts, IndexRow, NewChunk, RewindCounts, Store, WriteResult } from '../../seams/store.js';
 import { SqliteEmbeddingStore } from './embedding-store.js';
 import { SqliteLoreStore } from './lore-store.js';
+import { SqliteLivingStore } from './living-store.js';
 import { migrate } from './migrations.js';
 import { SqliteRecallStore } from './recall-store.js';
 import { blobToVector, vectorToBlob } from './vectors.js';
@@ -61,6 +63,7 @@ export class SqliteStore implements Store {
   readonly embeddings: SqliteEmbeddingStore;
   readonly recall: SqliteRecallStore;
   readonly lore: SqliteLoreStore;
+  readonly living: SqliteLivingStore;
   private readonly db: SqliteDatabase;
   private closed = false;
   private readonly statements: {
@@ -101,6 +104,8 @@ export class SqliteStore implements Store {
     this.embeddings = new SqliteEmbeddingStore(this);
     this.recall = new SqliteRecallStore(this);
     this.lore = new SqliteLoreStore(this);
+    this.db.function('mnemo_uuid', { deterministic: false }, () => randomUUID());
+    this.living = new SqliteLivingStore(this);
   }
 
   /** The underlying better-sqlite3 handle, for adapters of other layers that share this file. */
@@ -165,12 +170,32 @@ export class SqliteStore implements Store {
   async rewind(saveId: string, turnId: number): Promise<WriteResult & { removed: RewindCounts }> {
     return this.write(() => {
       const chunks = this.statements.deleteAfter.run(saveId, turnId).changes;
+      const living = this.living.rollbackWithin(saveId, turnId);
       if (chunks === 0) {
         const version = this.currentVersion(saveId);
-        return { previousVersion: version, version, count: 0, removed: { chunks } };
+        return { previousVersion: version, version, count: 0, removed: { chunks, living } };
       }
       const [previousVersion, version] = this.bump(saveId);
-      return { previousVersion, version, count: chunks, removed: { chunks } };
+      return { previousVersion, version, count: chunks, removed: { chunks, living } };
+    });
+  }
+
+  async fork(saveId: string, newSaveId: string, atTurn: number): Promise<ForkCounts> {
+    return this.write(() => {
+      if (saveId === newSaveId) throw new MnemoError('INVALID_INPUT', `fork: expected a new save id different from ${JSON.stringify(saveId)}. Name the copy, e.g. "${saveId}-branch".`);
+      if (this.statements.readVersion.get(newSaveId) !== undefined || this.living.holdsData(newSaveId)) {
+        throw new MnemoError('CONFLICT', `fork: save ${JSON.stringify(newSaveId)} already holds data. Fork into a new save id, or rewind or remove that save first.`, { details: { saveId: newSaveId } });
+      }
+      if (this.statements.readVersion.get(saveId) === undefined && !this.living.holdsData(saveId)) {
+        throw new MnemoError('NOT_FOUND', `fork: save ${JSON.stringify(saveId)} holds nothing to fork. Check the save id (mnemo stats lists them).`, { details: { saveId } });
+      }
+      const chunks = this.db.prepare(
+        `INSERT INTO chunks (id, save_id, turn_id, chunk_type, text, entry_id, metadata, created_at, embedding)
+         SELECT mnemo_uuid(), ?, turn_id, chunk_type, text, entry_id, json_set(metadata, '$.saveId', ?), created_at, embedding
+         FROM chunks WHERE save_id = ? AND turn_id <= ? ORDER BY seq`,
+      ).run(newSaveId, newSaveId, saveId, atTurn).changes;
+      this.bump(newSaveId);
+      return { chunks, living: this.living.forkWithin(saveId, newSaveId, atTurn) };
     });
   }
 

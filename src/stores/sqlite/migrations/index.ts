@@ -2,6 +2,7 @@
 import { CHUNK_MIGRATIONS } from './chunks.js';
 import { EMBEDDING_MIGRATIONS } from './embeddings.js';
 import { LORE_MIGRATIONS } from './lore.js';
+import { LIVING_MIGRATIONS } from './living.js';
 import type { Migration } from './migration.js';
 import { RECALL_MIGRATIONS } from './recall.js';
 
@@ -13,4 +14,5 @@ export const MIGRATIONS: readonly Migration[] = [
   ...EMBEDDING_MIGRATIONS,
   ...RECALL_MIGRATIONS,
   ...LORE_MIGRATIONS,
+  ...LIVING_MIGRATIONS,
 ];

@@ -1,0 +1,197 @@
+// Benchmark of living memory on the embedded default: the rewind of a large save across every layer, and the
+// background pipeline's own cost per turn (model time excluded).
+// Usage: npm run bench:living [-- --turns 1000 --trials 5 --pipeline-turns 200]
+import { copyFileSync, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { ConsolidationAction, FactInput } from '../src/core/living-types.js';
+import { silentLogger } from '../src/core/logger.js';
+import { ScriptedLlm } from '../src/llms/scripted/index.js';
+import type { ScriptedCall } from '../src/llms/scripted/index.js';
+import { openMemory } from '../src/open-memory.js';
+import type { NewChunk, RewindCounts } from '../src/seams/store.js';
+import { openSqliteStore } from '../src/stores/sqlite/index.js';
+import { seededRandom, sentences } from './synthetic-corpus.js';
+
+const { values } = parseArgs({
+  options: {
+    turns: { type: 'string', default: '1000' },
+    trials: { type: 'string', default: '5' },
+    'pipeline-turns': { type: 'string', default: '200' },
+    dims: { type: 'string', default: '100' },
+  },
+});
+const TURNS = Number(values.turns);
+const TRIALS = Number(values.trials);
+const PIPELINE_TURNS = Number(values['pipeline-turns']);
+const DIMS = Number(values.dims);
+const CHUNKS_PER_TURN = 100;
+const FACTS_PER_TURN = 50;
+const CREATES_PER_TURN = 5;
+const UPDATES_PER_TURN = 5;
+const MODELS_PER_TURN = 5;
+const SUBJECTS = Array.from({ length: 50 }, (_, index) => `Character${index}`);
+
+const median = (list: number[]) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)] as number;
+const percentile = (list: number[], p: number) => [...list].sort((a, b) => a - b)[Math.min(list.length - 1, Math.floor((p / 100) * list.length))] as number;
+const mb = (path: string) => ['', '-wal'].reduce((total, suffix) => total + (existsSync(path + suffix) ? statSync(path + suffix).size : 0), 0) / 1024 / 1024;
+
+/** Builds the large save: chunks with vectors, facts, beliefs with histories, model versions, done jobs. */
+async function build(path: string) {
+  const store = openSqliteStore({ path, durability: 'normal' });
+  const random = seededRandom(11);
+  const text = sentences(TURNS * CHUNKS_PER_TURN, 5, 5000);
+  const beliefIds: number[] = [];
+  let chunkNumber = 0;
+  const started = performance.now();
+  for (let turn = 1; turn <= TURNS; turn++) {
+    const chunks: NewChunk[] = [];
+    for (let index = 0; index < CHUNKS_PER_TURN; index++) {
+      const vector = new Float32Array(DIMS);
+      for (let dimension = 0; dimension < DIMS; dimension++) vector[dimension] = random() - 0.5;
+      chunks.push({ id: `00000000-0000-4000-8000-${String(++chunkNumber).padStart(12, '0')}`, saveId: 'bench', turnId: turn, chunkType: 'narrative', text: text.next().value as string, entryId: null, metadata: { saveId: 'bench', turnId: turn, chunkType: 'narrative' }, createdAt: 0, embedding: vector });
+    }
+    await store.insertChunks(chunks);
+    const facts: FactInput[] = Array.from({ length: FACTS_PER_TURN }, (_, index) => {
+      const subject = SUBJECTS[Math.floor(random() * SUBJECTS.length)] as string;
+      return { statement: `${subject} does thing ${index} on turn ${turn}.`, who: subject, what: `thing ${index}`, entities: [subject, `Place${index % 7}`] };
+    });
+    // The turn goes through the queue as the worker would commit it: extraction, consolidation, reflection.
+    await store.living.enqueueTurn('bench', turn, {}, turn);
+    const job = await store.living.claimJob({ workerId: 'bench', now: turn, leaseMs: 1e9, saveId: 'bench' });
+    const claim = { jobId: job?.jobId as number, generation: job?.generation as number, claimToken: job?.claimToken as string };
+    await store.living.completeStage(claim, { stage: 'extract', facts }, turn);
+    const factIds = facts.map((fact) => fact.factId as number);
+    const pick = () => factIds[Math.floor(random() * factIds.length)] as number;
+    const actions: ConsolidationAction[] = [];
+    for (let index = 0; index < CREATES_PER_TURN; index++) {
+      actions.push({ kind: 'CREATE', statement: `Belief ${turn}.${index}: ${SUBJECTS[index] as string} holds a view.`, subject: SUBJECTS[Math.floor(random() * SUBJECTS.length)] as string, beliefId: null, sourceFactIds: [pick(), pick(), pick()] });
+    }
+    for (let index = 0; index < UPDATES_PER_TURN && beliefIds.length > 0; index++) {
+      actions.push({ kind: 'UPDATE', statement: `Belief revised on turn ${turn}.`, subject: '', beliefId: beliefIds[Math.floor(random() * beliefIds.length)] as number, sourceFactIds: [pick(), pick()] });
+    }
+    if (turn % 20 === 0 && beliefIds.length > 0) actions.push({ kind: 'DELETE', statement: '', subject: '', beliefId: beliefIds[Math.floor(random() * beliefIds.length)] as number, sourceFactIds: [] });
+    await store.living.completeStage(claim, { stage: 'consolidate', actions, factTurnMap: new Map(factIds.map((id) => [id, turn])), subjects: [] }, turn);
+    const recent = await store.living.getBeliefs('bench', { limit: CREATES_PER_TURN + UPDATES_PER_TURN + 1 });
+    for (const belief of recent) if (belief.createdTurnId === turn) beliefIds.push(belief.beliefId as number);
+    const models = Array.from({ length: MODELS_PER_TURN }, () => {
+      const subject = SUBJECTS[Math.floor(random() * SUBJECTS.length)] as string;
+      return { subject, summary: `${subject} as of turn ${turn}: ${'a profile sentence. '.repeat(12)}`, sources: beliefIds.slice(-5) };
+    });
+    await store.living.completeStage(claim, { stage: 'reflect', models }, turn);
+  }
+  const counts = {
+    chunks: await store.countChunks('bench'),
+    facts: await store.living.countFacts('bench'),
+    beliefs: (await store.living.getBeliefs('bench', { includeDeleted: true })).length,
+    models: await store.living.countModels('bench'),
+  };
+  await store.close();
+  return { seconds: (performance.now() - started) / 1000, counts };
+}
+
+type Part = 'every layer (store.rewind)' | 'chunks only' | 'living layer only';
+
+/** One rewind to the middle turn on a fresh copy of the source file, of every layer or of one part, timed. */
+async function rewindTrial(source: string, copy: string, durability: 'full' | 'normal', part: Part) {
+  for (const suffix of ['', '-wal', '-shm']) if (existsSync(source + suffix)) copyFileSync(source + suffix, copy + suffix);
+  const store = openSqliteStore({ path: copy, durability });
+  await store.countChunks('bench');
+  await store.living.countFacts('bench');
+  const target = Math.floor(TURNS / 2);
+  const started = performance.now();
+  let removed: RewindCounts | null = null;
+  if (part === 'every layer (store.rewind)') removed = (await store.rewind('bench', target)).removed;
+  else if (part === 'living layer only') await store.living.rollback('bench', target);
+  else store.write(() => store.database.prepare('DELETE FROM chunks WHERE save_id = ? AND turn_id > ?').run('bench', target));
+  const ms = performance.now() - started;
+  await store.close();
+  for (const suffix of ['', '-wal', '-shm']) rmSync(copy + suffix, { force: true });
+  return { ms, removed };
+}
+
+/** A model that answers instantly and records how long its answers took to make. */
+function instantModel() {
+  let answerMs = 0;
+  const llm = new ScriptedLlm((call: ScriptedCall) => {
+    const started = performance.now();
+    let answer: object;
+    if (call.schemaName === 'facts') {
+      const narrative = /<<<\n([\s\S]*?)\n>>>/.exec(call.prompt)?.[1] ?? '';
+      answer = { facts: narrative.split('. ').slice(0, 4).map((sentence, index) => ({ statement: `${sentence}.`, fact_type: 'experience', who: SUBJECTS[index] as string, what: '', when: '', where: '', why: '', entities: [SUBJECTS[index] as string] })) };
+    } else if (call.schemaName === 'consolidation') {
+      const ids = [...call.prompt.matchAll(/^\[(\d+)\]/gm)].map((match) => Number(match[1]));
+      answer = { actions: ids.slice(0, 2).map((id, index) => ({ kind: 'CREATE', belief_id: null, subject: SUBJECTS[index] as string, statement: `A belief from fact ${id}.`, source_fact_ids: [id] })) };
+    } else {
+      answer = { summary: 'A short profile of who this is now.' };
+    }
+    answerMs += performance.now() - started;
+    return answer;
+  });
+  return { llm, answerMs: () => answerMs };
+}
+
+async function pipeline(path: string, label: string, firstTurn: number) {
+  const { llm, answerMs } = instantModel();
+  const memory = await openMemory({ path, llm, logger: silentLogger, living: { autoStart: false, minBeliefs: 1 } });
+  const text = sentences(PIPELINE_TURNS * 4, 9, 3000);
+  const recordMs: number[] = [];
+  const stageMs: number[] = [];
+  let total = 0;
+  for (let index = 0; index < PIPELINE_TURNS; index++) {
+    const turn = firstTurn + index;
+    const narrative = Array.from({ length: 4 }, () => text.next().value as string).join(' ');
+    await memory.add({ saveId: 'bench', turnId: turn, text: narrative });
+    const before = performance.now();
+    await memory.living.recordTurn({ saveId: 'bench', turnId: turn });
+    recordMs.push(performance.now() - before);
+    const answeredBefore = answerMs();
+    const started = performance.now();
+    await memory.living.runPending();
+    const elapsed = performance.now() - started - (answerMs() - answeredBefore);
+    stageMs.push(elapsed);
+    total += elapsed;
+  }
+  await memory.close();
+  return { label, calls: llm.calls.length, recordP50: median(recordMs), recordP99: percentile(recordMs, 99), perTurnMean: total / PIPELINE_TURNS, perTurnP50: median(stageMs), perTurnP99: percentile(stageMs, 99) };
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'mnemo-living-bench-'));
+try {
+  const source = join(dir, 'source.db');
+  console.log(`mnemo living benchmark: node ${process.version}; ${TURNS} turns x (${CHUNKS_PER_TURN} chunks with ${DIMS}-d vectors, ${FACTS_PER_TURN} facts, ${CREATES_PER_TURN} new + ${UPDATES_PER_TURN} updated beliefs, ${MODELS_PER_TURN} model refreshes)`);
+  const built = await build(source);
+  console.log(`built in ${built.seconds.toFixed(1)} s: ${JSON.stringify(built.counts)}, file ${mb(source).toFixed(1)} MB\n`);
+
+  console.log(`Rewind to turn ${Math.floor(TURNS / 2)} (store.rewind: chunks, facts, beliefs, models and jobs in one transaction), ${TRIALS} trials on fresh copies`);
+  console.log('| durability | what | median ms | min ms | max ms |');
+  console.log('|---|---|---|---|---|');
+  let removed: RewindCounts | null = null;
+  for (const durability of ['full', 'normal'] as const) {
+    for (const part of ['every layer (store.rewind)', 'chunks only', 'living layer only'] as const) {
+      const trials = [];
+      for (let trial = 0; trial < TRIALS; trial++) trials.push(await rewindTrial(source, join(dir, `trial-${trial}.db`), durability, part));
+      const times = trials.map((trial) => trial.ms);
+      removed ??= trials[0]?.removed ?? null;
+      console.log(`| ${durability} | ${part} | ${median(times).toFixed(1)} | ${Math.min(...times).toFixed(1)} | ${Math.max(...times).toFixed(1)} |`);
+    }
+  }
+  if (removed !== null) {
+    const { chunks, living } = removed;
+    console.log(`\nremoved: ${chunks} chunks, ${living.facts} facts, beliefs ${living.beliefsDeleted} dropped + ${living.beliefsUpdated} rolled back, models ${living.modelsDeleted} dropped + ${living.modelsUpdated} rolled back, ${living.jobsCancelled} jobs`);
+  }
+
+  console.log(`\nPipeline overhead per turn, model time excluded (${PIPELINE_TURNS} turns, instant scripted model, 3 stages per turn)`);
+  console.log('| save | recordTurn p50 ms | recordTurn p99 ms | background per turn mean ms | p50 ms | p99 ms | model calls |');
+  console.log('|---|---|---|---|---|---|---|');
+  const results = [await pipeline(join(dir, 'fresh.db'), 'fresh save', 1)];
+  const big = join(dir, 'big.db');
+  for (const suffix of ['', '-wal', '-shm']) if (existsSync(source + suffix)) copyFileSync(source + suffix, big + suffix);
+  results.push(await pipeline(big, `the ${built.counts.facts / 1000}k-fact save`, TURNS + 1));
+  for (const r of results) {
+    console.log(`| ${r.label} | ${r.recordP50.toFixed(2)} | ${r.recordP99.toFixed(2)} | ${r.perTurnMean.toFixed(2)} | ${r.perTurnP50.toFixed(2)} | ${r.perTurnP99.toFixed(2)} | ${r.calls} |`);
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
