@@ -11,7 +11,8 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { silentLogger } from '../src/core/logger.js';
 import { hashingEmbedder } from '../src/embedders/hashing/index.js';
-import { Mnemo, openMemory } from '../src/open-memory.js';
+import { openMemory } from '../src/open-memory.js';
+import type { Mnemo } from '../src/open-memory.js';
 import { openPostgresStore, VECTOR_SEARCH_DEFAULTS } from '../src/stores/postgres/index.js';
 import type { PostgresStore } from '../src/stores/postgres/index.js';
 import { seededRandom, sentences } from './synthetic-corpus.js';
@@ -72,7 +73,7 @@ async function queryPhase(kind: string, target: string, schema: string, size: nu
   const opened = performance.now();
   const embedder = hashingEmbedder({ dimensions });
   const store = kind === 'postgres' ? await openPostgresStore({ url: target, schema }) : undefined;
-  const memory = store === undefined ? await openMemory({ path: target, embedder, logger: silentLogger }) : new Mnemo({ store, embedder, reranker: null, logger: silentLogger });
+  const memory = await openMemory({ ...(store === undefined ? { path: target } : { store }), embedder, logger: silentLogger, embeddingCache: false });
   const queries = queryTexts(size, queryCount);
   await memory.query(SAVE, queries[0] as string, { k: 10 });
   const coldMs = performance.now() - opened;
@@ -157,7 +158,8 @@ async function recall(url: string, schema: string, size: number): Promise<Recall
 async function measure(url: string, size: number) {
   const dir = mkdtempSync(join(tmpdir(), 'mnemo-bench-pg-'));
   const path = join(dir, 'bench.db');
-  const sqlite = await openMemory({ path, embedder: hashingEmbedder({ dimensions }), logger: silentLogger });
+  // The same engine on both sides: no embedding cache (the hashing embedder is cheaper than a cache lookup).
+  const sqlite = await openMemory({ path, embedder: hashingEmbedder({ dimensions }), logger: silentLogger, embeddingCache: false });
   const sqliteIngest = await ingest(sqlite, size);
   await sqlite.close();
   const sqliteQuery = child('sqlite', path, '', size);
@@ -167,7 +169,7 @@ async function measure(url: string, size: number) {
   const admin = await openPostgresStore({ url, schema: 'bench_admin' });
   await admin.database.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
   const store: PostgresStore = await openPostgresStore({ url, schema });
-  const postgres = new Mnemo({ store, embedder: hashingEmbedder({ dimensions }), reranker: null, logger: silentLogger });
+  const postgres = await openMemory({ store, embedder: hashingEmbedder({ dimensions }), logger: silentLogger, embeddingCache: false });
   const postgresIngest = await ingest(postgres, size);
   await store.analyze();
   await postgres.close();
@@ -176,7 +178,7 @@ async function measure(url: string, size: number) {
   const bulkSchema = `bench_${size}_bulk`;
   await admin.database.query(`DROP SCHEMA IF EXISTS ${bulkSchema} CASCADE`);
   const bulkStore = await openPostgresStore({ url, schema: bulkSchema, vectorIndexes: 'manual' });
-  const bulk = new Mnemo({ store: bulkStore, embedder: hashingEmbedder({ dimensions }), reranker: null, logger: silentLogger });
+  const bulk = await openMemory({ store: bulkStore, embedder: hashingEmbedder({ dimensions }), logger: silentLogger, embeddingCache: false });
   const bulkStarted = performance.now();
   const bulkRowsPerSecond = await ingest(bulk, size);
   const indexStarted = performance.now();

@@ -211,7 +211,7 @@ describe('living pipeline', () => {
   });
 
   it('forks a save with its queue: the branch goes on alone, the original is untouched', async () => {
-    const memory = await open({ llm: storyLlm() });
+    const memory = await open({ llm: storyLlm(), embedder: null }); // words only, so the last query's hits are exact
     for (const [turn, text] of [[1, 'Kaël enters the city.'], [2, 'Kaël meets the queen.'], [3, 'Kaël is banished.']] as const) {
       await memory.add({ saveId: 'main', turnId: turn, text });
       await memory.living.recordTurn({ saveId: 'main', turnId: turn });

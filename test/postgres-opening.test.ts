@@ -42,8 +42,8 @@ describe('loading', () => {
   it('never loads the pg package for a SQLite or in-memory Mnemo', () => {
     const script = `
       import { createRequire } from 'node:module';
-      const { openMemory } = await import(${JSON.stringify(join(import.meta.dirname, '..', 'src', 'index.ts'))});
-      const memory = await openMemory({ path: ':memory:' });
+      const { openMemory, silentLogger } = await import(${JSON.stringify(join(import.meta.dirname, '..', 'src', 'index.ts'))});
+      const memory = await openMemory({ path: ':memory:', embedder: 'hashing', logger: silentLogger });
       await memory.add({ saveId: 's', turnId: 1, text: 'a lantern' });
       await memory.query('s', 'lantern');
       await memory.close();

@@ -13,6 +13,7 @@ import { registerFork } from './commands/fork.js';
 import { registerLiving } from './commands/living.js';
 import { registerModels } from './commands/models.js';
 import { registerQuery } from './commands/query.js';
+import { registerReindex } from './commands/reindex.js';
 import { registerRecall } from './commands/recall.js';
 import { registerRemember } from './commands/remember.js';
 import { registerRewind } from './commands/rewind.js';
@@ -31,7 +32,7 @@ export function buildProgram(output: Output = standardOutput): Command {
     .description('Mnemo: a memory engine for LLM-driven characters, games and agents')
     .version('0.1.0')
     .addOption(new Option('--db <path>', 'the SQLite database file, :memory:, or a postgres:// URL').env('MNEMO_DB').default('mnemo.db'))
-    .addOption(new Option('--embedder <name>', 'how vectors are made').choices([...CLI_EMBEDDERS]).env('MNEMO_EMBEDDER').default('hashing'))
+    .addOption(new Option('--embedder <name>', 'how vectors are made').choices([...CLI_EMBEDDERS]).env('MNEMO_EMBEDDER').default('auto'))
     .showHelpAfterError()
     .exitOverride()
     .configureOutput({ writeOut: (text) => output.out(text.trimEnd()), writeErr: (text) => output.err(text.trimEnd()) });
@@ -49,6 +50,7 @@ export function buildProgram(output: Output = standardOutput): Command {
   registerBeliefs(program, output);
   registerModels(program, output);
   registerDemo(program, output);
+  registerReindex(program, output);
   registerEval(program, output);
   const exitOverride = (command: Command): void => {
     command.exitOverride();

@@ -8,6 +8,7 @@ import { DEFAULT_CHUNK_TYPE } from '../core/types.js';
 import type { ChunkInput, Hit, Metadata, QueryOptions } from '../core/types.js';
 import { optionalChunkType, optionalCount, optionalNumber, optionalTurnId, requireK, requireQueryText, requireSaveId, requireTurnId } from '../core/validate.js';
 import { embedInBatches } from '../embedders/embed-in-batches.js';
+import type { EmbeddingCache } from '../embedding/embedding-cache.js';
 import type { Analyzer } from '../retrieval/corpus-index.js';
 import { createAnalyzer } from '../retrieval/analyzer.js';
 import { FOCUS_BOOST, FOCUS_BOOST_ZSCORE } from '../retrieval/focus-boost.js';
@@ -26,6 +27,8 @@ export interface NarrativeMemoryOptions {
   embedder?: Embedder | null;
   /** Re-sorts the fused head; without one, the fused order stands. */
   reranker?: Reranker | null;
+  /** Where added texts look for vectors already made (none: every text is embedded). */
+  embeddingCache?: EmbeddingCache | null;
   logger?: Logger;
   clock?: Clock;
   /** Neighbour context for the semantic arm (see CorpusIndexOptions.neighbourWeight; default 0). */
@@ -68,6 +71,7 @@ export class NarrativeMemory {
   readonly store: Store;
   readonly embedder: Embedder | null;
   readonly reranker: Reranker | null;
+  private readonly embeddingCache: EmbeddingCache | null;
   private readonly logger: Logger;
   private readonly clock: Clock;
   private readonly cache: IndexCache;
@@ -79,6 +83,7 @@ export class NarrativeMemory {
     this.store = options.store;
     this.embedder = options.embedder ?? null;
     this.reranker = options.reranker ?? null;
+    this.embeddingCache = options.embeddingCache ?? null;
     this.logger = onceLogger(options.logger ?? consoleLogger);
     this.clock = options.clock ?? systemClock;
     // A store that searches vectors itself (pgvector) keeps them out of process memory, unless the semantic arm
@@ -248,8 +253,12 @@ export class NarrativeMemory {
   private async attachVectors(chunks: NewChunk[]): Promise<void> {
     if (this.embedder === null) return;
     try {
-      const vectors = await embedInBatches(this.embedder, chunks.map((chunk) => chunk.text));
-      chunks.forEach((chunk, index) => { chunk.embedding = vectors[index] ?? null; });
+      const texts = chunks.map((chunk) => chunk.text);
+      const vectors = this.embeddingCache !== null ? await this.embeddingCache.embed(this.embedder, texts) : await embedInBatches(this.embedder, texts);
+      chunks.forEach((chunk, index) => {
+        const vector = vectors[index];
+        chunk.embedding = vector !== undefined && vector.some((value) => value !== 0) ? vector : null;
+      });
     } catch (error) {
       this.logger.warn(`embedder ${this.embedder.provider}/${this.embedder.modelId} failed (${(error as Error).message}); chunks stored without vectors, found by words until reindexed`);
     }

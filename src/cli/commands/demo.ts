@@ -7,7 +7,7 @@ import { demoStory } from '../../demo/story.js';
 import type { Mnemo } from '../../open-memory.js';
 import type { QueryOptions } from '../../core/types.js';
 import type { Output } from '../context.js';
-import { embedderByName, globalOptions, openDatabase } from '../context.js';
+import { globalOptions, openWithEmbedder } from '../context.js';
 import { formatHit } from '../format-hit.js';
 
 const SAVE = 'lighthouse';
@@ -58,7 +58,7 @@ export function registerDemo(program: Command, output: Output): void {
       const explicit = root.getOptionValueSource('db') !== 'default';
       const dir = explicit ? null : mkdtempSync(join(tmpdir(), 'mnemo-demo-'));
       const path = dir === null ? options.db : join(dir, 'demo.db');
-      const memory = await openDatabase(path, embedderByName(options.embedder));
+      const memory = await openWithEmbedder(path, options.embedder);
       output.out(`Mnemo demo: database ${memory.store.location}`);
       try {
         if (explicit && (await memory.count(SAVE)) > 0) await memory.rewind(SAVE, 0);

@@ -5,6 +5,7 @@ import type { ForkCounts, IndexRow, NewChunk, RewindCounts, ScanOptions, Store, 
 import { isPostgresUrl, quoteIdentifier, redactUrl, requireSchemaName } from './identifiers.js';
 import { checkPostgresSchema, migratePostgres } from './migrations.js';
 import { poolQueryable } from './queryable.js';
+import { PostgresEmbeddingStore } from './embedding-store.js';
 import { PostgresLivingStore } from './living-store.js';
 import { PostgresLoreStore } from './lore-store.js';
 import type { PgPoolLike, Queryable, SqlClient, SqlResult, TransactionOptions } from './queryable.js';
@@ -115,12 +116,14 @@ export class PostgresStore implements Store {
   readonly schema: string;
   /** The semantic arm (HNSW indexes per vector length, filtered search). */
   readonly vectors: PostgresVectorSearch;
+  readonly embeddings: PostgresEmbeddingStore;
   readonly recall: PostgresRecallStore;
   readonly lore: PostgresLoreStore;
   readonly living: PostgresLivingStore;
   private closed = false;
   private readonly tables: { meta: string; saves: string; chunks: string };
-  private readonly automaticIndexes: boolean;
+  /** Whether writes create the HNSW index of a new vector length (`automatic`) or leave it to you (`manual`). */
+  readonly vectorIndexes: 'automatic' | 'manual';
   /** True when opened with `readonly` (writes refused). */
   readonly readonly: boolean;
 
@@ -128,10 +131,11 @@ export class PostgresStore implements Store {
     this.location = location;
     this.schema = schema;
     this.vectors = vectors;
-    this.automaticIndexes = options.automaticIndexes;
+    this.vectorIndexes = options.automaticIndexes ? 'automatic' : 'manual';
     this.readonly = options.readonly;
     const prefix = quoteIdentifier(schema);
     this.tables = { meta: `${prefix}.meta`, saves: `${prefix}.saves`, chunks: `${prefix}.chunks` };
+    this.embeddings = new PostgresEmbeddingStore(this);
     this.recall = new PostgresRecallStore(this);
     this.lore = new PostgresLoreStore(this);
     this.living = new PostgresLivingStore(this);
@@ -254,7 +258,7 @@ export class PostgresStore implements Store {
 
   /** Creates the HNSW index of each vector length a write brings, before the write's transaction. */
   private async prepareVectors(chunks: readonly NewChunk[]): Promise<void> {
-    if (!this.automaticIndexes) return;
+    if (this.vectorIndexes === 'manual') return;
     const lengths = new Set(chunks.flatMap((chunk) => (chunk.embedding === null ? [] : [chunk.embedding.length])));
     for (const length of lengths) await this.vectors.ensureIndex(length);
   }
