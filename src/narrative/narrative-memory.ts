@@ -11,6 +11,7 @@ import { embedInBatches } from '../embedders/embed-in-batches.js';
 import type { EmbeddingCache } from '../embedding/embedding-cache.js';
 import type { Analyzer } from '../retrieval/corpus-index.js';
 import { createAnalyzer } from '../retrieval/analyzer.js';
+import { DEFAULT_FEEDBACK, DEFAULT_FUSION, DEFAULT_NEIGHBOUR_WEIGHT } from '../retrieval/retrieval-defaults.js';
 import { FOCUS_BOOST, FOCUS_BOOST_ZSCORE } from '../retrieval/focus-boost.js';
 import { hybridSearch } from '../retrieval/hybrid-search.js';
 import { IndexCache } from '../retrieval/index-cache.js';
@@ -31,7 +32,7 @@ export interface NarrativeMemoryOptions {
   embeddingCache?: EmbeddingCache | null;
   logger?: Logger;
   clock?: Clock;
-  /** Neighbour context for the semantic arm (see CorpusIndexOptions.neighbourWeight; default 0). */
+  /** Neighbour context for the semantic arm (see CorpusIndexOptions.neighbourWeight; default 0.5, 0 turns it off). */
   neighbourWeight?: number;
   /** Query defaults applied under each query's own options (e.g. `{ fusion: 'zscore' }`). */
   queryDefaults?: QueryOptions;
@@ -84,7 +85,7 @@ export class NarrativeMemory {
     this.embeddingCache = options.embeddingCache ?? null;
     this.logger = onceLogger(options.logger ?? consoleLogger);
     this.clock = options.clock ?? systemClock;
-    this.cache = new IndexCache({ scan: (saveId, visit) => this.store.scanChunks(saveId, visit), version: (saveId) => this.store.saveVersion(saveId) }, { analyzer: options.analyzer ?? createAnalyzer(), neighbourWeight: options.neighbourWeight });
+    this.cache = new IndexCache({ scan: (saveId, visit) => this.store.scanChunks(saveId, visit), version: (saveId) => this.store.saveVersion(saveId) }, { analyzer: options.analyzer ?? createAnalyzer(), neighbourWeight: options.neighbourWeight ?? DEFAULT_NEIGHBOUR_WEIGHT });
     this.queryDefaults = options.queryDefaults ?? {};
   }
 
@@ -188,7 +189,7 @@ export class NarrativeMemory {
     };
     const capPerSource = optionalCount(options.capPerSource, 'capPerSource') ?? Math.max(50, 5 * k);
     const rrfK = optionalNumber(options.rrfK, 'rrfK', 0);
-    const fusion = options.fusion ?? 'rrf';
+    const fusion = options.fusion ?? DEFAULT_FUSION;
     if (fusion !== 'rrf' && fusion !== 'zscore') throw new MnemoError('INVALID_INPUT', `fusion: expected "rrf" or "zscore", got ${JSON.stringify(fusion)}.`, { details: { field: 'fusion' } });
     const focusBoost = optionalNumber(options.focusBoost, 'focusBoost', 0) ?? (fusion === 'zscore' ? FOCUS_BOOST_ZSCORE : FOCUS_BOOST);
     const weights = { lexical: optionalNumber(options.weights?.lexical, 'weights.lexical', 0), semantic: optionalNumber(options.weights?.semantic, 'weights.semantic', 0) };
@@ -208,7 +209,7 @@ export class NarrativeMemory {
       rrfK,
       fusion,
       weights,
-      feedback: options.feedback,
+      feedback: options.feedback === undefined ? DEFAULT_FEEDBACK : (options.feedback ?? undefined),
       focusTerms,
       focusBoost,
       reranker: options.rerank === false ? null : this.reranker,
