@@ -13,6 +13,7 @@ import { silentLogger } from '../src/core/logger.js';
 import { hashingEmbedder } from '../src/embedders/hashing/index.js';
 import { openMemory } from '../src/open-memory.js';
 import type { Mnemo } from '../src/open-memory.js';
+import { DEFAULT_NEIGHBOUR_WEIGHT } from '../src/retrieval/retrieval-defaults.js';
 import { openPostgresStore, VECTOR_SEARCH_DEFAULTS } from '../src/stores/postgres/index.js';
 import type { PostgresStore } from '../src/stores/postgres/index.js';
 import { seededRandom, sentences } from './synthetic-corpus.js';
@@ -88,7 +89,7 @@ async function queryPhase(kind: string, target: string, schema: string, size: nu
   if (store !== undefined) {
     for (const vector of await embedder.embed(queries)) {
       const started = performance.now();
-      await store.searchVectors(SAVE, vector, {}, 50);
+      await store.searchVectors(SAVE, vector, {}, 50, CONTEXT); // what the engine asks, with its default neighbour context
       vectorTimes.push(performance.now() - started);
     }
     vectorTimes.sort((a, b) => a - b);
@@ -109,7 +110,10 @@ function child(kind: string, target: string, schema: string, size: number): Quer
 /** ef_search values of the recall sweep. */
 const EF_SWEEP = [40, 100, 200, 400, 1000];
 
-interface Recall { plain: number; windowed: number; starved: number; approximate: number; sweep: { efSearch: number; recall: number; p50: number }[] }
+interface Recall { plain: number; windowed: number; context: number; starved: number; approximate: number; sweep: { efSearch: number; recall: number; p50: number }[] }
+
+/** The neighbour context the engine uses by default (`DEFAULT_NEIGHBOUR_WEIGHT`). */
+const CONTEXT = { neighbourWeight: DEFAULT_NEIGHBOUR_WEIGHT };
 
 /**
  * HNSW (iterative scan) against exact search on the same rows: recall@10 of the engine's request (the 50
@@ -120,20 +124,20 @@ async function recall(url: string, schema: string, size: number): Promise<Recall
   const vectors = await hashingEmbedder({ dimensions }).embed(queryTexts(size, Number(values['recall-queries']), 11));
   const window = { maxTurnId: Math.floor(size / batch / 10) }; // the first tenth of the story
   const truths = new Map<string, Set<string>[]>();
-  for (const [name, filter] of [['plain', {}], ['windowed', window]] as const) {
+  for (const [name, filter, options] of [['plain', {}, {}], ['windowed', window, {}], ['context', {}, CONTEXT]] as const) {
     const sets: Set<string>[] = [];
-    for (const vector of vectors) sets.push(new Set((await exact.searchVectors(SAVE, vector, filter, 10)).map((match) => match.id)));
+    for (const vector of vectors) sets.push(new Set((await exact.searchVectors(SAVE, vector, filter, 10, options)).map((match) => match.id)));
     truths.set(name, sets);
   }
   await exact.close();
-  const measure = async (store: PostgresStore, name: 'plain' | 'windowed', filter: { maxTurnId?: number }) => {
+  const measure = async (store: PostgresStore, name: 'plain' | 'windowed' | 'context', filter: { maxTurnId?: number }, options = {}) => {
     let found = 0;
     let wanted = 0;
     const times: number[] = [];
     for (const [index, vector] of vectors.entries()) {
       const truth = truths.get(name)![index]!;
       const started = performance.now();
-      const got = await store.searchVectors(SAVE, vector, filter, 50);
+      const got = await store.searchVectors(SAVE, vector, filter, 50, options);
       times.push(performance.now() - started);
       found += got.slice(0, 10).filter((match) => truth.has(match.id)).length;
       wanted += truth.size;
@@ -144,6 +148,7 @@ async function recall(url: string, schema: string, size: number): Promise<Recall
   const approximate = await openPostgresStore({ url, schema });
   const plain = (await measure(approximate, 'plain', {})).recall;
   const windowed = (await measure(approximate, 'windowed', window)).recall;
+  const context = (await measure(approximate, 'context', {}, CONTEXT)).recall;
   const stats = { ...approximate.vectors.stats };
   await approximate.close();
   const sweep: Recall['sweep'] = [];
@@ -152,7 +157,7 @@ async function recall(url: string, schema: string, size: number): Promise<Recall
     sweep.push({ efSearch, ...(await measure(store, 'plain', {})) });
     await store.close();
   }
-  return { plain, windowed, starved: stats.starved, approximate: stats.approximate, sweep };
+  return { plain, windowed, context, starved: stats.starved, approximate: stats.approximate, sweep };
 }
 
 async function measure(url: string, size: number) {
@@ -209,8 +214,8 @@ if (values.child !== undefined) {
     const version = await openPostgresStore({ url, schema: 'bench_admin' });
     const server = (await version.database.query<{ server: string; vector: string }>("SELECT current_setting('server_version') AS server, (SELECT extversion FROM pg_extension WHERE extname = 'vector') AS vector")).rows[0];
     await version.close();
-    console.log(`mnemo PostgreSQL benchmark: node ${process.version}, PostgreSQL ${server?.server} + pgvector ${server?.vector}; hashing embedder ${dimensions}-d; ${batch} chunks per transaction; k = 10; ${queryCount} queries in a fresh process; HNSW m = 16, ef_construction = 64, ef_search = max(${VECTOR_SEARCH_DEFAULTS.efSearch}, limit), iterative scan relaxed_order`);
-    console.log('| chunks | store | ingest chunks/s | open + first query ms | hybrid p50 ms | hybrid p99 ms | vector arm p50 / p99 ms | query RSS MB | HNSW recall@10 (all / turn window) |');
+    console.log(`mnemo PostgreSQL benchmark: node ${process.version}, PostgreSQL ${server?.server} + pgvector ${server?.vector}; hashing embedder ${dimensions}-d; ${batch} chunks per transaction; k = 10 with the engine's default options (z-score fusion, neighbour context ${DEFAULT_NEIGHBOUR_WEIGHT}, feedback); ${queryCount} queries in a fresh process; HNSW m = 16, ef_construction = 64, ef_search = max(${VECTOR_SEARCH_DEFAULTS.efSearch}, limit), iterative scan relaxed_order`);
+    console.log('| chunks | store | ingest chunks/s | open + first query ms | hybrid p50 ms | hybrid p99 ms | vector arm p50 / p99 ms | query RSS MB | HNSW recall@10 (own vectors / turn window / neighbour context) |');
     console.log('|---|---|---|---|---|---|---|---|---|');
     const sweeps: string[] = [];
     for (const size of values.sizes.split(',').map(Number)) {
@@ -219,7 +224,7 @@ if (values.child !== undefined) {
       const s = r.sqliteQuery;
       const p = r.postgresQuery;
       console.log(`| ${size} | SQLite (file) | ${r.sqliteIngest.toFixed(0)} | ${s.coldMs.toFixed(0)} | ${s.p50.toFixed(2)} | ${s.p99.toFixed(2)} | in process | ${mb(s.rss)} | exact |`);
-      console.log(`| ${size} | PostgreSQL (server), index grown row by row | ${r.postgresIngest.toFixed(0)} | ${p.coldMs.toFixed(0)} | ${p.p50.toFixed(2)} | ${p.p99.toFixed(2)} | ${p.vectorP50?.toFixed(2)} / ${p.vectorP99?.toFixed(2)} | ${mb(p.rss)} | ${r.recalled.plain.toFixed(3)} / ${r.recalled.windowed.toFixed(3)} (${r.recalled.starved} of ${r.recalled.approximate} redone exactly) |`);
+      console.log(`| ${size} | PostgreSQL (server), index grown row by row | ${r.postgresIngest.toFixed(0)} | ${p.coldMs.toFixed(0)} | ${p.p50.toFixed(2)} | ${p.p99.toFixed(2)} | ${p.vectorP50?.toFixed(2)} / ${p.vectorP99?.toFixed(2)} | ${mb(p.rss)} | ${r.recalled.plain.toFixed(3)} / ${r.recalled.windowed.toFixed(3)} / ${r.recalled.context.toFixed(3)} (${r.recalled.starved} of ${r.recalled.approximate} redone exactly) |`);
       console.log(`| ${size} | PostgreSQL, bulk import | ${r.bulkIngest.overall.toFixed(0)} (rows ${r.bulkIngest.rowsPerSecond.toFixed(0)}/s, then index ${r.bulkIngest.indexSeconds.toFixed(1)} s) | | | | | | |`);
     }
     console.log('\nHNSW recall@10 against exact search by ef_search (the engine asks for the 50 nearest; vector arm alone):');

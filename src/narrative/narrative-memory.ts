@@ -11,6 +11,7 @@ import { embedInBatches } from '../embedders/embed-in-batches.js';
 import type { EmbeddingCache } from '../embedding/embedding-cache.js';
 import type { Analyzer } from '../retrieval/corpus-index.js';
 import { createAnalyzer } from '../retrieval/analyzer.js';
+import { DEFAULT_FEEDBACK, DEFAULT_FUSION, DEFAULT_NEIGHBOUR_WEIGHT } from '../retrieval/retrieval-defaults.js';
 import { FOCUS_BOOST, FOCUS_BOOST_ZSCORE } from '../retrieval/focus-boost.js';
 import { hybridSearch } from '../retrieval/hybrid-search.js';
 import { IndexCache } from '../retrieval/index-cache.js';
@@ -31,7 +32,7 @@ export interface NarrativeMemoryOptions {
   embeddingCache?: EmbeddingCache | null;
   logger?: Logger;
   clock?: Clock;
-  /** Neighbour context for the semantic arm (see CorpusIndexOptions.neighbourWeight; default 0). */
+  /** Neighbour context for the semantic arm (see CorpusIndexOptions.neighbourWeight; default 0.5, 0 turns it off). */
   neighbourWeight?: number;
   /** Query defaults applied under each query's own options (e.g. `{ fusion: 'zscore' }`). */
   queryDefaults?: QueryOptions;
@@ -78,6 +79,8 @@ export class NarrativeMemory {
   private readonly queryDefaults: QueryOptions;
   /** True when the store's own vector search serves the semantic arm (see `Store.searchVectors`). */
   private readonly storeVectors: boolean;
+  /** Neighbour context of the semantic arm: own + w * (previous + next). */
+  private readonly neighbourWeight: number;
 
   constructor(options: NarrativeMemoryOptions) {
     this.store = options.store;
@@ -86,13 +89,13 @@ export class NarrativeMemory {
     this.embeddingCache = options.embeddingCache ?? null;
     this.logger = onceLogger(options.logger ?? consoleLogger);
     this.clock = options.clock ?? systemClock;
-    // A store that searches vectors itself (pgvector) keeps them out of process memory, unless the semantic arm
-    // needs them here: neighbour context mixes each chunk's vector with its neighbours', which a database index
-    // of the stored vectors cannot give.
-    this.storeVectors = this.store.searchVectors !== undefined && !((options.neighbourWeight ?? 0) > 0);
+    // A store that searches vectors itself (pgvector) keeps them out of process memory; it computes the
+    // neighbour context too.
+    this.neighbourWeight = options.neighbourWeight ?? DEFAULT_NEIGHBOUR_WEIGHT;
+    this.storeVectors = this.store.searchVectors !== undefined;
     this.cache = new IndexCache(
       { scan: (saveId, visit, scanOptions) => this.store.scanChunks(saveId, visit, scanOptions), version: (saveId) => this.store.saveVersion(saveId) },
-      { analyzer: options.analyzer ?? createAnalyzer(), neighbourWeight: options.neighbourWeight, vectors: !this.storeVectors },
+      { analyzer: options.analyzer ?? createAnalyzer(), neighbourWeight: this.neighbourWeight, vectors: !this.storeVectors },
     );
     this.queryDefaults = options.queryDefaults ?? {};
   }
@@ -198,7 +201,7 @@ export class NarrativeMemory {
     };
     const capPerSource = optionalCount(options.capPerSource, 'capPerSource') ?? Math.max(50, 5 * k);
     const rrfK = optionalNumber(options.rrfK, 'rrfK', 0);
-    const fusion = options.fusion ?? 'rrf';
+    const fusion = options.fusion ?? DEFAULT_FUSION;
     if (fusion !== 'rrf' && fusion !== 'zscore') throw new MnemoError('INVALID_INPUT', `fusion: expected "rrf" or "zscore", got ${JSON.stringify(fusion)}.`, { details: { field: 'fusion' } });
     const focusBoost = optionalNumber(options.focusBoost, 'focusBoost', 0) ?? (fusion === 'zscore' ? FOCUS_BOOST_ZSCORE : FOCUS_BOOST);
     const weights = { lexical: optionalNumber(options.weights?.lexical, 'weights.lexical', 0), semantic: optionalNumber(options.weights?.semantic, 'weights.semantic', 0) };
@@ -219,14 +222,14 @@ export class NarrativeMemory {
       rrfK,
       fusion,
       weights,
-      feedback: options.feedback,
+      feedback: options.feedback === undefined ? DEFAULT_FEEDBACK : (options.feedback ?? undefined),
       focusTerms,
       focusBoost,
       reranker: options.rerank === false ? null : this.reranker,
       rerankTop,
       loadTexts: async (ids) => new Map((await this.store.getChunks(ids)).map((chunk) => [chunk.id, chunk.text])),
-      searchVectors: this.storeVectors ? (vector, limit) => store.searchVectors!(saveId, vector, filter, limit) : undefined,
-      scoreVectors: this.storeVectors && store.scoreVectors !== undefined ? (vector, ids) => store.scoreVectors!(saveId, vector, ids) : undefined,
+      searchVectors: this.storeVectors ? (vector, limit) => store.searchVectors!(saveId, vector, filter, limit, { neighbourWeight: this.neighbourWeight }) : undefined,
+      scoreVectors: this.storeVectors && store.scoreVectors !== undefined ? (vector, ids) => store.scoreVectors!(saveId, vector, ids, { neighbourWeight: this.neighbourWeight }) : undefined,
     });
     const chunks = new Map((await this.store.getChunks(ranked.map((hit) => hit.id))).map((chunk) => [chunk.id, chunk]));
     return ranked.flatMap(({ id, score, explanation }) => {

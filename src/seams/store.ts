@@ -39,6 +39,15 @@ export interface ScanOptions {
   vectors?: boolean;
 }
 
+/** Options of a store's own vector search. */
+export interface VectorSearchOptions {
+  /**
+   * Neighbour context: score each chunk by normalise(own + w * (previous + next)), its neighbours being the
+   * save's adjacent chunks with vectors in insertion order (the in-memory arm's `neighbourWeight`). 0: own vectors.
+   */
+  neighbourWeight?: number;
+}
+
 /** A chunk found by a store's own vector search. */
 export interface VectorMatch {
   id: string;
@@ -121,12 +130,12 @@ export interface Store {
    * `limit` permitted chunks with vectors of this length exist, `limit` come back. Best first; ties in insertion
    * order.
    */
-  searchVectors?(saveId: string, vector: Float32Array, filter: ChunkFilter, limit: number): Promise<VectorMatch[]>;
+  searchVectors?(saveId: string, vector: Float32Array, filter: ChunkFilter, limit: number, options?: VectorSearchOptions): Promise<VectorMatch[]>;
   /**
    * Optional, with `searchVectors`: the cosine similarity to `vector` of given chunks of a save, by id (chunks
    * without a vector of that length are left out). Score fusion uses it for candidates the semantic arm missed.
    */
-  scoreVectors?(saveId: string, vector: Float32Array, ids: readonly string[]): Promise<Map<string, number>>;
+  scoreVectors?(saveId: string, vector: Float32Array, ids: readonly string[], options?: VectorSearchOptions): Promise<Map<string, number>>;
   /** The save's current version (0 for a save never written). */
   saveVersion(saveId: string): Promise<number>;
   /** Every save with its counts. */

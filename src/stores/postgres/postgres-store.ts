@@ -1,7 +1,7 @@
 // The PostgreSQL adapter of the Store seam: a connection pool, migrations, one transaction per write, pgvector.
 import { MnemoError } from '../../core/errors.js';
 import type { Chunk, ChunkFilter, Metadata, SaveSummary } from '../../core/types.js';
-import type { ForkCounts, IndexRow, NewChunk, RewindCounts, ScanOptions, Store, VectorMatch, WriteResult } from '../../seams/store.js';
+import type { ForkCounts, IndexRow, NewChunk, RewindCounts, ScanOptions, Store, VectorMatch, VectorSearchOptions, WriteResult } from '../../seams/store.js';
 import { isPostgresUrl, quoteIdentifier, redactUrl, requireSchemaName } from './identifiers.js';
 import { checkPostgresSchema, migratePostgres } from './migrations.js';
 import { poolQueryable } from './queryable.js';
@@ -398,10 +398,13 @@ export class PostgresStore implements Store {
     }, { isolation: 'repeatable read', readOnly: true });
   }
 
-  /** Nearest neighbours searched in PostgreSQL (HNSW with iterative scans, exact when small or starved). */
-  async searchVectors(saveId: string, vector: Float32Array, filter: ChunkFilter, limit: number): Promise<VectorMatch[]> {
+  /**
+   * Nearest neighbours searched in PostgreSQL (HNSW with iterative scans, exact when small or starved), with
+   * neighbour context when asked.
+   */
+  async searchVectors(saveId: string, vector: Float32Array, filter: ChunkFilter, limit: number, options: VectorSearchOptions = {}): Promise<VectorMatch[]> {
     this.ensureOpen();
-    return this.vectors.search(saveId, vector, filter, limit);
+    return this.vectors.search(saveId, vector, filter, limit, options.neighbourWeight ?? 0);
   }
 
   /**
@@ -427,9 +430,9 @@ export class PostgresStore implements Store {
   }
 
   /** The cosine similarity of given chunks to `vector`, read from PostgreSQL (for score fusion). */
-  async scoreVectors(saveId: string, vector: Float32Array, ids: readonly string[]): Promise<Map<string, number>> {
+  async scoreVectors(saveId: string, vector: Float32Array, ids: readonly string[], options: VectorSearchOptions = {}): Promise<Map<string, number>> {
     this.ensureOpen();
-    return this.vectors.score(saveId, vector, ids);
+    return this.vectors.score(saveId, vector, ids, options.neighbourWeight ?? 0);
   }
 
   async saveVersion(saveId: string): Promise<number> {

@@ -41,7 +41,10 @@ function maxTurn(filter: ChunkFilter): number | undefined {
 }
 
 interface Prepared {
-  where: string;
+  /** The save and the vector length: the rows a search looks at, filtered or not. */
+  base: string;
+  /** The filter conditions, each starting with ` AND `. */
+  filters: string;
   params: unknown[];
   dimensions: number;
 }
@@ -107,27 +110,79 @@ export class PostgresVectorSearch {
   private prepare(saveId: string, vector: Float32Array, filter: ChunkFilter, limit: number): Prepared {
     const params: unknown[] = [saveId, vectorToLiteral(vector), limit];
     const dimensions = vector.length;
-    let where = `save_id = $1 AND vector_dims(embedding) = ${dimensions}`;
+    const base = `save_id = $1 AND vector_dims(embedding) = ${dimensions}`;
+    let filters = '';
     const turn = maxTurn(filter);
-    if (turn !== undefined) where += ` AND turn_id <= $${params.push(turn)}`;
-    if (filter.chunkType !== undefined) where += ` AND chunk_type = $${params.push(filter.chunkType)}`;
-    if (filter.excludeChunkType !== undefined) where += ` AND chunk_type <> $${params.push(filter.excludeChunkType)}`;
-    return { where, params, dimensions };
+    if (turn !== undefined) filters += ` AND turn_id <= $${params.push(turn)}`;
+    if (filter.chunkType !== undefined) filters += ` AND chunk_type = $${params.push(filter.chunkType)}`;
+    if (filter.excludeChunkType !== undefined) filters += ` AND chunk_type <> $${params.push(filter.excludeChunkType)}`;
+    return { base, filters, params, dimensions };
   }
 
   /** The query the HNSW index answers (its ORDER BY is the indexed expression), re-sorted exactly after. */
-  private approximateSql({ where, dimensions }: Prepared): string {
+  private approximateSql({ base, filters, dimensions }: Prepared): string {
     const distance = `embedding::vector(${dimensions}) <=> $2::vector(${dimensions})`;
     return `WITH nearest AS MATERIALIZED (
-        SELECT seq, id, ${distance} AS distance FROM ${this.chunks} WHERE ${where} ORDER BY ${distance} LIMIT $3
-      ) SELECT id, distance FROM nearest ORDER BY distance, seq`;
+        SELECT seq, id, ${distance} AS distance FROM ${this.chunks} WHERE ${base}${filters} ORDER BY ${distance} LIMIT $3
+      ) SELECT id, 1 - distance AS score FROM nearest ORDER BY distance, seq`;
   }
 
   /** The exact query: the distance is not the indexed expression, so every permitted row is compared. */
-  private exactSql({ where }: Prepared): string {
-    return `SELECT id, distance FROM (
-        SELECT seq, id, embedding <=> $2::vector AS distance FROM ${this.chunks} WHERE ${where}
+  private exactSql({ base, filters }: Prepared): string {
+    return `SELECT id, 1 - distance AS score FROM (
+        SELECT seq, id, embedding <=> $2::vector AS distance FROM ${this.chunks} WHERE ${base}${filters}
       ) AS candidates ORDER BY distance, seq LIMIT $3`;
+  }
+
+  /**
+   * The neighbour-context score of rows with `own`, `prev` and `next` vectors: q . normalise(own + w (prev + next)),
+   * written with inner products so no vector arithmetic is needed. `w` is the SQL of the weight.
+   */
+  private contextScore(dimensions: number, w: string): string {
+    const q = `$2::vector(${dimensions})`;
+    const ip = (a: string, b: string) => `COALESCE(inner_product(${a}, ${b}), 0)`;
+    const numerator = `(${ip('own', q)} + ${w} * (${ip('prev', q)} + ${ip('next', q)}))`;
+    const squared = `(${ip('own', 'own')} + ${w} * ${w} * (${ip('prev', 'prev')} + ${ip('next', 'next')})
+      + 2 * ${w} * (${ip('own', 'prev')} + ${ip('own', 'next')}) + 2 * ${w} * ${w} * ${ip('prev', 'next')})`;
+    return `CASE WHEN ${squared} > 0 THEN ${numerator} / sqrt(${squared}) ELSE 0 END`;
+  }
+
+  /**
+   * Exact search with neighbour context: every vector of the save in insertion order, each row with its
+   * neighbours (LAG/LEAD over all of them, filtered or not, as the in-memory arm links them), then the filter.
+   */
+  private exactContextSql({ base, filters, dimensions }: Prepared, w: string): string {
+    const typed = `embedding::vector(${dimensions})`;
+    return `WITH chain AS (
+        SELECT seq, id, turn_id, chunk_type, ${typed} AS own, LAG(${typed}) OVER (ORDER BY seq) AS prev, LEAD(${typed}) OVER (ORDER BY seq) AS next
+        FROM ${this.chunks} WHERE ${base}
+      ), scored AS (
+        SELECT seq, id, ${this.contextScore(dimensions, w)} AS score FROM chain WHERE true${filters}
+      ) SELECT id, score FROM scored ORDER BY score DESC, seq LIMIT $3`;
+  }
+
+  /** The neighbours of each row of `pool` (a CTE with seq, id, own), read through the save's (save_id, seq) key. */
+  private neighbourJoin(dimensions: number): string {
+    const side = (comparison: string, order: string) => `LEFT JOIN LATERAL (
+        SELECT c.embedding::vector(${dimensions}) AS embedding FROM ${this.chunks} c
+        WHERE c.save_id = $1 AND c.seq ${comparison} pool.seq AND vector_dims(c.embedding) = ${dimensions} ORDER BY c.seq ${order} LIMIT 1
+      )`;
+    return `${side('<', 'DESC')} p ON true ${side('>', 'ASC')} n ON true`;
+  }
+
+  /**
+   * Approximate search with neighbour context: a pool of the nearest chunks by their own vectors (HNSW, filters
+   * applied during the scan), rescored exactly with their neighbours.
+   */
+  private approximateContextSql({ base, filters, dimensions }: Prepared, w: string, pool: string): string {
+    const distance = `embedding::vector(${dimensions}) <=> $2::vector(${dimensions})`;
+    return `WITH pool AS MATERIALIZED (
+        SELECT seq, id, embedding::vector(${dimensions}) AS own FROM ${this.chunks} WHERE ${base}${filters} ORDER BY ${distance} LIMIT ${pool}
+      ), chain AS (
+        SELECT pool.seq, pool.id, pool.own, p.embedding AS prev, n.embedding AS next FROM pool ${this.neighbourJoin(dimensions)}
+      ), scored AS (
+        SELECT seq, id, ${this.contextScore(dimensions, w)} AS score FROM chain
+      ) SELECT id, score FROM scored ORDER BY score DESC, seq LIMIT $3`;
   }
 
   private async tune(client: SqlClient, limit: number): Promise<void> {
@@ -142,41 +197,56 @@ export class PostgresVectorSearch {
     }
   }
 
-  /** The `limit` chunks of a save nearest to `vector` among those the filter permits; see the class. */
-  async search(saveId: string, vector: Float32Array, filter: ChunkFilter, limit: number): Promise<VectorMatch[]> {
+  /**
+   * The `limit` chunks of a save nearest to `vector` among those the filter permits; see the class. With a
+   * `neighbourWeight` above 0 each chunk is scored by its vector mixed with its neighbours' (the in-memory arm's
+   * neighbour context): exactly on small saves, and on large ones by rescoring a pool of the nearest by own
+   * vector (`4 x limit`, at least 100, at most 1,000) found through HNSW.
+   */
+  async search(saveId: string, vector: Float32Array, filter: ChunkFilter, limit: number, neighbourWeight = 0): Promise<VectorMatch[]> {
     if (limit <= 0 || vector.length === 0) return [];
     const prepared = this.prepare(saveId, vector, filter, limit);
+    const context = neighbourWeight > 0;
+    const w = context ? `$${prepared.params.push(neighbourWeight)}::float8` : '';
+    const pool = Math.min(1000, Math.max(4 * limit, 100));
     const rows = await this.sql.transaction(async (client) => {
       const save = await client.query<{ chunk_count: string | number }>(`SELECT chunk_count FROM ${this.saves} WHERE save_id = $1`, [saveId]);
       const count = Number(save.rows[0]?.chunk_count ?? 0);
       if (count === 0) return [];
       if (count > this.settings.exactBelow && prepared.dimensions <= HNSW_MAX_DIMENSIONS) {
-        await this.tune(client, limit);
-        const approximate = await client.query<{ id: string; distance: number }>(this.approximateSql(prepared), prepared.params);
+        await this.tune(client, context ? pool : limit);
+        const approximate = await client.query<{ id: string; score: number }>(context ? this.approximateContextSql(prepared, w, String(pool)) : this.approximateSql(prepared), prepared.params);
         this.stats.approximate++;
         if (approximate.rows.length >= limit) return approximate.rows;
         this.stats.starved++;
       } else {
         this.stats.exact++;
       }
-      return (await client.query<{ id: string; distance: number }>(this.exactSql(prepared), prepared.params)).rows;
+      return (await client.query<{ id: string; score: number }>(context ? this.exactContextSql(prepared, w) : this.exactSql(prepared), prepared.params)).rows;
     });
     return rows.map((row) => {
-      const score = 1 - Number(row.distance);
+      const score = Number(row.score);
       return { id: row.id, score: Number.isNaN(score) ? 0 : score };
     });
   }
 
-  /** The cosine similarity of given chunks of a save to `vector` (those without a vector of its length left out). */
-  async score(saveId: string, vector: Float32Array, ids: readonly string[]): Promise<Map<string, number>> {
+  /**
+   * The similarity of given chunks of a save to `vector` (those without a vector of its length left out), with
+   * neighbour context when `neighbourWeight` is above 0.
+   */
+  async score(saveId: string, vector: Float32Array, ids: readonly string[], neighbourWeight = 0): Promise<Map<string, number>> {
     if (ids.length === 0 || vector.length === 0) return new Map();
-    const result = await this.sql.query<{ id: string; distance: number }>(
-      `SELECT id, embedding <=> $2::vector AS distance FROM ${this.chunks}
-       WHERE save_id = $1 AND id = ANY($3::text[]) AND vector_dims(embedding) = ${vector.length}`,
-      [saveId, vectorToLiteral(vector), [...ids]],
-    );
+    const dimensions = vector.length;
+    const params: unknown[] = [saveId, vectorToLiteral(vector), [...ids]];
+    const where = `save_id = $1 AND id = ANY($3::text[]) AND vector_dims(embedding) = ${dimensions}`;
+    const sql = neighbourWeight > 0
+      ? `WITH pool AS (SELECT seq, id, embedding::vector(${dimensions}) AS own FROM ${this.chunks} WHERE ${where}),
+         chain AS (SELECT pool.seq, pool.id, pool.own, p.embedding AS prev, n.embedding AS next FROM pool ${this.neighbourJoin(dimensions)})
+         SELECT id, ${this.contextScore(dimensions, `$${params.push(neighbourWeight)}::float8`)} AS score FROM chain`
+      : `SELECT id, 1 - (embedding <=> $2::vector) AS score FROM ${this.chunks} WHERE ${where}`;
+    const result = await this.sql.query<{ id: string; score: number }>(sql, params);
     return new Map(result.rows.map((row) => {
-      const score = 1 - Number(row.distance);
+      const score = Number(row.score);
       return [row.id, Number.isNaN(score) ? 0 : score];
     }));
   }
