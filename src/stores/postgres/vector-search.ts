@@ -171,13 +171,23 @@ export class PostgresVectorSearch {
   }
 
   /**
-   * Approximate search with neighbour context: a pool of the nearest chunks by their own vectors (HNSW, filters
-   * applied during the scan), rescored exactly with their neighbours.
+   * Approximate search with neighbour context. A chunk scores high when its own vector or a neighbour's is near
+   * the query, so the candidates are the nearest chunks by own vector (HNSW: among all of the save's, and among
+   * the permitted ones so a filter cannot starve the pool) together with their neighbours; the permitted
+   * candidates are then scored exactly with their own neighbours.
    */
   private approximateContextSql({ base, filters, dimensions }: Prepared, w: string, pool: string): string {
     const distance = `embedding::vector(${dimensions}) <=> $2::vector(${dimensions})`;
-    return `WITH pool AS MATERIALIZED (
-        SELECT seq, id, embedding::vector(${dimensions}) AS own FROM ${this.chunks} WHERE ${base}${filters} ORDER BY ${distance} LIMIT ${pool}
+    const nearest = (where: string) => `(SELECT seq FROM ${this.chunks} WHERE ${where} ORDER BY ${distance} LIMIT ${pool})`;
+    const step = (comparison: string, order: string) => `SELECT step.seq FROM nearest, LATERAL (
+        SELECT c.seq FROM ${this.chunks} c WHERE c.save_id = $1 AND c.seq ${comparison} nearest.seq AND vector_dims(c.embedding) = ${dimensions} ORDER BY c.seq ${order} LIMIT 1
+      ) AS step`;
+    return `WITH nearest AS MATERIALIZED (
+        ${nearest(base)}${filters === '' ? '' : ` UNION ${nearest(`${base}${filters}`)}`}
+      ), candidates AS MATERIALIZED (
+        SELECT seq FROM nearest UNION ${step('<', 'DESC')} UNION ${step('>', 'ASC')}
+      ), pool AS MATERIALIZED (
+        SELECT seq, id, embedding::vector(${dimensions}) AS own FROM ${this.chunks} JOIN candidates USING (seq) WHERE ${base}${filters}
       ), chain AS (
         SELECT pool.seq, pool.id, pool.own, p.embedding AS prev, n.embedding AS next FROM pool ${this.neighbourJoin(dimensions)}
       ), scored AS (
@@ -200,8 +210,8 @@ export class PostgresVectorSearch {
   /**
    * The `limit` chunks of a save nearest to `vector` among those the filter permits; see the class. With a
    * `neighbourWeight` above 0 each chunk is scored by its vector mixed with its neighbours' (the in-memory arm's
-   * neighbour context): exactly on small saves, and on large ones by rescoring a pool of the nearest by own
-   * vector (`4 x limit`, at least 100, at most 1,000) found through HNSW.
+   * neighbour context): exactly on small saves, and on large ones by scoring exactly the nearest by own vector
+   * (`4 x limit`, at least 100, at most 1,000, found through HNSW) and their neighbours.
    */
   async search(saveId: string, vector: Float32Array, filter: ChunkFilter, limit: number, neighbourWeight = 0): Promise<VectorMatch[]> {
     if (limit <= 0 || vector.length === 0) return [];
