@@ -22,7 +22,7 @@ export type { Clock } from './core/clock.js';
 export { systemClock, manualClock } from './core/clock.js';
 export type { Logger } from './core/logger.js';
 export { consoleLogger, silentLogger } from './core/logger.js';
-export type { Store, NewChunk, IndexRow, WriteResult, RewindCounts } from './seams/store.js';
+export type { Store, NewChunk, IndexRow, WriteResult, RewindCounts, ListChunksOptions, TurnSummary } from './seams/store.js';
 export type { LoreStore, LoreEntry, NewLoreEntry, LoreEntryUpdate, LoreChangeSet, LoreWriteResult, LoreIndexRow, LoreListOptions, ScopeLevel } from './seams/lore-store.js';
 export type { Embedder } from './seams/embedder.js';
 export type { Reranker } from './seams/reranker.js';
