@@ -74,3 +74,13 @@ export {
 } from './living/missions.js';
 export type { BeliefMissions } from './living/missions.js';
 export type { StageOutcome } from './living/stage-outcome.js';
+export { ContextBuilder, buildContext, DEFAULT_CONTEXT_TEMPLATE, DEFAULT_CONTEXT_BUDGET, DEFAULT_LIMITS as DEFAULT_CONTEXT_LIMITS, BUILT_IN_VARIABLES } from './context/context-builder.js';
+export type { ContextBuilderOptions } from './context/context-builder.js';
+export { allocateBudget, sectionCaps, DEFAULT_SHARES } from './context/allocate-budget.js';
+export type { SectionCandidates } from './context/allocate-budget.js';
+export { renderTemplate, templatePlaceholders } from './context/render-template.js';
+export { CONTEXT_SECTIONS } from './context/context-types.js';
+export type { ContextRequest, ContextResult, ContextSection, ContextLine, ContextSource, ContextSectionName } from './context/context-types.js';
+export type { TokenCounter } from './seams/token-counter.js';
+export { gptTokenCounter, estimateTokenCounter, GPT_ENCODINGS } from './tokenizers/index.js';
+export type { GptEncoding } from './tokenizers/index.js';
