@@ -80,7 +80,7 @@ export { allocateBudget, sectionCaps, DEFAULT_SHARES } from './context/allocate-
 export type { SectionCandidates } from './context/allocate-budget.js';
 export { renderTemplate, templatePlaceholders } from './context/render-template.js';
 export { CONTEXT_SECTIONS } from './context/context-types.js';
-export type { ContextRequest, ContextResult, ContextSection, ContextLine, ContextSource, ContextSectionName } from './context/context-types.js';
+export type { ContextRequest, ContextResult, ContextSection, ContextLine, ContextSource, ContextSectionName, ContextVariables } from './context/context-types.js';
 export type { TokenCounter } from './seams/token-counter.js';
 export { gptTokenCounter, estimateTokenCounter, GPT_ENCODINGS } from './tokenizers/index.js';
 export type { GptEncoding } from './tokenizers/index.js';

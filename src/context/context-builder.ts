@@ -15,7 +15,7 @@ import { allocateBudget } from './allocate-budget.js';
 import { beliefLines, byTurn, factLines, loreLines, memoryLines, modelLines, termOverlap } from './context-lines.js';
 import type { LineStyle } from './context-lines.js';
 import { CONTEXT_SECTIONS } from './context-types.js';
-import type { ContextRequest, ContextResult } from './context-types.js';
+import type { ContextRequest, ContextResult, ContextVariables } from './context-types.js';
 import { renderTemplate } from './render-template.js';
 
 /** The budget when none is given, in tokens. */
@@ -187,8 +187,8 @@ export class ContextBuilder {
       request.shares ?? {},
       style.counter,
     );
-    const variables: Record<string, string> = { ...extra, character, message };
-    for (const section of sections) variables[section.name] = section.text;
+    const texts = Object.fromEntries(sections.map((section) => [section.name, section.text])) as Record<(typeof sections)[number]['name'], string>;
+    const variables: ContextVariables = { ...extra, ...texts, character, message };
     const prompt = renderTemplate(template, variables);
     return {
       variables,

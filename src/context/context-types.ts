@@ -65,10 +65,13 @@ export interface ContextSection {
   omitted: ContextLine[];
 }
 
+/** The named prompt variables: the five sections, the character and the message, plus the request's own. */
+export type ContextVariables = Record<ContextSectionName | 'character' | 'message', string> & Record<string, string>;
+
 /** A built context: the named prompt variables, the sections with sources, and the rendered prompt. */
 export interface ContextResult {
   /** `mental_model`, `beliefs`, `facts`, `memories`, `lore_context`, `character`, `message`, plus the request's variables. */
-  variables: Record<string, string>;
+  variables: ContextVariables;
   /** Every section, in budget order (empty ones included). */
   sections: ContextSection[];
   /** The template rendered with the variables. */
