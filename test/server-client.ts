@@ -29,8 +29,8 @@ export class ApiClient {
     const headers: Record<string, string> = { ...options.headers };
     const token = options.token === undefined ? this.defaultToken : options.token;
     if (token !== null) headers.authorization = `Bearer ${token}`;
-    let body: BodyInit | undefined;
-    if (options.raw !== undefined) body = options.raw as BodyInit;
+    let body: RequestInit['body'];
+    if (options.raw !== undefined) body = options.raw as RequestInit['body'];
     else if (options.body !== undefined) {
       body = JSON.stringify(options.body);
       headers['content-type'] ??= 'application/json';
