@@ -1,6 +1,7 @@
 // The HTTP API end to end: a real server on 127.0.0.1 (port 0), a real fetch client, every endpoint and every security rule.
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
+import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MnemoError } from '../src/core/errors.js';
 import { silentLogger } from '../src/core/logger.js';
@@ -56,6 +57,9 @@ describe('HTTP API: meta', () => {
     expect((await api.call('/health', { token: null })).json).toEqual({ ok: true });
     const document = (await api.call('/openapi.json', { token: null })).json as { openapi: string; paths: Record<string, Record<string, { requestBody?: { content: { 'application/json': { schema: { properties: Record<string, unknown>; required?: string[] } } } }; parameters: { name: string; in: string }[] }>> };
     expect(document.openapi).toBe('3.0.3');
+    const validation = await new Validator().validate(document as never);
+    expect(validation.errors ?? [], JSON.stringify(validation.errors)).toEqual([]);
+    expect(validation.valid).toBe(true);
     for (const route of API_ROUTES) expect(document.paths[route.path.replace(/:(\w+)/gu, '{$1}')]?.[route.method], route.operationId).toBeDefined();
     const query = document.paths['/v1/saves/{saveId}/query']?.post;
     expect(query?.requestBody?.content['application/json'].schema.required).toEqual(['query']);
