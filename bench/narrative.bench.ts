@@ -1,5 +1,7 @@
 // Benchmark of narrative memory on the embedded default: ingest rate, query latency, RSS and file size.
-// Usage: npm run bench [-- --sizes 10000,100000 --queries 300 --dims 100]
+// Usage: npm run bench [-- --sizes 10000,100000 --queries 300 --dims 100 --embedder hashing|static]
+// With --embedder static the corpus is drawn from real English words (GloVe's 20,000 most frequent after the
+// first 100), so that the static vectors have something to read.
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +10,8 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { openMemory } from '../src/open-memory.js';
 import { hashingEmbedder } from '../src/embedders/hashing/index.js';
+import { loadStaticEmbedder } from '../src/embedders/static/index.js';
+import type { Embedder } from '../src/seams/embedder.js';
 import { silentLogger } from '../src/core/logger.js';
 import { seededRandom, sentences } from './synthetic-corpus.js';
 
@@ -20,11 +24,24 @@ const { values } = parseArgs({
     'query-db': { type: 'string' },
     mode: { type: 'string', default: 'hybrid' },
     size: { type: 'string' },
+    embedder: { type: 'string', default: 'hashing' },
   },
 });
+if (!['hashing', 'static'].includes(values.embedder)) throw new Error(`--embedder: expected hashing or static, got ${values.embedder}`);
 const queryCount = Number(values.queries);
 const dimensions = Number(values.dims);
 const batch = Number(values.batch);
+
+async function makeEmbedder(): Promise<Embedder> {
+  return values.embedder === 'static' ? loadStaticEmbedder() : hashingEmbedder({ dimensions });
+}
+
+/** The words the corpus is drawn from: invented ones for hashing, real English ones for static. */
+async function corpusWords(): Promise<string[] | undefined> {
+  if (values.embedder !== 'static') return undefined;
+  const { table } = await loadStaticEmbedder();
+  return table.words.slice(100, 20_100);
+}
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
 const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
@@ -32,8 +49,8 @@ const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
 /** The query phase, in a fresh process as a game would open its save: cold open, first query, then timed ones. */
 async function queryPhase(path: string, size: number, mode: string) {
   const opened = performance.now();
-  const memory = await openMemory({ path, embedder: mode === 'hybrid' ? hashingEmbedder({ dimensions }) : null, logger: silentLogger });
-  const corpus = [...sentences(Math.min(size, 5000))];
+  const memory = await openMemory({ path, embedder: mode === 'hybrid' ? await makeEmbedder() : null, logger: silentLogger });
+  const corpus = [...sentences(Math.min(size, 5000), 42, 20_000, await corpusWords())];
   const random = seededRandom(7);
   const queries = Array.from({ length: queryCount }, () => {
     const words = (corpus[Math.floor(random() * corpus.length)] as string).replace('.', '').split(' ');
@@ -54,7 +71,7 @@ async function queryPhase(path: string, size: number, mode: string) {
 }
 
 function child(path: string, size: number, mode: string): { coldMs: number; p50: number; p99: number; rss: number } {
-  const result = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--query-db', path, '--size', String(size), '--mode', mode, '--queries', String(queryCount), '--dims', String(dimensions)], { encoding: 'utf8' });
+  const result = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--query-db', path, '--size', String(size), '--mode', mode, '--queries', String(queryCount), '--dims', String(dimensions), '--embedder', values.embedder], { encoding: 'utf8' });
   if (result.status !== 0) throw new Error(result.stderr);
   return JSON.parse(result.stdout.trim().split('\n').pop() as string);
 }
@@ -62,11 +79,12 @@ function child(path: string, size: number, mode: string): { coldMs: number; p50:
 async function measure(size: number) {
   const dir = mkdtempSync(join(tmpdir(), 'mnemo-bench-'));
   const path = join(dir, 'bench.db');
-  const memory = await openMemory({ path, embedder: hashingEmbedder({ dimensions }), logger: silentLogger });
+  const memory = await openMemory({ path, embedder: await makeEmbedder(), logger: silentLogger });
+  const words = await corpusWords();
   const started = performance.now();
   let pending: string[] = [];
   let turn = 0;
-  for (const text of sentences(size)) {
+  for (const text of sentences(size, 42, 20_000, words)) {
     pending.push(text);
     if (pending.length === batch) {
       await memory.addMany(pending.map((chunk) => ({ saveId: 'bench', turnId: turn, text: chunk })));
@@ -90,7 +108,8 @@ async function measure(size: number) {
 if (values['query-db'] !== undefined) {
   await queryPhase(values['query-db'], Number(values.size), values.mode);
 } else {
-  console.log(`mnemo narrative benchmark: node ${process.version}, ${queryCount} queries, k = 10, hashing embedder ${dimensions}-d, ${batch} chunks per transaction; queries in a fresh process`);
+  const embedder = await makeEmbedder();
+  console.log(`mnemo narrative benchmark: node ${process.version}, ${queryCount} queries, k = 10, embedder ${embedder.provider}/${embedder.modelId} (${embedder.dimensions}-d), ${batch} chunks per transaction; queries in a fresh process`);
   console.log('| chunks | ingest chunks/s | open + first query ms | lexical p50 ms | lexical p99 ms | hybrid p50 ms | hybrid p99 ms | RSS lexical MB | RSS hybrid MB | file MB |');
   console.log('|---|---|---|---|---|---|---|---|---|---|');
   for (const size of values.sizes.split(',').map(Number)) {

@@ -26,10 +26,13 @@ export function vocabulary(size: number, random: () => number): string[] {
   return [...words];
 }
 
-/** Makes `count` sentences of 12-30 words drawn with Zipf's law (s = 1) from the vocabulary. */
-export function* sentences(count: number, seed = 42, vocabularySize = 20_000): Generator<string> {
+/**
+ * Makes `count` sentences of 12-30 words drawn with Zipf's law (s = 1) from a vocabulary: invented words by
+ * default, or `words` (most frequent first), e.g. real English words for an embedder that knows them.
+ */
+export function* sentences(count: number, seed = 42, vocabularySize = 20_000, words?: readonly string[]): Generator<string> {
   const random = seededRandom(seed);
-  const words = vocabulary(vocabularySize, random);
+  if (words === undefined) words = vocabulary(vocabularySize, random);
   const cumulative = new Float64Array(words.length);
   let total = 0;
   for (let rank = 0; rank < words.length; rank++) cumulative[rank] = total += 1 / (rank + 1);

@@ -1,10 +1,14 @@
-// The front door: openMemory() picks a store and an embedder and returns a Mnemo handle.
+// The front door: openMemory() picks a store and an embedder, checks they belong together, returns a Mnemo handle.
 import type { Logger } from './core/logger.js';
 import { consoleLogger } from './core/logger.js';
 import type { Clock } from './core/clock.js';
 import { MnemoError } from './core/errors.js';
 import type { ChunkInput, Hit, QueryOptions, SaveSummary } from './core/types.js';
 import { ContextBuilder } from './context/context-builder.js';
+import { ensureEmbedderIdentity } from './embedding/embedder-identity.js';
+import { EMBEDDING_CACHE_ENTRIES, EmbeddingCache } from './embedding/embedding-cache.js';
+import { resolveEmbedder } from './embedding/resolve-embedder.js';
+import type { EmbedderName } from './embedding/resolve-embedder.js';
 import { LoreBook } from './lore/lore-book.js';
 import { requireSaveId, requireTurnId } from './core/validate.js';
 import { LivingMemory } from './living/living-memory.js';
@@ -30,8 +34,17 @@ export interface OpenMemoryOptions {
   path?: string;
   /** A store you opened yourself. */
   store?: Store;
-  /** Computes vectors for the semantic arm; null or absent means lexical search only. */
-  embedder?: Embedder | null;
+  /**
+   * Computes vectors for the semantic arm: an Embedder, a name (`auto`, `static`, `minilm`, `hashing`, `none`),
+   * or null for lexical search only. Default `auto`: a local MiniLM model if present, else the static GloVe
+   * vectors, else none (one log line says which).
+   */
+  embedder?: Embedder | EmbedderName | null;
+  /** Where `auto`, `static` and `minilm` find their files (see resolveEmbedder). */
+  modelDir?: string;
+  cacheDir?: string;
+  /** The embedding cache: on by default with 50,000 entries; a number sets the size, false or 0 turns it off. */
+  embeddingCache?: boolean | number;
   /** An optional cross-encoder for the final re-sort. */
   reranker?: Reranker | null;
   /** The model living memory distils turns with; with one, its background worker starts (see `living`). */
@@ -151,32 +164,54 @@ export class Mnemo {
   }
 }
 
+function cacheSize(option: boolean | number | undefined): number {
+  if (option === undefined || option === true) return EMBEDDING_CACHE_ENTRIES;
+  if (option === false) return 0;
+  if (!Number.isInteger(option) || option < 0) throw new MnemoError('INVALID_INPUT', `embeddingCache: expected true, false or a number of entries >= 0, got ${JSON.stringify(option)}.`, { details: { field: 'embeddingCache' } });
+  return option;
+}
+
 /**
- * Opens Mnemo on a SQLite file (the default), in memory, or on a store you pass.
+ * Opens Mnemo on a SQLite file (the default), in memory, or on a store you pass. The embedder must be the one
+ * that made the store's vectors (or the store must have none yet): otherwise EMBEDDER_MISMATCH names both,
+ * and `mnemo reindex` re-embeds the store. Lexical-only opening (`embedder: null`) is always allowed.
  *
  * @example
  * ```ts
- * const memory = await openMemory({ path: ':memory:' });
+ * const memory = await openMemory({ path: ':memory:', embedder: 'static' });
  * ```
  */
 export async function openMemory(options: OpenMemoryOptions = {}): Promise<Mnemo> {
   if (options.store !== undefined && options.path !== undefined) {
     throw new MnemoError('INVALID_INPUT', 'openMemory: expected either `path` or `store`, got both. Pass one.');
   }
+  const maxEntries = cacheSize(options.embeddingCache);
+  const logger = options.logger ?? consoleLogger;
   const path = options.path ?? 'mnemo.db';
   const store = options.store ?? (path === ':memory:' ? openInMemoryStore() : openSqliteStore({ path }));
-  return new Mnemo({
-    store,
-    embedder: options.embedder ?? null,
-    reranker: options.reranker ?? null,
-    logger: options.logger ?? consoleLogger,
-    clock: options.clock,
-    tracer: options.tracer ?? null,
-    analyzer: typeof options.analyzer === 'function' ? options.analyzer : createAnalyzer(options.analyzer),
-    neighbourWeight: options.neighbourWeight,
-    queryDefaults: options.queryDefaults,
-    llm: options.llm ?? null,
-    living: options.living,
-    tokenCounter: options.tokenCounter,
-  });
+  try {
+    const requested = options.embedder === undefined ? 'auto' : options.embedder;
+    const embedder = typeof requested === 'string'
+      ? await resolveEmbedder(requested as EmbedderName, { modelDir: options.modelDir, cacheDir: options.cacheDir, logger, recorded: await store.embeddings.identity() })
+      : requested;
+    await ensureEmbedderIdentity(store, embedder);
+    return new Mnemo({
+      store,
+      embedder,
+      reranker: options.reranker ?? null,
+      logger,
+      clock: options.clock,
+      tracer: options.tracer ?? null,
+      analyzer: typeof options.analyzer === 'function' ? options.analyzer : createAnalyzer(options.analyzer),
+      neighbourWeight: options.neighbourWeight,
+      queryDefaults: options.queryDefaults,
+      embeddingCache: maxEntries > 0 ? new EmbeddingCache(store.embeddings, maxEntries) : null,
+      llm: options.llm ?? null,
+      living: options.living,
+      tokenCounter: options.tokenCounter,
+    });
+  } catch (error) {
+    if (options.store === undefined) await store.close();
+    throw error;
+  }
 }

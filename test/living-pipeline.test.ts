@@ -211,7 +211,7 @@ describe('living pipeline', () => {
   });
 
   it('forks a save with its queue: the branch goes on alone, the original is untouched', async () => {
-    const memory = await open({ llm: storyLlm() });
+    const memory = await open({ llm: storyLlm(), embedder: null }); // words only, so the last query's hits are exact
     for (const [turn, text] of [[1, 'Kaël enters the city.'], [2, 'Kaël meets the queen.'], [3, 'Kaël is banished.']] as const) {
       await memory.add({ saveId: 'main', turnId: turn, text });
       await memory.living.recordTurn({ saveId: 'main', turnId: turn });
@@ -225,7 +225,9 @@ describe('living pipeline', () => {
     await memory.living.idle();
     expect((await memory.living.facts('branch')).map((fact) => fact.statement)).toEqual(['Kaël is crowned.', 'Kaël meets the queen.', 'Kaël enters the city.']);
     expect(await memory.living.beliefs('main', { includeDeleted: true })).toEqual(before);
-    expect((await memory.query('branch', 'crowned banished', { k: 5 })).map((hit) => hit.text)).toEqual(['Kaël is crowned.']);
+    const branchHits = (await memory.query('branch', 'crowned banished', { k: 5 })).map((hit) => hit.text);
+    expect(branchHits[0]).toBe('Kaël is crowned.');
+    expect(branchHits).not.toContain('Kaël is banished.');
   });
 
   it('stops quietly when its store is closed under it, and idle() drains the queue when the loop is not running', async () => {

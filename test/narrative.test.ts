@@ -35,8 +35,8 @@ function recordingLogger(): Logger & { lines: string[] } {
 
 describe('hybrid query', () => {
   it('explains each hit: rank and score in each arm, fused score, boost', async () => {
-    const memory = await seeded({ embedder: hashingEmbedder() });
-    const [hit] = await memory.query('s', 'Where is the silver key hidden?', { k: 3 });
+    const memory = await seeded({ embedder: hashingEmbedder(), neighbourWeight: 0 });
+    const [hit] = await memory.query('s', 'Where is the silver key hidden?', { k: 3, fusion: 'rrf', feedback: null });
     expect(hit?.text).toContain('silver key');
     expect(hit?.explanation.lexical?.rank).toBe(1);
     expect(hit?.explanation.semantic?.rank).toBe(1);
@@ -84,9 +84,9 @@ describe('hybrid query', () => {
 
   it('lifts chunks that mention a focus term by the focus boost', async () => {
     const memory = await seeded({ embedder: null });
-    const plain = await memory.query('s', 'captain', { k: 2 });
+    const plain = await memory.query('s', 'captain', { k: 2, fusion: 'rrf' });
     expect(plain.map((hit) => hit.turnId)).toEqual([4, 1]);
-    const focused = await memory.query('s', 'captain', { k: 2, focusTerms: ['Blue Steel', 'nobody here'] });
+    const focused = await memory.query('s', 'captain', { k: 2, fusion: 'rrf', focusTerms: ['Blue Steel', 'nobody here'] });
     expect(focused.map((hit) => hit.turnId)).toEqual([1, 4]);
     expect(focused[0]?.explanation.boost).toBe(0.005);
     expect(focused[0]?.explanation.focusMatches).toEqual(['Blue Steel']);

@@ -1,7 +1,11 @@
 // What every CLI command shares: the global options, opening Mnemo from them, and writing output.
 import type { Command } from 'commander';
 import { MnemoError } from '../core/errors.js';
-import { hashingEmbedder } from '../embedders/hashing/index.js';
+import { consoleLogger } from '../core/logger.js';
+import type { Logger } from '../core/logger.js';
+import { discoverDimensions, openAiCompatibleEmbedder } from '../embedders/openai-compatible/index.js';
+import { resolveEmbedder } from '../embedding/resolve-embedder.js';
+import type { EmbedderName } from '../embedding/resolve-embedder.js';
 import { openMemory } from '../open-memory.js';
 import type { Mnemo, OpenMemoryOptions } from '../open-memory.js';
 import type { Embedder } from '../seams/embedder.js';
@@ -19,15 +23,47 @@ export interface Output {
 }
 
 /** The embedders the CLI can name. */
-export const CLI_EMBEDDERS = ['hashing', 'none'] as const;
+export const CLI_EMBEDDERS = ['auto', 'static', 'minilm', 'hashing', 'none', 'openai'] as const;
 
-/** The embedder a CLI name stands for. */
-export function embedderByName(name: string): Embedder | null {
+/** Known vector lengths of OpenAI's embedding models (others are asked of the server). */
+const OPENAI_DIMENSIONS: Record<string, number> = { 'text-embedding-3-small': 1536, 'text-embedding-3-large': 3072, 'text-embedding-ada-002': 1536 };
+
+/**
+ * The OpenAI-compatible embedder configured from the environment (read now, not at import):
+ * MNEMO_OPENAI_BASE_URL (default https://api.openai.com/v1), MNEMO_OPENAI_API_KEY or OPENAI_API_KEY,
+ * MNEMO_OPENAI_MODEL (default text-embedding-3-small), MNEMO_OPENAI_DIMENSIONS (default: known, else asked).
+ */
+export async function openAiFromEnvironment(environment: NodeJS.ProcessEnv = process.env): Promise<Embedder> {
+  const baseUrl = environment.MNEMO_OPENAI_BASE_URL || 'https://api.openai.com/v1';
+  const apiKey = environment.MNEMO_OPENAI_API_KEY || environment.OPENAI_API_KEY || undefined;
+  const model = environment.MNEMO_OPENAI_MODEL || 'text-embedding-3-small';
+  const given = environment.MNEMO_OPENAI_DIMENSIONS;
+  if (given !== undefined && given !== '' && !/^\d+$/.test(given)) {
+    throw new MnemoError('INVALID_INPUT', `MNEMO_OPENAI_DIMENSIONS: expected a positive integer, got ${JSON.stringify(given)}.`, { details: { field: 'MNEMO_OPENAI_DIMENSIONS' } });
+  }
+  const dimensions = given ? Number(given) : (OPENAI_DIMENSIONS[model] ?? (await discoverDimensions({ baseUrl, apiKey, model })));
+  return openAiCompatibleEmbedder({ baseUrl, apiKey, model, dimensions, provider: 'openai-compatible' });
+}
+
+/**
+ * The embedder a CLI name stands for (`auto` here picks by what is installed; opening a store with `auto`
+ * through openWithEmbedder also prefers the embedder that made its vectors).
+ *
+ * @example
+ * ```ts
+ * const embedder = await embedderByName('static', consoleLogger);
+ * ```
+ */
+export async function embedderByName(name: string, logger: Logger): Promise<Embedder | null> {
   switch (name) {
+    case 'openai':
+      return openAiFromEnvironment();
+    case 'auto':
+    case 'static':
+    case 'minilm':
     case 'hashing':
-      return hashingEmbedder({ dimensions: 64 });
     case 'none':
-      return null;
+      return resolveEmbedder(name, { logger });
     default:
       throw new MnemoError('INVALID_INPUT', `--embedder: expected one of ${CLI_EMBEDDERS.join(', ')}, got ${JSON.stringify(name)}.`, { details: { field: 'embedder' } });
   }
@@ -40,10 +76,16 @@ export function globalOptions(command: Command): GlobalOptions {
   return root.opts<GlobalOptions>();
 }
 
+/** Opens Mnemo on `path` with the embedder named by --embedder (checked against the store's vectors), plus `extra`. */
+export async function openWithEmbedder(path: string, name: string, extra: Omit<OpenMemoryOptions, 'path' | 'store' | 'embedder'> = {}): Promise<Mnemo> {
+  const embedder = name === 'openai' ? await openAiFromEnvironment() : (name as EmbedderName);
+  return openMemory({ logger: consoleLogger, ...extra, path, embedder });
+}
+
 /** Opens Mnemo as the global options say (plus `extra`, e.g. an LLM). */
 export async function openFromOptions(command: Command, extra: Omit<OpenMemoryOptions, 'path' | 'store' | 'embedder'> = {}): Promise<Mnemo> {
   const options = globalOptions(command);
-  return openMemory({ ...extra, path: options.db, embedder: embedderByName(options.embedder) });
+  return openWithEmbedder(options.db, options.embedder, extra);
 }
 
 /** Parses an integer option, with a clear error. */

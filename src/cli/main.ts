@@ -14,6 +14,7 @@ import { registerLiving } from './commands/living.js';
 import { registerMcp } from './commands/mcp.js';
 import { registerModels } from './commands/models.js';
 import { registerQuery } from './commands/query.js';
+import { registerReindex } from './commands/reindex.js';
 import { registerRecall } from './commands/recall.js';
 import { registerRemember } from './commands/remember.js';
 import { registerRewind } from './commands/rewind.js';
@@ -33,7 +34,7 @@ export function buildProgram(output: Output = standardOutput): Command {
     .description('Mnemo: a memory engine for LLM-driven characters, games and agents')
     .version('0.1.0')
     .addOption(new Option('--db <path>', 'the SQLite database file, or :memory:').env('MNEMO_DB').default('mnemo.db'))
-    .addOption(new Option('--embedder <name>', 'how vectors are made').choices([...CLI_EMBEDDERS]).env('MNEMO_EMBEDDER').default('hashing'))
+    .addOption(new Option('--embedder <name>', 'how vectors are made').choices([...CLI_EMBEDDERS]).env('MNEMO_EMBEDDER').default('auto'))
     .showHelpAfterError()
     .exitOverride()
     .configureOutput({ writeOut: (text) => output.out(text.trimEnd()), writeErr: (text) => output.err(text.trimEnd()) });
@@ -51,6 +52,7 @@ export function buildProgram(output: Output = standardOutput): Command {
   registerBeliefs(program, output);
   registerModels(program, output);
   registerDemo(program, output);
+  registerReindex(program, output);
   registerEval(program, output);
   registerServe(program, output);
   registerMcp(program, output);

@@ -59,10 +59,13 @@ export interface QueryOptions extends ChunkFilter {
   capPerSource?: number;
   /** The Reciprocal Rank Fusion constant (default 60). */
   rrfK?: number;
-  /** How the arms are merged: `rrf` (by rank) or `zscore` (standardised scores, weighted). */
+  /** How the arms are merged: `zscore` (default: standardised scores, weighted) or `rrf` (by rank, the seed's). */
   fusion?: 'rrf' | 'zscore';
-  /** Pseudo-relevance feedback for the lexical arm: add the best `terms` of the top `documents` at `weight`. */
-  feedback?: { documents: number; terms: number; weight: number };
+  /**
+   * Pseudo-relevance feedback for the lexical arm: add the best `terms` of the top `documents` at `weight`
+   * (default 3 documents, 5 terms, weight 0.5; null turns it off).
+   */
+  feedback?: { documents: number; terms: number; weight: number } | null;
   /** Arm weights for `zscore` fusion (default 1 each). */
   weights?: { lexical?: number; semantic?: number };
   /** The additive boost for a focus-term mention (default 0.005 with RRF, about 20 ranks of one arm near the top; 0.5 standard deviations with zscore). */

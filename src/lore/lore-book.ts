@@ -1,5 +1,6 @@
 // The lore book: import a YAML repository, search it as a given character, and embed a save's lore (timeless chunks).
 import { systemClock } from '../core/clock.js';
+import { DEFAULT_FUSION } from '../retrieval/retrieval-defaults.js';
 import type { Clock } from '../core/clock.js';
 import { MnemoError } from '../core/errors.js';
 import { consoleLogger, onceLogger } from '../core/logger.js';
@@ -244,7 +245,7 @@ export class LoreBook {
     const k = requireK(options.k ?? 5);
     const held = options.ignoreScope === true ? null : requireCharacterTags(options.tags);
     const capPerSource = optionalCount(options.capPerSource, 'capPerSource') ?? Math.max(50, 5 * k);
-    const fusion = options.fusion ?? 'rrf';
+    const fusion = options.fusion ?? DEFAULT_FUSION;
     if (fusion !== 'rrf' && fusion !== 'zscore') throw new MnemoError('INVALID_INPUT', `fusion: expected "rrf" or "zscore", got ${JSON.stringify(fusion)}.`, { details: { field: 'fusion' } });
     const index = await this.cache.get(BOOK);
     if (index.size === 0) return [];
@@ -258,7 +259,7 @@ export class LoreBook {
       rrfK: optionalNumber(options.rrfK, 'rrfK', 0),
       fusion,
       weights: { lexical: optionalNumber(options.weights?.lexical, 'weights.lexical', 0), semantic: optionalNumber(options.weights?.semantic, 'weights.semantic', 0) },
-      feedback: options.feedback,
+      feedback: options.feedback ?? undefined,
       focusTerms: (options.focusTerms ?? []).filter((term) => typeof term === 'string' && term.trim() !== ''),
       focusBoost: optionalNumber(options.focusBoost, 'focusBoost', 0) ?? (fusion === 'zscore' ? FOCUS_BOOST_ZSCORE : FOCUS_BOOST),
       reranker: options.rerank === false ? null : this.reranker,

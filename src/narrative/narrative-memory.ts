@@ -8,8 +8,10 @@ import { DEFAULT_CHUNK_TYPE } from '../core/types.js';
 import type { ChunkInput, Hit, Metadata, QueryOptions } from '../core/types.js';
 import { optionalChunkType, optionalCount, optionalNumber, optionalTurnId, requireK, requireQueryText, requireSaveId, requireTurnId } from '../core/validate.js';
 import { embedInBatches } from '../embedders/embed-in-batches.js';
+import type { EmbeddingCache } from '../embedding/embedding-cache.js';
 import type { Analyzer } from '../retrieval/corpus-index.js';
 import { createAnalyzer } from '../retrieval/analyzer.js';
+import { DEFAULT_FEEDBACK, DEFAULT_FUSION, DEFAULT_NEIGHBOUR_WEIGHT } from '../retrieval/retrieval-defaults.js';
 import { FOCUS_BOOST, FOCUS_BOOST_ZSCORE } from '../retrieval/focus-boost.js';
 import { hybridSearch } from '../retrieval/hybrid-search.js';
 import { IndexCache } from '../retrieval/index-cache.js';
@@ -26,9 +28,11 @@ export interface NarrativeMemoryOptions {
   embedder?: Embedder | null;
   /** Re-sorts the fused head; without one, the fused order stands. */
   reranker?: Reranker | null;
+  /** Where added texts look for vectors already made (none: every text is embedded). */
+  embeddingCache?: EmbeddingCache | null;
   logger?: Logger;
   clock?: Clock;
-  /** Neighbour context for the semantic arm (see CorpusIndexOptions.neighbourWeight; default 0). */
+  /** Neighbour context for the semantic arm (see CorpusIndexOptions.neighbourWeight; default 0.5, 0 turns it off). */
   neighbourWeight?: number;
   /** Query defaults applied under each query's own options (e.g. `{ fusion: 'zscore' }`). */
   queryDefaults?: QueryOptions;
@@ -68,6 +72,7 @@ export class NarrativeMemory {
   readonly store: Store;
   readonly embedder: Embedder | null;
   readonly reranker: Reranker | null;
+  private readonly embeddingCache: EmbeddingCache | null;
   private readonly logger: Logger;
   private readonly clock: Clock;
   private readonly cache: IndexCache;
@@ -77,9 +82,10 @@ export class NarrativeMemory {
     this.store = options.store;
     this.embedder = options.embedder ?? null;
     this.reranker = options.reranker ?? null;
+    this.embeddingCache = options.embeddingCache ?? null;
     this.logger = onceLogger(options.logger ?? consoleLogger);
     this.clock = options.clock ?? systemClock;
-    this.cache = new IndexCache({ scan: (saveId, visit) => this.store.scanChunks(saveId, visit), version: (saveId) => this.store.saveVersion(saveId) }, { analyzer: options.analyzer ?? createAnalyzer(), neighbourWeight: options.neighbourWeight });
+    this.cache = new IndexCache({ scan: (saveId, visit) => this.store.scanChunks(saveId, visit), version: (saveId) => this.store.saveVersion(saveId) }, { analyzer: options.analyzer ?? createAnalyzer(), neighbourWeight: options.neighbourWeight ?? DEFAULT_NEIGHBOUR_WEIGHT });
     this.queryDefaults = options.queryDefaults ?? {};
   }
 
@@ -183,7 +189,7 @@ export class NarrativeMemory {
     };
     const capPerSource = optionalCount(options.capPerSource, 'capPerSource') ?? Math.max(50, 5 * k);
     const rrfK = optionalNumber(options.rrfK, 'rrfK', 0);
-    const fusion = options.fusion ?? 'rrf';
+    const fusion = options.fusion ?? DEFAULT_FUSION;
     if (fusion !== 'rrf' && fusion !== 'zscore') throw new MnemoError('INVALID_INPUT', `fusion: expected "rrf" or "zscore", got ${JSON.stringify(fusion)}.`, { details: { field: 'fusion' } });
     const focusBoost = optionalNumber(options.focusBoost, 'focusBoost', 0) ?? (fusion === 'zscore' ? FOCUS_BOOST_ZSCORE : FOCUS_BOOST);
     const weights = { lexical: optionalNumber(options.weights?.lexical, 'weights.lexical', 0), semantic: optionalNumber(options.weights?.semantic, 'weights.semantic', 0) };
@@ -203,7 +209,7 @@ export class NarrativeMemory {
       rrfK,
       fusion,
       weights,
-      feedback: options.feedback,
+      feedback: options.feedback === undefined ? DEFAULT_FEEDBACK : (options.feedback ?? undefined),
       focusTerms,
       focusBoost,
       reranker: options.rerank === false ? null : this.reranker,
@@ -235,8 +241,12 @@ export class NarrativeMemory {
   private async attachVectors(chunks: NewChunk[]): Promise<void> {
     if (this.embedder === null) return;
     try {
-      const vectors = await embedInBatches(this.embedder, chunks.map((chunk) => chunk.text));
-      chunks.forEach((chunk, index) => { chunk.embedding = vectors[index] ?? null; });
+      const texts = chunks.map((chunk) => chunk.text);
+      const vectors = this.embeddingCache !== null ? await this.embeddingCache.embed(this.embedder, texts) : await embedInBatches(this.embedder, texts);
+      chunks.forEach((chunk, index) => {
+        const vector = vectors[index];
+        chunk.embedding = vector !== undefined && vector.some((value) => value !== 0) ? vector : null;
+      });
     } catch (error) {
       this.logger.warn(`embedder ${this.embedder.provider}/${this.embedder.modelId} failed (${(error as Error).message}); chunks stored without vectors, found by words until reindexed`);
     }

@@ -1,6 +1,7 @@
 // The Store seam: persistence for every layer, each method one atomic write or one consistent read.
 import type { LivingForkCounts, LivingRewindCounts } from '../core/living-types.js';
 import type { Chunk, Metadata, SaveSummary } from '../core/types.js';
+import type { EmbeddingStore } from './embedding-store.js';
 import type { RecallStore } from './recall-store.js';
 import type { LoreStore } from './lore-store.js';
 import type { LivingStore } from './living-store.js';
@@ -78,6 +79,8 @@ export interface Store {
   readonly provider: string;
   /** Where the data lives (a file path, `:memory:`, a URL without its password). */
   readonly location: string;
+  /** The embedding layer: embedder identity, embedding cache, resumable reindex. */
+  readonly embeddings: EmbeddingStore;
   /** The remember / recall entries (seed 001). */
   readonly recall: RecallStore;
   /** The lore book: world knowledge shared by every save, scoped by tags. */

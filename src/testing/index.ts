@@ -4,6 +4,7 @@ export type { StoreFactory } from './store-contract.js';
 export { runRecallContract } from './recall-contract.js';
 export type { RecallBackendFactory, RecallContext, RecallHandle } from './recall-contract.js';
 export { hashingEmbedder } from '../embedders/hashing/index.js';
+export { runEmbeddingStoreContract } from './embedding-contract.js';
 export { runLoreContract } from './lore-contract.js';
 export { countingEmbedder } from './counting-embedder.js';
 export type { CountingEmbedder } from './counting-embedder.js';

@@ -4,11 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { demoStory } from '../../demo/story.js';
-import { openMemory } from '../../open-memory.js';
 import type { Mnemo } from '../../open-memory.js';
 import type { QueryOptions } from '../../core/types.js';
 import type { Output } from '../context.js';
-import { embedderByName, globalOptions } from '../context.js';
+import { globalOptions, openWithEmbedder } from '../context.js';
 import { formatHit } from '../format-hit.js';
 
 const SAVE = 'lighthouse';
@@ -60,7 +59,7 @@ export function registerDemo(program: Command, output: Output): void {
       const dir = explicit ? null : mkdtempSync(join(tmpdir(), 'mnemo-demo-'));
       const path = dir === null ? options.db : join(dir, 'demo.db');
       output.out(`Mnemo demo: database ${path}`);
-      const memory = await openMemory({ path, embedder: embedderByName(options.embedder) });
+      const memory = await openWithEmbedder(path, options.embedder);
       try {
         if (explicit && (await memory.count(SAVE)) > 0) await memory.rewind(SAVE, 0);
         const ok = await runDemo(memory, output);

@@ -86,7 +86,7 @@ export function registerEval(program: Command, output: Output): void {
       while (root.parent) root = root.parent;
       const explicit = root.getOptionValueSource('db') !== 'default';
       const dir = explicit ? null : mkdtempSync(join(tmpdir(), 'mnemo-eval-'));
-      const memory = await openMemory({ path: dir === null ? options.db : join(dir, 'eval.db'), embedder: embedderByName(options.embedder), logger: silentLogger, analyzer: { language: flags.language, stem: flags.stem, stopWords: flags.stopWords }, neighbourWeight: flags.neighbourWeight });
+      const memory = await openMemory({ path: dir === null ? options.db : join(dir, 'eval.db'), embedder: await embedderByName(options.embedder, silentLogger), logger: silentLogger, analyzer: { language: flags.language, stem: flags.stem, stopWords: flags.stopWords }, neighbourWeight: flags.neighbourWeight });
       const bar = flags.progress && process.stderr.isTTY ? new SingleBar({ format: ' {phase} [{bar}] {value}/{total}', stream: process.stderr }) : null;
       let phase = '';
       try {

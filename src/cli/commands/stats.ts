@@ -1,6 +1,7 @@
 // `mnemo stats`: the saves in a database with their counts, and the file's size.
 import { statSync } from 'node:fs';
 import type { Command } from 'commander';
+import { describeIdentity } from '../../embedding/embedder-identity.js';
 import type { Output } from '../context.js';
 import { globalOptions, withMemory } from '../context.js';
 
@@ -20,17 +21,22 @@ function fileSize(path: string): number | null {
 export function registerStats(program: Command, output: Output): void {
   program
     .command('stats')
-    .description('list the saves with their chunk counts and turn ranges')
+    .description('list the saves with their chunk counts and turn ranges, and the embedder of the vectors')
     .option('--json', 'print JSON')
     .action(async (flags: { json?: boolean }, command: Command) => {
       const { db } = globalOptions(command);
-      const { saves, provider } = await withMemory(command, async (memory) => ({ saves: await memory.listSaves(), provider: memory.store.provider }));
+      const { saves, provider, vectors } = await withMemory(command, async (memory) => ({
+        saves: await memory.listSaves(),
+        provider: memory.store.provider,
+        vectors: await memory.store.embeddings.identity(),
+      }));
       const bytes = provider === 'sqlite' ? fileSize(db) : null;
       if (flags.json) {
-        output.out(JSON.stringify({ db, provider, bytes, saves }, null, 2));
+        output.out(JSON.stringify({ db, provider, bytes, vectors, saves }, null, 2));
         return;
       }
       output.out(`${db} (${provider}${bytes === null ? '' : `, ${(bytes / 1024 / 1024).toFixed(2)} MB`}): ${saves.length} save${saves.length === 1 ? '' : 's'}`);
+      output.out(`  vectors: ${vectors === null ? 'none recorded' : describeIdentity(vectors)}`);
       for (const save of saves) {
         const range = save.minTurnId === null ? 'no turns' : `turns ${save.minTurnId}-${save.maxTurnId}`;
         output.out(`  ${save.saveId}: ${save.chunks} chunks, ${range}`);

@@ -53,6 +53,7 @@ export function hashingEmbedder(options: HashingEmbedderOptions = {}): Embedder 
     modelId: `hashing-${dimensions}${trigrams ? '-trigrams' : ''}`,
     dimensions,
     maxBatchSize: 1024,
+    cacheable: false,
     embed: async (texts) => texts.map(embedOne),
   };
 }

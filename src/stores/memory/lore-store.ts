@@ -3,7 +3,8 @@ import { MnemoError } from '../../core/errors.js';
 import { loreAccessible } from '../../core/lore-access.js';
 import type { LoreChangeSet, LoreEntry, LoreIndexRow, LoreListOptions, LoreStore, LoreWriteResult, NewLoreEntry } from '../../seams/lore-store.js';
 
-interface StoredEntry extends NewLoreEntry {
+/** A lore entry as held (shared with the embedding sub-store, which re-embeds it). */
+export interface StoredEntry extends NewLoreEntry {
   seq: number;
 }
 
@@ -38,6 +39,16 @@ export class InMemoryLoreStore implements LoreStore {
 
   private sorted(): StoredEntry[] {
     return [...this.entries.values()].sort((a, b) => byteOrder(a.source, b.source) || byteOrder(a.title, b.title));
+  }
+
+  /** Every entry in seq order, live objects: for the embedding sub-store's reindex, never handed out. */
+  heldEntries(): StoredEntry[] {
+    return [...this.entries.values()].sort((a, b) => a.seq - b.seq);
+  }
+
+  /** Bumps the book's version after the embedding sub-store replaced vectors (indexes rebuild). */
+  bumpVersion(): void {
+    this.bookVersion++;
   }
 
   async list(options: LoreListOptions = {}): Promise<LoreEntry[]> {

@@ -3,11 +3,13 @@ import { MnemoError } from '../../core/errors.js';
 import type { Chunk, SaveSummary } from '../../core/types.js';
 import { newId } from '../../core/ids.js';
 import type { ForkCounts, IndexRow, ListChunksOptions, NewChunk, RewindCounts, Store, TurnSummary, WriteResult } from '../../seams/store.js';
+import { InMemoryEmbeddingStore } from './embedding-store.js';
 import { InMemoryRecallStore } from './recall-store.js';
 import { InMemoryLoreStore } from './lore-store.js';
 import { InMemoryLivingStore } from './living-store.js';
 
-interface StoredChunk extends NewChunk {
+/** A chunk as the in-memory store holds it (shared with its sub-stores). */
+export interface StoredChunk extends NewChunk {
   seq: number;
 }
 
@@ -44,6 +46,7 @@ function page<T>(items: T[], options: ListChunksOptions): T[] {
 export class InMemoryStore implements Store {
   readonly provider = 'memory';
   readonly location = ':memory:';
+  readonly embeddings: InMemoryEmbeddingStore = new InMemoryEmbeddingStore(this);
   readonly recall = new InMemoryRecallStore(() => this.ensureOpen());
   readonly lore = new InMemoryLoreStore(() => this.ensureOpen());
   readonly living = new InMemoryLivingStore(() => this.ensureOpen());
@@ -55,6 +58,21 @@ export class InMemoryStore implements Store {
 
   private ensureOpen(): void {
     if (this.closed) throw new MnemoError('STORE_CLOSED', 'The in-memory store is closed. Open a new one with openMemory().');
+  }
+
+  /** Throws STORE_CLOSED when closed (for the sub-stores). */
+  assertOpen(): void {
+    this.ensureOpen();
+  }
+
+  /** Every stored chunk in insertion order, live objects (for the sub-stores; never hand them out). */
+  allChunks(): StoredChunk[] {
+    return [...this.chunks.values()].sort((a, b) => a.seq - b.seq);
+  }
+
+  /** Bumps the version of every save (after a change that touches them all). */
+  bumpEverySave(): void {
+    for (const saveId of this.versions.keys()) this.bump(saveId);
   }
 
   private bump(saveId: string): [number, number] {

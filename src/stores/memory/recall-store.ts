@@ -3,7 +3,8 @@ import type { JsonValue, Metadata } from '../../core/types.js';
 import { renderValue } from '../../core/json-value.js';
 import type { NewRecallEntry, RecallIndexRow, RecallStore, RecallWriteResult, StoredRecallEntry } from '../../seams/recall-store.js';
 
-interface Held extends StoredRecallEntry {
+/** An entry as held, with its vector (shared with the embedding sub-store, which re-embeds it). */
+export interface Held extends StoredRecallEntry {
   embedding: Float32Array | null;
 }
 
@@ -78,6 +79,16 @@ export class InMemoryRecallStore implements RecallStore {
       const entry = bySeq.get(seq);
       return entry === undefined ? [] : [copyOut(entry)];
     });
+  }
+
+  /** Every entry in seq order, live objects: for the embedding sub-store's reindex, never handed out. */
+  heldEntries(): Held[] {
+    return [...this.entries.values()].sort((a, b) => a.seq - b.seq);
+  }
+
+  /** Bumps the version after the embedding sub-store replaced vectors (indexes rebuild). */
+  bumpVersion(): void {
+    this.bump();
   }
 
   async findByFoldedKey(foldedKey: string, scope: string | null, now: number): Promise<StoredRecallEntry[]> {

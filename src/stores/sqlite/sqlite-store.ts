@@ -5,6 +5,7 @@ import type { Database as SqliteDatabase, Statement } from 'better-sqlite3';
 import { MnemoError } from '../../core/errors.js';
 import type { Chunk, SaveSummary } from '../../core/types.js';
 import type { ForkCounts, IndexRow, ListChunksOptions, NewChunk, RewindCounts, Store, TurnSummary, WriteResult } from '../../seams/store.js';
+import { SqliteEmbeddingStore } from './embedding-store.js';
 import { SqliteLoreStore } from './lore-store.js';
 import { SqliteLivingStore } from './living-store.js';
 import { migrate } from './migrations.js';
@@ -64,6 +65,7 @@ function toChunk(row: ChunkRow): Chunk {
 export class SqliteStore implements Store {
   readonly provider = 'sqlite';
   readonly location: string;
+  readonly embeddings: SqliteEmbeddingStore;
   readonly recall: SqliteRecallStore;
   readonly lore: SqliteLoreStore;
   readonly living: SqliteLivingStore;
@@ -104,6 +106,7 @@ export class SqliteStore implements Store {
       deleteTurn: this.db.prepare('DELETE FROM chunks WHERE save_id = ? AND turn_id = ? AND chunk_type = ?'),
       deleteAfter: this.db.prepare('DELETE FROM chunks WHERE save_id = ? AND turn_id > ?'),
     };
+    this.embeddings = new SqliteEmbeddingStore(this);
     this.recall = new SqliteRecallStore(this);
     this.lore = new SqliteLoreStore(this);
     this.db.function('mnemo_uuid', { deterministic: false }, () => randomUUID());

@@ -1,0 +1,11 @@
+// The static embedder: GloVe word vectors from an npm package, SIF-weighted, compact and cached on disk.
+export { loadStaticEmbedder } from './static-embedder.js';
+export type { StaticEmbedder, StaticEmbedderOptions } from './static-embedder.js';
+export { rankProbabilities, countProbabilities, countWords } from './word-probabilities.js';
+export type { WordProbabilities } from './word-probabilities.js';
+export { loadWordVectors, forgetLoadedWordVectors, DEFAULT_TOP_WORDS, VECTORS_PACKAGE } from './load-word-vectors.js';
+export type { LoadedWordVectors, WordVectorOptions } from './load-word-vectors.js';
+export { cacheDirCandidates } from './cache-dir.js';
+export { WordVectorTable } from './word-vector-table.js';
+export { stripDiacritics } from './word-lookup.js';
+export { sifWeights, commonComponent, sentenceVector, SIF_SMOOTHING } from './smooth-inverse-frequency.js';
