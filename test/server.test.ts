@@ -55,7 +55,7 @@ const titles = (hits: unknown) => (hits as { title: string }[]).map((hit) => hit
 describe('HTTP API: meta', () => {
   it('serves /health and /openapi.json without a token; the document holds every route with its zod-made schemas', async () => {
     expect((await api.call('/health', { token: null })).json).toEqual({ ok: true });
-    const document = (await api.call('/openapi.json', { token: null })).json as { openapi: string; paths: Record<string, Record<string, { requestBody?: { content: { 'application/json': { schema: { properties: Record<string, unknown>; required?: string[] } } } }; parameters: { name: string; in: string }[] }>> };
+    const document = (await api.call('/openapi.json', { token: null })).json as { openapi: string; paths: Record<string, Record<string, { requestBody?: { required: boolean; content: { 'application/json': { schema: { properties: Record<string, unknown>; required?: string[] } } } }; parameters: { name: string; in: string }[] }>> };
     expect(document.openapi).toBe('3.0.3');
     const validation = await new Validator().validate(document as never);
     expect(validation.errors ?? [], JSON.stringify(validation.errors)).toEqual([]);
@@ -67,6 +67,8 @@ describe('HTTP API: meta', () => {
     expect(query?.parameters).toEqual([expect.objectContaining({ name: 'saveId', in: 'path', required: true })]);
     expect(document.paths['/v1/saves/{saveId}/chunks']?.get?.parameters.map((parameter) => parameter.name)).toEqual(['saveId', 'offset', 'limit', 'fromTurnId', 'toTurnId']);
     expect(document.paths['/mcp']).toBeDefined();
+    expect(query?.requestBody).toMatchObject({ required: true });
+    expect(document.paths['/v1/saves/{saveId}/living/retry']?.post?.requestBody).toMatchObject({ required: false });
   });
 
   it('reports what a token may do', async () => {

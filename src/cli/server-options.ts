@@ -73,15 +73,28 @@ export function describeAuth(auth: TokenTable | 'insecure-local'): string {
   return auth === 'insecure-local' ? 'NO TOKEN (--insecure-local, loopback only)' : `${auth.size} token${auth.size === 1 ? '' : 's'}`;
 }
 
-/** Resolves at the first SIGTERM or SIGINT with its name (the handlers are removed then). */
-export function nextStopSignal(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const stop = (signal: NodeJS.Signals) => {
-      process.off('SIGTERM', stop);
-      process.off('SIGINT', stop);
+/** The first SIGTERM or SIGINT to come. */
+export interface StopSignal {
+  /** Resolves with the signal's name. The handlers are removed then, so a second signal ends the process at once. */
+  readonly received: Promise<NodeJS.Signals>;
+  /** Stops listening (when the process stops for another reason). */
+  cancel(): void;
+}
+
+/** Listens for the first SIGTERM or SIGINT, instead of the default of dying at once. */
+export function nextStopSignal(): StopSignal {
+  let stop: (signal: NodeJS.Signals) => void = () => {};
+  const remove = () => {
+    process.off('SIGTERM', stop);
+    process.off('SIGINT', stop);
+  };
+  const received = new Promise<NodeJS.Signals>((resolve) => {
+    stop = (signal) => {
+      remove();
       resolve(signal);
     };
-    process.on('SIGTERM', stop);
-    process.on('SIGINT', stop);
   });
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+  return { received, cancel: remove };
 }

@@ -69,6 +69,14 @@ function requireName(value: unknown, field: string): string {
   return value.trim();
 }
 
+function requireNames(value: unknown, field: string): string[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value) || value.some((name) => typeof name !== 'string')) {
+    throw new MnemoError('INVALID_INPUT', `${field}: expected an array of names such as ["Kaël", "the docks"] ("" is the world), got ${describe(value)}.`, { details: { field } });
+  }
+  return value as string[];
+}
+
 function requireInteger(value: unknown, field: string, minimum: number, maximum: number): number {
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < minimum || value > maximum) {
     throw new MnemoError('INVALID_INPUT', `${field}: expected an integer from ${minimum} to ${maximum}, got ${describe(value)}.`, { details: { field } });
@@ -154,7 +162,7 @@ export class ContextBuilder {
     const known = new Set<string>([...BUILT_IN_VARIABLES, ...Object.keys(extra)]);
     renderTemplate(template, Object.fromEntries([...known].map((name) => [name, '']))); // an unknown placeholder throws here, before any read
     const subjects = this.subjects(character, request.subjects);
-    const focusTerms = [character, ...(request.focusTerms ?? []).filter((term) => typeof term === 'string' && term.trim() !== '')];
+    const focusTerms = [character, ...requireNames(request.focusTerms, 'focusTerms').filter((term) => term.trim() !== '')];
 
     const style: LineStyle = { counter: await this.tokenCounter(), sourceTags: request.sourceTags !== false };
     const messageTerms = new Set(this.analyzer(message));
@@ -201,11 +209,8 @@ export class ContextBuilder {
 
   /** The character, then the request's subjects (default: the world, ""), without repeats (case-insensitive). */
   private subjects(character: string, requested: readonly string[] | undefined): string[] {
-    if (requested !== undefined && (!Array.isArray(requested) || requested.some((subject) => typeof subject !== 'string'))) {
-      throw new MnemoError('INVALID_INPUT', `subjects: expected an array of names ("" for the world), got ${describe(requested)}.`, { details: { field: 'subjects' } });
-    }
     const subjects: string[] = [];
-    for (const subject of [character, ...(requested ?? [''])].map((name) => name.trim())) {
+    for (const subject of [character, ...(requested === undefined ? [''] : requireNames(requested, 'subjects'))].map((name) => name.trim())) {
       if (!subjects.some((seen) => seen.toLowerCase() === subject.toLowerCase())) subjects.push(subject);
     }
     return subjects;

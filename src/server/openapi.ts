@@ -23,6 +23,12 @@ function parametersOf(schema: z.ZodType | undefined, location: 'path' | 'query')
   });
 }
 
+/** A JSON request body; optional when no field is required (an empty body then counts as `{}`). */
+function requestBody(schema: z.ZodType): JsonSchema {
+  const json = toSchema(schema, 'input');
+  return { required: ((json.required ?? []) as string[]).length > 0, content: { 'application/json': { schema: json } } };
+}
+
 const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } });
 
 /** The error answers every authenticated route may give. */
@@ -47,7 +53,7 @@ function operation(route: Route): JsonSchema {
     ...(route.description === undefined ? {} : { description: route.description }),
     tags: [route.tag],
     parameters: [...parametersOf(route.params, 'path'), ...parametersOf(route.query, 'query')],
-    ...(route.body === undefined ? {} : { requestBody: { required: true, content: { 'application/json': { schema: toSchema(route.body, 'input') } } } }),
+    ...(route.body === undefined ? {} : { requestBody: requestBody(route.body) }),
     responses: { [status]: { description: 'Success', content: { 'application/json': { schema: toSchema(route.response, 'output') } } }, ...ERROR_RESPONSES },
   };
 }

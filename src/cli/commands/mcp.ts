@@ -24,13 +24,12 @@ async function serveStdio(command: Command, flags: McpFlags): Promise<void> {
   const principal: Principal = { name: 'stdio', admin: false, saves: flags.saves === undefined ? null : new Set(flags.saves) };
   const inFlight = new InFlight();
   const server = createMcpServer(memory, principal, { logger: consoleLogger, inFlight });
-  const ended = new Promise<string>((resolve) => {
-    process.stdin.once('end', () => resolve('stdin closed'));
-    void nextStopSignal().then(resolve);
-  });
+  const stop = nextStopSignal();
+  const ended = Promise.race([new Promise<string>((resolve) => process.stdin.once('end', () => resolve('stdin closed'))), stop.received]);
   await server.connect(new StdioServerTransport());
   consoleLogger.info(`MCP server on stdio (db ${globalOptions(command).db}${flags.saves === undefined ? '' : `; saves ${flags.saves.join(', ')}`})`);
   const reason = await ended;
+  stop.cancel();
   consoleLogger.info(`${reason}: finishing ${inFlight.size} tool call(s)`);
   await inFlight.idle();
   await server.close();
@@ -59,7 +58,7 @@ export function registerMcp(program: Command, output: Output): void {
     }
     const stopped = nextStopSignal();
     output.out(`mnemo MCP listening on ${running.url}/mcp (db ${globalOptions(self).db}; ${describeAuth(auth)})`);
-    const signal = await stopped;
+    const signal = await stopped.received;
     output.err(`${signal}: finishing ${running.inFlight()} request(s) in flight`);
     await running.close();
     await memory.close();

@@ -32,7 +32,7 @@ export function registerServe(program: Command, output: Output): void {
     }
     const stopped = nextStopSignal();
     output.out(`mnemo listening on ${running.url} (db ${globalOptions(self).db}; ${describeAuth(auth)}${flags.mcp ? '; MCP at /mcp' : ''}${llm === null ? '' : '; living worker on'})`);
-    const signal = await stopped;
+    const signal = await stopped.received;
     output.err(`${signal}: no new connections; finishing ${running.inFlight()} request(s) in flight`);
     await running.close();
     await memory.close();
