@@ -4,6 +4,7 @@ import { consoleLogger } from './core/logger.js';
 import type { Clock } from './core/clock.js';
 import { MnemoError } from './core/errors.js';
 import type { ChunkInput, Hit, QueryOptions, SaveSummary } from './core/types.js';
+import { ContextBuilder } from './context/context-builder.js';
 import { ensureEmbedderIdentity } from './embedding/embedder-identity.js';
 import { EMBEDDING_CACHE_ENTRIES, EmbeddingCache } from './embedding/embedding-cache.js';
 import { resolveEmbedder } from './embedding/resolve-embedder.js';
@@ -18,6 +19,7 @@ import { RecallMemory } from './recall/recall-memory.js';
 import type { Embedder } from './seams/embedder.js';
 import type { LLM } from './seams/llm.js';
 import type { Reranker } from './seams/reranker.js';
+import type { TokenCounter } from './seams/token-counter.js';
 import type { ForkCounts, RewindCounts, Store } from './seams/store.js';
 import { createAnalyzer } from './retrieval/analyzer.js';
 import type { AnalyzerOptions } from './retrieval/analyzer.js';
@@ -65,6 +67,8 @@ export interface OpenMemoryOptions {
   neighbourWeight?: number;
   /** Defaults for every query (fusion, weights, caps, ...), overridden by a query's own options. */
   queryDefaults?: QueryOptions;
+  /** How the context builder counts tokens (default: the o200k_base tokenizer, loaded on first use). */
+  tokenCounter?: TokenCounter;
 }
 
 /**
@@ -87,13 +91,16 @@ export class Mnemo {
   readonly lore: LoreBook;
   /** Facts, beliefs, missions and mental models, distilled in the background (see LivingMemory). */
   readonly living: LivingMemory;
+  /** The prompt context builder: a character's mental model, beliefs, facts, memories and lore within a token budget. */
+  readonly context: ContextBuilder;
 
-  constructor(options: NarrativeMemoryOptions & { tracer?: Tracer | null; llm?: LLM | null; living?: OpenMemoryOptions['living'] }) {
+  constructor(options: NarrativeMemoryOptions & { tracer?: Tracer | null; llm?: LLM | null; living?: OpenMemoryOptions['living']; tokenCounter?: TokenCounter }) {
     this.store = options.store;
     this.narrative = new NarrativeMemory(options);
     this.recall = new RecallMemory({ store: options.store, embedder: options.embedder, tracer: options.tracer, clock: options.clock, logger: options.logger });
     this.lore = new LoreBook({ ...options, narrative: this.narrative });
     this.living = new LivingMemory({ ...options.living, store: options.store, llm: options.llm ?? null, logger: options.logger, clock: options.clock });
+    this.context = new ContextBuilder({ narrative: this.narrative, living: this.living, lore: this.lore, analyzer: options.analyzer, tokenCounter: options.tokenCounter });
   }
 
   /** The embedder in use, or null (lexical search only). */
@@ -221,6 +228,7 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Mnemo
       embeddingCache: maxEntries > 0 ? new EmbeddingCache(store.embeddings, maxEntries) : null,
       llm: options.llm ?? null,
       living: options.living,
+      tokenCounter: options.tokenCounter,
     });
   } catch (error) {
     if (options.store === undefined) await store.close();

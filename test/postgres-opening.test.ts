@@ -155,6 +155,18 @@ describe.skipIf(SERVER_SKIP_REASON !== null)(`PostgreSQL server${SERVER_SKIP_REA
     expect(stats.provider).toBe('postgres');
     expect(stats.saves).toContainEqual(expect.objectContaining({ saveId, chunks: 2 }));
     expect((await cli('--db', db, 'rewind', saveId, '0')).out).toBe(`rewound ${saveId} to turn 0: 2 chunks removed`);
+    // The other layers' commands through the same URL.
+    expect((await cli('--db', db, 'add', saveId, '3', 'The bell tolls at the harbour')).code).toBe(0);
+    expect(JSON.parse((await cli('--db', db, 'fork', saveId, `${saveId}-branch`, '3', '--json')).out)).toMatchObject({ chunks: 1 });
+    expect((await cli('--db', db, 'remember', 'tide', '"high at dawn"', '--scope', `S${process.pid}`)).code).toBe(0);
+    expect((await cli('--db', db, 'recall', 'tide', '--scope', `S${process.pid}`, '--json')).out).toContain('high at dawn');
+    expect((await cli('--db', db, 'forget', '--scope', `S${process.pid}`, '--yes')).code).toBe(0);
+    for (const command of [['living', 'status', saveId], ['facts', saveId], ['lore', 'list'], ['reindex', '--json']]) {
+      const result = await cli('--db', db, ...command);
+      expect(result.code, `${command.join(' ')}: ${result.err}`).toBe(0);
+    }
+    expect((await cli('--db', db, 'rewind', `${saveId}-branch`, '0')).code).toBe(0);
+    expect((await cli('--db', db, 'rewind', saveId, '0')).code).toBe(0);
     const demo = await cli('--db', db, 'demo');
     expect(demo.code).toBe(0);
     expect(demo.out).toContain('✓ Before the rewind');

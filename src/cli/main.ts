@@ -11,12 +11,14 @@ import { registerLore } from './commands/lore.js';
 import { registerFacts } from './commands/facts.js';
 import { registerFork } from './commands/fork.js';
 import { registerLiving } from './commands/living.js';
+import { registerMcp } from './commands/mcp.js';
 import { registerModels } from './commands/models.js';
 import { registerQuery } from './commands/query.js';
 import { registerReindex } from './commands/reindex.js';
 import { registerRecall } from './commands/recall.js';
 import { registerRemember } from './commands/remember.js';
 import { registerRewind } from './commands/rewind.js';
+import { registerServe } from './commands/serve.js';
 import { registerStats } from './commands/stats.js';
 import { CLI_EMBEDDERS } from './context.js';
 import type { Output } from './context.js';
@@ -52,6 +54,8 @@ export function buildProgram(output: Output = standardOutput): Command {
   registerDemo(program, output);
   registerReindex(program, output);
   registerEval(program, output);
+  registerServe(program, output);
+  registerMcp(program, output);
   const exitOverride = (command: Command): void => {
     command.exitOverride();
     command.commands.forEach(exitOverride);

@@ -65,6 +65,24 @@ export interface WriteResult {
   count: number;
 }
 
+/** Which chunks a listing returns: a turn range, one type left out, and a page (offset, limit). */
+export interface ListChunksOptions {
+  fromTurnId?: number;
+  toTurnId?: number;
+  /** Leave out chunks of this type (e.g. `lore`). */
+  excludeChunkType?: string;
+  /** Skip this many chunks of the ordered listing first (for paging). */
+  offset?: number;
+  limit?: number;
+}
+
+/** One turn of a save: how many chunks it holds, and of which types (sorted). */
+export interface TurnSummary {
+  turnId: number;
+  chunks: number;
+  chunkTypes: string[];
+}
+
 /** Counts returned by a rewind, per layer. */
 export interface RewindCounts {
   chunks: number;
@@ -116,8 +134,10 @@ export interface Store {
   countChunks(saveId: string, chunkType?: string): Promise<number>;
   /** Reads chunks by id, in the order asked (unknown ids are left out). */
   getChunks(ids: readonly string[]): Promise<Chunk[]>;
-  /** Lists a save's chunks in turn order, optionally within a turn range. */
-  listChunks(saveId: string, options?: { fromTurnId?: number; toTurnId?: number; limit?: number }): Promise<Chunk[]>;
+  /** Lists a save's chunks in turn order (then insertion order), optionally within a turn range, one page at a time. */
+  listChunks(saveId: string, options?: ListChunksOptions): Promise<Chunk[]>;
+  /** Lists a save's turns in order, each with its chunk count and chunk types, one page at a time. */
+  listTurns(saveId: string, options?: ListChunksOptions): Promise<TurnSummary[]>;
   /**
    * Streams every chunk of a save in insertion order to `visit` (for building a search index) and returns the
    * save's version read before the rows, so an index built from them is never newer than it claims.

@@ -138,6 +138,29 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
       expect(saves.find((save) => save.saveId === 'x')).toMatchObject({ chunks: 2, minTurnId: 2, maxTurnId: 7 });
     });
 
+    it('lists chunks and turns in order, a page at a time, leaving out a type when asked', async () => {
+      await memory.addMany([
+        { saveId: 'p', turnId: 0, text: 'lore of the well', chunkType: 'lore' },
+        { saveId: 'p', turnId: 3, text: 'c' },
+        { saveId: 'p', turnId: 1, text: 'a' },
+        { saveId: 'p', turnId: 1, text: 'b', chunkType: 'dialogue' },
+        { saveId: 'p', turnId: 5, text: 'd' },
+      ]);
+      const texts = async (options: Parameters<Store['listChunks']>[1]) => (await store.listChunks('p', options)).map((chunk) => chunk.text);
+      expect(await texts({})).toEqual(['lore of the well', 'a', 'b', 'c', 'd']);
+      expect(await texts({ excludeChunkType: 'lore' })).toEqual(['a', 'b', 'c', 'd']);
+      expect(await texts({ excludeChunkType: 'lore', offset: 1, limit: 2 })).toEqual(['b', 'c']);
+      expect(await texts({ fromTurnId: 2, offset: 1 })).toEqual(['d']);
+      expect(await store.listTurns('p')).toEqual([
+        { turnId: 0, chunks: 1, chunkTypes: ['lore'] },
+        { turnId: 1, chunks: 2, chunkTypes: ['dialogue', 'narrative'] },
+        { turnId: 3, chunks: 1, chunkTypes: ['narrative'] },
+        { turnId: 5, chunks: 1, chunkTypes: ['narrative'] },
+      ]);
+      expect((await store.listTurns('p', { excludeChunkType: 'lore', offset: 1, limit: 1 })).map((turn) => turn.turnId)).toEqual([3]);
+      expect(await store.listTurns('nobody')).toEqual([]);
+    });
+
     it('writes nothing when one chunk of a batch is invalid', async () => {
       await expect(memory.addMany([{ saveId: 's', turnId: 1, text: 'fine' }, { saveId: 's', turnId: 1, text: '   ' }])).rejects.toMatchObject({ code: 'INVALID_INPUT' });
       expect(await memory.count('s')).toBe(0);

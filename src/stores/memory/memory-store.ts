@@ -2,7 +2,7 @@
 import { MnemoError } from '../../core/errors.js';
 import type { Chunk, SaveSummary } from '../../core/types.js';
 import { newId } from '../../core/ids.js';
-import type { ForkCounts, IndexRow, NewChunk, RewindCounts, Store, WriteResult } from '../../seams/store.js';
+import type { ForkCounts, IndexRow, ListChunksOptions, NewChunk, RewindCounts, Store, TurnSummary, WriteResult } from '../../seams/store.js';
 import { InMemoryEmbeddingStore } from './embedding-store.js';
 import { InMemoryRecallStore } from './recall-store.js';
 import { InMemoryLoreStore } from './lore-store.js';
@@ -26,6 +26,12 @@ function toChunk(stored: StoredChunk): Chunk {
     metadata: clone(stored.metadata),
     createdAt: stored.createdAt,
   };
+}
+
+/** One page of a listing: `offset` items skipped, at most `limit` kept. */
+function page<T>(items: T[], options: ListChunksOptions): T[] {
+  const start = options.offset ?? 0;
+  return items.slice(start, options.limit === undefined ? undefined : start + options.limit);
 }
 
 /**
@@ -156,14 +162,30 @@ export class InMemoryStore implements Store {
     });
   }
 
-  async listChunks(saveId: string, options: { fromTurnId?: number; toTurnId?: number; limit?: number } = {}): Promise<Chunk[]> {
+  async listChunks(saveId: string, options: ListChunksOptions = {}): Promise<Chunk[]> {
     this.ensureOpen();
+    return page(this.listed(saveId, options), options).map(toChunk);
+  }
+
+  async listTurns(saveId: string, options: ListChunksOptions = {}): Promise<TurnSummary[]> {
+    this.ensureOpen();
+    const turns = new Map<number, { chunks: number; types: Set<string> }>();
+    for (const chunk of this.listed(saveId, options)) {
+      const turn = turns.get(chunk.turnId) ?? { chunks: 0, types: new Set<string>() };
+      turn.chunks += 1;
+      turn.types.add(chunk.chunkType);
+      turns.set(chunk.turnId, turn);
+    }
+    return page([...turns].map(([turnId, turn]) => ({ turnId, chunks: turn.chunks, chunkTypes: [...turn.types].sort() })), options);
+  }
+
+  /** A save's chunks within the listing's turn range and type filter, in turn then insertion order. */
+  private listed(saveId: string, options: ListChunksOptions): StoredChunk[] {
     const from = options.fromTurnId ?? 0;
     const to = options.toTurnId ?? Number.MAX_SAFE_INTEGER;
-    const list = this.saveChunks(saveId)
-      .filter((chunk) => chunk.turnId >= from && chunk.turnId <= to)
+    return this.saveChunks(saveId)
+      .filter((chunk) => chunk.turnId >= from && chunk.turnId <= to && chunk.chunkType !== options.excludeChunkType)
       .sort((a, b) => a.turnId - b.turnId || a.seq - b.seq);
-    return (options.limit === undefined ? list : list.slice(0, options.limit)).map(toChunk);
   }
 
   async scanChunks(saveId: string, visit: (row: IndexRow) => void): Promise<number> {

@@ -1,7 +1,7 @@
 // The PostgreSQL adapter of the Store seam: a connection pool, migrations, one transaction per write, pgvector.
 import { MnemoError } from '../../core/errors.js';
 import type { Chunk, ChunkFilter, Metadata, SaveSummary } from '../../core/types.js';
-import type { ForkCounts, IndexRow, NewChunk, RewindCounts, ScanOptions, Store, VectorMatch, VectorSearchOptions, WriteResult } from '../../seams/store.js';
+import type { ForkCounts, IndexRow, ListChunksOptions, NewChunk, RewindCounts, ScanOptions, Store, TurnSummary, VectorMatch, VectorSearchOptions, WriteResult } from '../../seams/store.js';
 import { isPostgresUrl, quoteIdentifier, redactUrl, requireSchemaName } from './identifiers.js';
 import { checkPostgresSchema, migratePostgres } from './migrations.js';
 import { poolQueryable } from './queryable.js';
@@ -60,6 +60,14 @@ interface ScanRow {
   text: string;
   embedding?: string | null;
   dimensions?: number | null;
+}
+
+/** The conditions of a listing: save, turn range, and a type left out (none when $4 is null), as on SQLite. */
+const LISTING = 'save_id = $1 AND turn_id >= $2 AND turn_id <= $3 AND chunk_type IS DISTINCT FROM $4::text';
+
+/** The parameters of a listing: save, turn range, excluded type, limit (null = none), offset. */
+function listingParameters(saveId: string, options: ListChunksOptions): unknown[] {
+  return [saveId, options.fromTurnId ?? 0, options.toTurnId ?? Number.MAX_SAFE_INTEGER, options.excludeChunkType ?? null, options.limit ?? null, options.offset ?? 0];
 }
 
 const CHUNK_COLUMNS = 'id, save_id, turn_id, chunk_type, text, entry_id, metadata, created_at';
@@ -359,13 +367,23 @@ export class PostgresStore implements Store {
     return ids.flatMap((id) => found.get(id) ?? []);
   }
 
-  async listChunks(saveId: string, options: { fromTurnId?: number; toTurnId?: number; limit?: number } = {}): Promise<Chunk[]> {
+  async listChunks(saveId: string, options: ListChunksOptions = {}): Promise<Chunk[]> {
     this.ensureOpen();
     const result = await this.sql.query<ChunkRow>(
-      `SELECT ${CHUNK_COLUMNS} FROM ${this.tables.chunks} WHERE save_id = $1 AND turn_id >= $2 AND turn_id <= $3 ORDER BY turn_id, seq LIMIT $4`,
-      [saveId, options.fromTurnId ?? 0, options.toTurnId ?? Number.MAX_SAFE_INTEGER, options.limit ?? null],
+      `SELECT ${CHUNK_COLUMNS} FROM ${this.tables.chunks} WHERE ${LISTING} ORDER BY turn_id, seq LIMIT $5 OFFSET $6`,
+      listingParameters(saveId, options),
     );
     return result.rows.map(toChunk);
+  }
+
+  async listTurns(saveId: string, options: ListChunksOptions = {}): Promise<TurnSummary[]> {
+    this.ensureOpen();
+    const result = await this.sql.query<{ turn_id: string | number; chunks: string | number; types: string[] }>(
+      `SELECT turn_id, COUNT(*) AS chunks, array_agg(DISTINCT chunk_type) AS types FROM ${this.tables.chunks}
+       WHERE ${LISTING} GROUP BY turn_id ORDER BY turn_id LIMIT $5 OFFSET $6`,
+      listingParameters(saveId, options),
+    );
+    return result.rows.map((row) => ({ turnId: Number(row.turn_id), chunks: Number(row.chunks), chunkTypes: [...row.types].sort() }));
   }
 
   /**

@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import type { Database as SqliteDatabase, Statement } from 'better-sqlite3';
 import { MnemoError } from '../../core/errors.js';
 import type { Chunk, SaveSummary } from '../../core/types.js';
-import type { ForkCounts, IndexRow, NewChunk, RewindCounts, Store, WriteResult } from '../../seams/store.js';
+import type { ForkCounts, IndexRow, ListChunksOptions, NewChunk, RewindCounts, Store, TurnSummary, WriteResult } from '../../seams/store.js';
 import { SqliteEmbeddingStore } from './embedding-store.js';
 import { SqliteLoreStore } from './lore-store.js';
 import { SqliteLivingStore } from './living-store.js';
@@ -33,6 +33,11 @@ interface ChunkRow {
   entry_id: string | null;
   metadata: string;
   created_at: number;
+}
+
+/** The bound parameters of a listing: save, turn range, excluded type, limit (-1 = none), offset. */
+function listingParameters(saveId: string, options: ListChunksOptions): [string, number, number, string | null, number, number] {
+  return [saveId, options.fromTurnId ?? 0, options.toTurnId ?? Number.MAX_SAFE_INTEGER, options.excludeChunkType ?? null, options.limit ?? -1, options.offset ?? 0];
 }
 
 function toChunk(row: ChunkRow): Chunk {
@@ -221,15 +226,26 @@ export class SqliteStore implements Store {
     return ids.flatMap((id) => found.get(id) ?? []);
   }
 
-  async listChunks(saveId: string, options: { fromTurnId?: number; toTurnId?: number; limit?: number } = {}): Promise<Chunk[]> {
+  async listChunks(saveId: string, options: ListChunksOptions = {}): Promise<Chunk[]> {
     this.ensureOpen();
     const rows = this.db
       .prepare(
         `SELECT id, save_id, turn_id, chunk_type, text, entry_id, metadata, created_at FROM chunks
-         WHERE save_id = ? AND turn_id >= ? AND turn_id <= ? ORDER BY turn_id, seq LIMIT ?`,
+         WHERE save_id = ? AND turn_id >= ? AND turn_id <= ? AND chunk_type IS NOT ? ORDER BY turn_id, seq LIMIT ? OFFSET ?`,
       )
-      .all(saveId, options.fromTurnId ?? 0, options.toTurnId ?? Number.MAX_SAFE_INTEGER, options.limit ?? -1) as ChunkRow[];
+      .all(...listingParameters(saveId, options)) as ChunkRow[];
     return rows.map(toChunk);
+  }
+
+  async listTurns(saveId: string, options: ListChunksOptions = {}): Promise<TurnSummary[]> {
+    this.ensureOpen();
+    const rows = this.db
+      .prepare(
+        `SELECT turn_id, COUNT(*) AS chunks, GROUP_CONCAT(DISTINCT chunk_type) AS types FROM chunks
+         WHERE save_id = ? AND turn_id >= ? AND turn_id <= ? AND chunk_type IS NOT ? GROUP BY turn_id ORDER BY turn_id LIMIT ? OFFSET ?`,
+      )
+      .all(...listingParameters(saveId, options)) as { turn_id: number; chunks: number; types: string }[];
+    return rows.map((row) => ({ turnId: row.turn_id, chunks: row.chunks, chunkTypes: row.types.split(',').sort() }));
   }
 
   async scanChunks(saveId: string, visit: (row: IndexRow) => void): Promise<number> {

@@ -1,0 +1,21 @@
+// Mnemo's servers, for embedding in your own process (`import { createApi, startHttpServer } from 'mnemo/server'`);
+// a separate entry point so that `import 'mnemo'` does not load hono or the MCP SDK.
+export { createApi, DEFAULT_MAX_BODY_BYTES } from './create-api.js';
+export type { ApiOptions } from './create-api.js';
+export { startHttpServer } from './start-http-server.js';
+export type { HttpServerOptions, RunningHttpServer } from './start-http-server.js';
+export { TokenTable, parseTokenSpec, readTokensFile, tokensFileSchema, MIN_TOKEN_LENGTH } from './tokens.js';
+export type { TokenGrant } from './tokens.js';
+export { LOCAL_OWNER, allowsSave, requireSave, requireAdmin, requireAllSaves } from './access.js';
+export type { Principal } from './access.js';
+export { isLoopbackHost } from './loopback.js';
+export { httpStatus } from './http-status.js';
+export { buildOpenApiDocument } from './openapi.js';
+export { API_ROUTES } from './routes/index.js';
+export { defineRoute } from './route.js';
+export type { Route, RouteDefinition, RouteInput } from './route.js';
+export { createMcpServer } from './mcp/create-mcp-server.js';
+export { mcpHttpHandler } from './mcp/mcp-http.js';
+export { InFlight } from './in-flight.js';
+export * as requestSchemas from './schemas/requests.js';
+export * as responseSchemas from './schemas/responses.js';

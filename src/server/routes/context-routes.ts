@@ -1,0 +1,36 @@
+// Routes of the prompt context builder and of the caller's own access.
+import { z } from 'zod';
+import { defineRoute } from '../route.js';
+import type { Route } from '../route.js';
+import { contextBody, saveParams } from '../schemas/requests.js';
+import { contextResultSchema } from '../schemas/responses.js';
+
+export const contextRoutes: Route[] = [
+  defineRoute({
+    method: 'post',
+    path: '/v1/saves/:saveId/context',
+    operationId: 'buildContext',
+    summary: "Build one prompt's context: the character's mental model, beliefs, facts, memories and the lore it may know, within a token budget",
+    description: 'Lore is searched with the character\'s tags, whatever the token (admins included). Every line carries its source.',
+    tag: 'context',
+    access: 'save',
+    params: saveParams,
+    body: contextBody,
+    response: contextResultSchema,
+    async handle({ params, body, memory }) {
+      return memory.context.build({ ...body, saveId: params.saveId });
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/v1/access',
+    operationId: 'getAccess',
+    summary: 'What this token may do: its name, whether it is an admin, and its saves ("*" for all)',
+    tag: 'access',
+    access: 'any',
+    response: z.object({ name: z.string(), admin: z.boolean(), saves: z.union([z.literal('*'), z.array(z.string())]) }),
+    async handle({ principal }) {
+      return { name: principal.name, admin: principal.admin, saves: principal.saves === null ? '*' : [...principal.saves].sort() };
+    },
+  }),
+];

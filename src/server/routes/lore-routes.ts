@@ -1,0 +1,96 @@
+// Routes of the lore book: import and wipe (admin), search and listings scoped by a character's tags.
+import { z } from 'zod';
+import { MnemoError } from '../../core/errors.js';
+import { loreAccessible } from '../../core/lore-access.js';
+import { requireAdmin } from '../access.js';
+import { characterTags } from '../lore-guard.js';
+import { defineRoute } from '../route.js';
+import type { Route } from '../route.js';
+import { entryParams, loreEntriesQuery, loreEntryQuery, loreImportBody, loreSearchBody, loreWipeBody } from '../schemas/requests.js';
+import { loreEntrySchema, loreHitSchema, loreImportReportSchema } from '../schemas/responses.js';
+
+/** An entry as the API shows it: everything but the vector. */
+const withoutVector = <T extends object>(entry: T): T => {
+  const { embedding: _embedding, ...rest } = entry as T & { embedding?: unknown };
+  return rest as T;
+};
+
+export const loreRoutes: Route[] = [
+  defineRoute({
+    method: 'post',
+    path: '/v1/lore/import',
+    operationId: 'importLore',
+    summary: 'Bring the lore book in line with these entries (admin tokens only)',
+    description: 'Validates everything first (LORE_INVALID lists every problem; nothing is written), then creates, updates and re-embeds what changed and removes entries gone from the list, in one transaction. dryRun reports the plan only.',
+    tag: 'lore',
+    access: 'any',
+    body: loreImportBody,
+    response: loreImportReportSchema,
+    async handle({ body, principal, memory }) {
+      requireAdmin(principal, 'Importing lore');
+      return memory.lore.importEntries(body.entries, { dryRun: body.dryRun === true });
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/v1/lore/search',
+    operationId: 'searchLore',
+    summary: 'Search the lore a character may know (continental, plus entries whose every tag it holds)',
+    description: 'tags are required unless the token is an admin\'s; hidden entries are filtered before ranking.',
+    tag: 'lore',
+    access: 'any',
+    body: loreSearchBody,
+    response: z.object({ hits: z.array(loreHitSchema) }),
+    async handle({ body, principal, memory }) {
+      const tags = characterTags(principal, body.tags, 'lore search', body.ignoreScope === true);
+      return { hits: await memory.lore.search(body.query, { tags, ignoreScope: tags === undefined, k: body.k, focusTerms: body.focusTerms }) };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/v1/lore/entries',
+    operationId: 'listLore',
+    summary: 'The entries a character may know, by source and title (every entry for an admin token without tags)',
+    tag: 'lore',
+    access: 'any',
+    query: loreEntriesQuery,
+    response: z.object({ entries: z.array(loreEntrySchema) }),
+    async handle({ query, principal, memory }) {
+      const tags = characterTags(principal, query.tags, 'lore listing');
+      return { entries: (await memory.lore.list({ tags, source: query.source })).map(withoutVector) };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/v1/lore/entries/:entryId',
+    operationId: 'getLore',
+    summary: 'One entry, if the character with these tags may know it (404 otherwise)',
+    tag: 'lore',
+    access: 'any',
+    params: entryParams,
+    query: loreEntryQuery,
+    response: loreEntrySchema,
+    async handle({ params, query, principal, memory }) {
+      const tags = characterTags(principal, query.tags, 'reading a lore entry');
+      const entry = await memory.lore.get(params.entryId);
+      if (entry === null || (tags !== undefined && !loreAccessible(entry.scopeLevel, entry.scopeTags, new Set(tags)))) {
+        throw new MnemoError('NOT_FOUND', `lore entry ${JSON.stringify(params.entryId)}: no such entry this character may know.`, { details: { entryId: params.entryId } });
+      }
+      return withoutVector(entry);
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/v1/lore/wipe',
+    operationId: 'wipeLore',
+    summary: 'Delete every lore entry (admin tokens only; an import restores them)',
+    tag: 'lore',
+    access: 'any',
+    body: loreWipeBody,
+    response: z.object({ removed: z.number() }),
+    async handle({ principal, memory }) {
+      requireAdmin(principal, 'Wiping the lore book');
+      return { removed: await memory.lore.wipe() };
+    },
+  }),
+];

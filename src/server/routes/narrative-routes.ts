@@ -1,0 +1,186 @@
+// Routes of narrative memory: saves, turns and chunks (paged), add, update a turn, query, rewind, fork.
+import { z } from 'zod';
+import { MnemoError } from '../../core/errors.js';
+import type { Metadata } from '../../core/types.js';
+import type { Mnemo } from '../../open-memory.js';
+import { allowsSave, requireSave } from '../access.js';
+import { listingExclusion, narrativeTypeFilter } from '../lore-guard.js';
+import { DEFAULT_PAGE, defineRoute, nextOffset } from '../route.js';
+import type { Route } from '../route.js';
+import { addChunksBody, chunkPageQuery, forkBody, pageQuery, queryBody, rewindBody, saveParams, turnParams, updateTurnBody } from '../schemas/requests.js';
+import { chunkSchema, factSchema, forkCountsSchema, hitSchema, nextOffsetSchema, rewindCountsSchema, saveOverviewSchema, turnSummarySchema } from '../schemas/responses.js';
+
+/** A save's counts across layers; null when the save holds nothing in any layer. */
+async function saveOverview(memory: Mnemo, saveId: string, summaries?: Awaited<ReturnType<Mnemo['listSaves']>>): Promise<z.infer<typeof saveOverviewSchema> | null> {
+  const summary = (summaries ?? (await memory.listSaves())).find((save) => save.saveId === saveId);
+  const [living] = await memory.living.status(saveId);
+  if (living === undefined) return null;
+  const empty = summary === undefined && living.facts + living.beliefs + living.models + Object.values(living.jobs).reduce((sum, count) => sum + count, 0) === 0;
+  if (empty) return null;
+  return { ...living, chunks: summary?.chunks ?? 0, minTurnId: summary?.minTurnId ?? null, maxTurnId: summary?.maxTurnId ?? null, version: summary?.version ?? 0 };
+}
+
+const idsSchema = z.object({ ids: z.array(z.string()).describe('The UUIDs of the chunks written, in order.') });
+
+export const narrativeRoutes: Route[] = [
+  defineRoute({
+    method: 'get',
+    path: '/v1/saves',
+    operationId: 'listSaves',
+    summary: 'List the saves this token may use, with their counts in every layer',
+    tag: 'narrative',
+    access: 'any',
+    query: pageQuery,
+    response: z.object({ saves: z.array(saveOverviewSchema), total: z.number(), nextOffset: nextOffsetSchema }),
+    async handle({ query, principal, memory }) {
+      const summaries = (await memory.listSaves()).filter((save) => allowsSave(principal, save.saveId)).sort((a, b) => (a.saveId < b.saveId ? -1 : a.saveId > b.saveId ? 1 : 0));
+      const offset = query.offset ?? 0;
+      const limit = query.limit ?? DEFAULT_PAGE;
+      const page = summaries.slice(offset, offset + limit);
+      const saves = [];
+      for (const save of page) saves.push(await saveOverview(memory, save.saveId, summaries));
+      return { saves: saves.filter((save) => save !== null), total: summaries.length, nextOffset: offset + limit < summaries.length ? offset + limit : null };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/v1/saves/:saveId',
+    operationId: 'getSave',
+    summary: "A save's counts in every layer (chunks, facts, beliefs, models, jobs) and its turn range",
+    tag: 'narrative',
+    access: 'save',
+    params: saveParams,
+    response: saveOverviewSchema,
+    async handle({ params, memory }) {
+      const overview = await saveOverview(memory, params.saveId);
+      if (overview === null) throw new MnemoError('NOT_FOUND', `save ${JSON.stringify(params.saveId)} holds nothing. GET /v1/saves lists the saves.`, { details: { saveId: params.saveId } });
+      return overview;
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/v1/saves/:saveId/turns',
+    operationId: 'listTurns',
+    summary: "A save's turns in order, each with its chunk count and types (paged)",
+    tag: 'narrative',
+    access: 'save',
+    params: saveParams,
+    query: chunkPageQuery,
+    response: z.object({ turns: z.array(turnSummarySchema), nextOffset: nextOffsetSchema }),
+    async handle({ params, query, principal, memory }) {
+      const offset = query.offset ?? 0;
+      const limit = query.limit ?? DEFAULT_PAGE;
+      const turns = await memory.store.listTurns(params.saveId, { fromTurnId: query.fromTurnId, toTurnId: query.toTurnId, excludeChunkType: listingExclusion(principal), offset, limit: limit + 1 });
+      return { turns: turns.slice(0, limit), nextOffset: nextOffset(turns.length, offset, limit) };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/v1/saves/:saveId/turns/:turnId',
+    operationId: 'getTurn',
+    summary: "One turn: its chunks in order and the facts living memory drew from it",
+    tag: 'narrative',
+    access: 'save',
+    params: turnParams,
+    response: z.object({ saveId: z.string(), turnId: z.number(), chunks: z.array(chunkSchema), facts: z.array(factSchema) }),
+    async handle({ params, principal, memory }) {
+      const chunks = await memory.store.listChunks(params.saveId, { fromTurnId: params.turnId, toTurnId: params.turnId, excludeChunkType: listingExclusion(principal) });
+      const facts = await memory.living.facts(params.saveId, { turnId: params.turnId, limit: 10_000 });
+      return { saveId: params.saveId, turnId: params.turnId, chunks, facts };
+    },
+  }),
+  defineRoute({
+    method: 'put',
+    path: '/v1/saves/:saveId/turns/:turnId',
+    operationId: 'updateTurn',
+    summary: "Replace a turn's chunks of one type (default narrative) with new text, atomically",
+    tag: 'narrative',
+    access: 'save',
+    params: turnParams,
+    body: updateTurnBody,
+    response: idsSchema,
+    async handle({ params, body, memory }) {
+      return { ids: await memory.updateTurn({ saveId: params.saveId, turnId: params.turnId, text: body.text, chunkType: body.chunkType }) };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/v1/saves/:saveId/chunks',
+    operationId: 'listChunks',
+    summary: "A save's chunks in turn order, then insertion order (paged)",
+    description: 'Without an admin token the save\'s lore chunks (type `lore`) are left out.',
+    tag: 'narrative',
+    access: 'save',
+    params: saveParams,
+    query: chunkPageQuery,
+    response: z.object({ chunks: z.array(chunkSchema), nextOffset: nextOffsetSchema }),
+    async handle({ params, query, principal, memory }) {
+      const offset = query.offset ?? 0;
+      const limit = query.limit ?? DEFAULT_PAGE;
+      const chunks = await memory.store.listChunks(params.saveId, { fromTurnId: query.fromTurnId, toTurnId: query.toTurnId, excludeChunkType: listingExclusion(principal), offset, limit: limit + 1 });
+      return { chunks: chunks.slice(0, limit), nextOffset: nextOffset(chunks.length, offset, limit) };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/v1/saves/:saveId/chunks',
+    operationId: 'addChunks',
+    summary: 'Add chunks (one turn, or several) in one transaction: all land, or none',
+    tag: 'narrative',
+    access: 'save',
+    params: saveParams,
+    body: addChunksBody,
+    response: idsSchema,
+    status: 201,
+    async handle({ params, body, memory }) {
+      return { ids: await memory.addMany(body.chunks.map((chunk) => ({ ...chunk, metadata: chunk.metadata as Metadata | undefined, saveId: params.saveId }))) };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/v1/saves/:saveId/query',
+    operationId: 'queryMemory',
+    summary: 'Hybrid search of a save (words and meaning), each hit with why it ranked',
+    description: 'Filters (turn window, chunk type) apply before ranking. Without an admin token, lore chunks are always excluded.',
+    tag: 'narrative',
+    access: 'save',
+    params: saveParams,
+    body: queryBody,
+    response: z.object({ hits: z.array(hitSchema) }),
+    async handle({ params, body, principal, memory }) {
+      const { query, chunkType, excludeChunkType, ...options } = body;
+      return { hits: await memory.query(params.saveId, query, { ...options, ...narrativeTypeFilter(principal, { chunkType, excludeChunkType }) }) };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/v1/saves/:saveId/rewind',
+    operationId: 'rewind',
+    summary: 'Delete everything after a turn, every layer in one transaction; returns what each layer lost',
+    tag: 'narrative',
+    access: 'save',
+    params: saveParams,
+    body: rewindBody,
+    response: rewindCountsSchema,
+    async handle({ params, body, memory }) {
+      return memory.rewindWithCounts(params.saveId, body.turnId);
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/v1/saves/:saveId/fork',
+    operationId: 'fork',
+    summary: 'Copy a save as of a turn into a new save, every layer, in one transaction',
+    description: 'A limited token needs both saves in its list.',
+    tag: 'narrative',
+    access: 'save',
+    params: saveParams,
+    body: forkBody,
+    response: forkCountsSchema,
+    status: 201,
+    async handle({ params, body, principal, memory }) {
+      requireSave(principal, body.newSaveId, 'newSaveId');
+      return memory.fork(params.saveId, body.newSaveId, body.atTurn);
+    },
+  }),
+];

@@ -1,0 +1,192 @@
+// The zod schemas of every request the HTTP API and the MCP tools accept; the OpenAPI document is generated from them.
+import { z } from 'zod';
+import { entryInputSchema } from '../../lore/lore-schema.js';
+import { DECAY_FORMS, isDecay } from '../../recall/decay.js';
+
+// ---- building blocks -------------------------------------------------------------------------------------------
+
+export const saveIdSchema = z.string().min(1).max(200).describe('The save (game, conversation, agent run), e.g. "run-1".');
+export const turnIdSchema = z.number().int().min(0).describe('A turn number: 0, 1, 2, ... in the order turns happen.');
+const chunkTypeSchema = z.string().min(1).max(64);
+const kSchema = z.number().int().min(1).max(1000);
+const countSchema = z.number().int().min(0);
+const tagsSchema = z.array(z.string().regex(/^\S+$/u, 'must be a tag without spaces').max(100)).max(100);
+const namesSchema = z.array(z.string().max(200)).max(100);
+const metadataSchema = z.record(z.string(), z.unknown());
+/** Any JSON value (a request body holds nothing else). */
+const jsonValueSchema = z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(z.unknown()), z.record(z.string(), z.unknown())]);
+
+/** A whole number in a query string or a path (`?limit=50`). */
+const wholeNumber = (minimum: number, maximum: number) => z.string().regex(/^\d{1,15}$/u, 'must be a whole number such as 10').transform(Number).pipe(z.number().int().min(minimum).max(maximum));
+/** `true` or `false` in a query string. */
+const queryBoolean = z.enum(['true', 'false']).transform((value) => value === 'true');
+/** A comma-separated list in a query string (`?tags=brackwater,brackwater_docks`); empty means []. */
+const queryList = z
+  .string()
+  .max(10_000)
+  .transform((text) => (text.trim() === '' ? [] : text.split(',').map((item) => item.trim()).filter((item) => item !== '')));
+
+const turnQuery = wholeNumber(0, Number.MAX_SAFE_INTEGER);
+
+// ---- path parameters ---------------------------------------------------------------------------------------------
+
+export const saveParams = z.strictObject({ saveId: saveIdSchema });
+export const turnParams = z.strictObject({ saveId: saveIdSchema, turnId: turnQuery.describe('The turn number.') });
+export const entryParams = z.strictObject({ entryId: z.string().min(1).max(200).describe('A lore entry id (UUID).') });
+
+// ---- narrative ---------------------------------------------------------------------------------------------------
+
+export const pageQuery = z.strictObject({
+  offset: wholeNumber(0, Number.MAX_SAFE_INTEGER).optional().describe('Items to skip (default 0).'),
+  limit: wholeNumber(1, 1000).optional().describe('Items per page (default 100, at most 1000).'),
+});
+
+export const chunkPageQuery = pageQuery.extend({
+  fromTurnId: turnQuery.optional().describe('Only turns >= this.'),
+  toTurnId: turnQuery.optional().describe('Only turns <= this.'),
+});
+
+export const chunkInputSchema = z.strictObject({
+  turnId: turnIdSchema,
+  text: z.string().min(1).max(100_000).describe('The text to remember; never empty.'),
+  chunkType: chunkTypeSchema.optional().describe('Default "narrative".'),
+  entryId: z.string().max(200).nullable().optional().describe('The id of the record this chunk stands for.'),
+  metadata: metadataSchema.optional().describe('Extra keys; the core keys always win.'),
+});
+
+export const addChunksBody = z.strictObject({
+  chunks: z.array(chunkInputSchema).min(1).max(1000).describe('One or more chunks of this save, written in one transaction.'),
+});
+
+export const updateTurnBody = z.strictObject({
+  text: z.string().min(1).max(100_000).describe("The turn's new text."),
+  chunkType: chunkTypeSchema.optional().describe('The chunk type replaced (default "narrative").'),
+});
+
+export const queryBody = z.strictObject({
+  query: z.string().max(10_000).describe('What to look for: the player message or a question.'),
+  k: kSchema.optional().describe('Hits to return (default 5).'),
+  maxTurnId: turnIdSchema.optional(),
+  currentTurnId: turnIdSchema.optional().describe('The present turn: nothing after it comes back.'),
+  chunkType: chunkTypeSchema.optional(),
+  excludeChunkType: chunkTypeSchema.optional().describe('Never this type. Without an admin token, lore chunks are always left out.'),
+  focusTerms: namesSchema.optional().describe('Here-and-now terms (location, characters on scene): a small boost.'),
+  focusBoost: z.number().min(0).optional(),
+  capPerSource: countSchema.optional(),
+  rrfK: z.number().min(0).optional(),
+  fusion: z.enum(['rrf', 'zscore']).optional(),
+  weights: z.strictObject({ lexical: z.number().min(0).optional(), semantic: z.number().min(0).optional() }).optional(),
+  rerank: z.boolean().optional(),
+  rerankTop: countSchema.optional(),
+});
+
+export const rewindBody = z.strictObject({ turnId: turnIdSchema.describe('Everything after this turn goes, every layer.') });
+
+export const forkBody = z.strictObject({
+  newSaveId: saveIdSchema.describe('The new save; it must hold nothing yet.'),
+  atTurn: turnIdSchema.describe('The copy holds exactly the state as of this turn.'),
+});
+
+// ---- living memory -----------------------------------------------------------------------------------------------
+
+export const recordTurnBody = z.strictObject({
+  turnId: turnIdSchema,
+  text: z.string().min(1).max(100_000).optional().describe("The narrative to distil (default: the turn's stored chunks, lore excepted)."),
+  knownEntities: namesSchema.optional(),
+  whenHint: z.string().max(200).optional(),
+});
+
+export const factsQuery = z.strictObject({
+  turnId: turnQuery.optional().describe('Only facts of this turn.'),
+  maxTurnId: turnQuery.optional(),
+  entity: z.string().min(1).max(200).optional().describe('Only facts naming this entity (case-insensitive, exact).'),
+  limit: wholeNumber(1, 1000).optional().describe('Default 100.'),
+});
+
+export const beliefsQuery = z.strictObject({
+  subject: z.string().max(200).optional().describe('Only beliefs about this subject ("" = the world).'),
+  maxTurnId: turnQuery.optional(),
+  nowTurn: turnQuery.optional().describe('Read trends at this turn.'),
+  includeDeleted: queryBoolean.optional(),
+  limit: wholeNumber(1, 1000).optional().describe('Default 100.'),
+});
+
+export const modelsQuery = z.strictObject({
+  subject: z.string().max(200).optional(),
+  maxTurnId: turnQuery.optional(),
+  limit: wholeNumber(1, 1000).optional().describe('Default 100.'),
+});
+
+export const missionsBody = z.strictObject({
+  universe: z.string().max(10_000).optional().describe('The world-wide default mission.'),
+  characters: z.record(z.string().min(1).max(200), z.string().max(10_000)).optional().describe('Per-character missions, replacing the current ones.'),
+});
+
+// ---- lore --------------------------------------------------------------------------------------------------------
+
+export const loreImportBody = z.strictObject({
+  entries: z.array(entryInputSchema).min(1).max(100_000).describe('The whole book: entries gone from this list are removed.'),
+  dryRun: z.boolean().optional().describe('Report what would change; write and embed nothing.'),
+});
+
+export const loreSearchBody = z.strictObject({
+  query: z.string().max(10_000),
+  tags: tagsSchema.optional().describe("The character's lore tags ([] = continental only). Required unless the token is an admin's."),
+  ignoreScope: z.boolean().optional().describe('Search every entry whatever its scope (admin tokens only).'),
+  k: kSchema.optional(),
+  focusTerms: namesSchema.optional(),
+});
+
+export const loreEntriesQuery = z.strictObject({
+  tags: queryList.optional().describe("Comma-separated lore tags of a character; required unless the token is an admin's. Empty = continental only."),
+  source: z.string().min(1).max(200).optional(),
+});
+
+export const loreEntryQuery = z.strictObject({
+  tags: queryList.optional().describe("The character's lore tags; required unless the token is an admin's."),
+});
+
+export const loreWipeBody = z.strictObject({ confirm: z.literal(true).describe('Must be true: every entry goes.') });
+
+// ---- remember / recall ------------------------------------------------------------------------------------------
+
+export const rememberBody = z.strictObject({
+  scope: z.string().min(1).max(200).describe('The scope (a memory declaration name); a limited token needs it in its list.'),
+  key: z.string().min(1).max(1000),
+  value: jsonValueSchema.describe('Any JSON value; it comes back exactly.'),
+  metadata: metadataSchema.optional(),
+  decay: z.string().refine(isDecay, `must be ${DECAY_FORMS}`).optional().describe('Forget it after this long: "30s", "15m", "1h", "7d" or "none" (the default).'),
+});
+
+export const recallBody = z.strictObject({
+  query: z.string().max(10_000),
+  scope: z.string().min(1).max(200).optional().describe('Only this scope (required for a limited token).'),
+  k: kSchema.optional(),
+  exact: z.boolean().optional().describe("The seed's substring scoring instead of the hybrid search."),
+});
+
+export const forgetBody = z.strictObject({
+  scope: z.string().min(1).max(200).optional().describe('Only this scope; without it every scope is cleared (unlimited tokens only).'),
+});
+
+// ---- context -----------------------------------------------------------------------------------------------------
+
+const sectionNames = ['mental_model', 'beliefs', 'facts', 'memories', 'lore_context'] as const;
+
+export const contextBody = z.strictObject({
+  character: z.string().min(1).max(200).describe('The character whose prompt this is.'),
+  message: z.string().max(10_000).describe("The player's message."),
+  tags: tagsSchema.describe("The character's lore tags ([] = continental only): lore it may not know never comes back."),
+  currentTurnId: turnIdSchema.optional(),
+  budget: z.number().int().min(1).max(200_000).optional().describe('Tokens for every section together (default 1200).'),
+  subjects: namesSchema.optional().describe('Other subjects whose models and beliefs follow the character\'s (default [""]: the world).'),
+  focusTerms: namesSchema.optional(),
+  limits: z.strictObject({ beliefs: countSchema.max(1000).optional(), facts: countSchema.max(1000).optional(), memories: countSchema.max(1000).optional(), lore: countSchema.max(1000).optional() }).optional(),
+  shares: z.strictObject(Object.fromEntries(sectionNames.map((name) => [name, z.number().min(0).optional()])) as Record<(typeof sectionNames)[number], z.ZodOptional<z.ZodNumber>>).optional().describe('First-pass shares of the budget (relative weights).'),
+  template: z.string().max(100_000).optional().describe('A template with {placeholders}; {{ and }} are literal braces.'),
+  variables: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/u), z.string().max(100_000)).optional(),
+  sourceTags: z.boolean().optional(),
+});
+
+/** The body of a request with no parameters (an empty object or no body at all). */
+export const emptyBody = z.strictObject({});
