@@ -19,6 +19,12 @@ export default tseslint.config(
     },
   },
   {
+    files: ['web/**/*.js'],
+    languageOptions: {
+      globals: Object.fromEntries(['window', 'document', 'location', 'sessionStorage', 'fetch', 'URLSearchParams', 'HashChangeEvent', 'Node', 'console'].map((name) => [name, 'readonly'])),
+    },
+  },
+  {
     files: ['bin/**/*.js', 'eslint.config.js'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
   },

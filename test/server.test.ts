@@ -84,7 +84,7 @@ describe('HTTP API: narrative', () => {
     expect(all.total).toBeGreaterThanOrEqual(2);
     expect(all.saves).toEqual([
       expect.objectContaining({ saveId: 'other', chunks: 1 }),
-      expect.objectContaining({ saveId: SAVE, chunks: 13, minTurnId: 0, maxTurnId: 12, facts: 4, beliefs: 3, models: 1, jobs: { pending: 0, running: 0, done: 0, failed: 0 } }),
+      expect.objectContaining({ saveId: SAVE, chunks: 13, turns: 13, minTurnId: 0, maxTurnId: 12, facts: 4, beliefs: 3, models: 1, jobs: { pending: 0, running: 0, done: 0, failed: 0 } }),
     ]);
     expect(await api.ok('listSaves', '/v1/saves?limit=1')).toMatchObject({ saves: [{ saveId: 'other' }], nextOffset: 1 });
     expect(await api.ok('listSaves', '/v1/saves', { token: LIMITED })).toMatchObject({ total: 1, saves: [{ saveId: SAVE }] });

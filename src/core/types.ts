@@ -109,6 +109,8 @@ export interface Hit extends Chunk {
 export interface SaveSummary {
   saveId: string;
   chunks: number;
+  /** How many distinct turns hold chunks. */
+  turns: number;
   minTurnId: number | null;
   maxTurnId: number | null;
   version: number;

@@ -13,6 +13,7 @@ import type { Mnemo } from '../open-memory.js';
 import { LOCAL_OWNER, requireSave } from './access.js';
 import type { Principal } from './access.js';
 import { httpStatus } from './http-status.js';
+import { serveInspector } from './inspector.js';
 import { requireLoopbackRequest } from './loopback.js';
 import { mcpHttpHandler } from './mcp/mcp-http.js';
 import { buildOpenApiDocument } from './openapi.js';
@@ -38,6 +39,8 @@ export interface ApiOptions {
   api?: boolean;
   /** Serve the MCP server at /mcp over streamable HTTP (default true). */
   mcp?: boolean;
+  /** Serve the inspector page at /inspector/ (default true; its files need no token, its data comes from /v1). */
+  inspector?: boolean;
   /** The version in /openapi.json. */
   version?: string;
 }
@@ -109,7 +112,7 @@ function register(app: Hono<Env>, route: Route, memory: Mnemo): void {
 }
 
 /**
- * Builds the HTTP API: `/health` and `/openapi.json` are public; `/v1/...` and `/mcp` need a bearer token (or
+ * Builds the HTTP API: `/health`, `/openapi.json` and the inspector's static files (`/inspector/`) are public; `/v1/...` and `/mcp` need a bearer token (or
  * `insecure-local`). Bodies over the limit get 413, malformed JSON 400 MALFORMED_JSON, invalid input 400
  * INVALID_INPUT listing every problem; other errors map by code and category (USER 400/401/403/404/409,
  * SYSTEM 500, THIRD_PARTY 502). No answer carries a stack trace. See docs/serving.md.
@@ -147,6 +150,7 @@ export function createApi(options: ApiOptions): Hono<Env> {
 
   app.get('/health', (c) => c.json({ ok: true }));
   app.get('/openapi.json', (c) => c.json(document));
+  if (options.inspector !== false && options.api !== false) serveInspector(app);
 
   const authenticate = async (c: Context<Env>, next: Next) => {
     if (auth === 'insecure-local') {

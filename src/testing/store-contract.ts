@@ -135,7 +135,7 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
     it('lists saves with their counts and turn range', async () => {
       await memory.addMany([{ saveId: 'x', turnId: 2, text: 'one' }, { saveId: 'x', turnId: 7, text: 'two' }]);
       const saves = await store.listSaves();
-      expect(saves.find((save) => save.saveId === 'x')).toMatchObject({ chunks: 2, minTurnId: 2, maxTurnId: 7 });
+      expect(saves.find((save) => save.saveId === 'x')).toMatchObject({ chunks: 2, turns: 2, minTurnId: 2, maxTurnId: 7 });
     });
 
     it('lists chunks and turns in order, a page at a time, leaving out a type when asked', async () => {

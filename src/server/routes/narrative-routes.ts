@@ -17,7 +17,7 @@ async function saveOverview(memory: Mnemo, saveId: string, summaries?: Awaited<R
   if (living === undefined) return null;
   const empty = summary === undefined && living.facts + living.beliefs + living.models + Object.values(living.jobs).reduce((sum, count) => sum + count, 0) === 0;
   if (empty) return null;
-  return { ...living, chunks: summary?.chunks ?? 0, minTurnId: summary?.minTurnId ?? null, maxTurnId: summary?.maxTurnId ?? null, version: summary?.version ?? 0 };
+  return { ...living, chunks: summary?.chunks ?? 0, turns: summary?.turns ?? 0, minTurnId: summary?.minTurnId ?? null, maxTurnId: summary?.maxTurnId ?? null, version: summary?.version ?? 0 };
 }
 
 const idsSchema = z.object({ ids: z.array(z.string()).describe('The UUIDs of the chunks written, in order.') });

@@ -92,6 +92,7 @@ export const livingStatusSchema = z.object({
 export const saveOverviewSchema = z.object({
   saveId: z.string(),
   chunks: z.number(),
+  turns: z.number().describe('How many distinct turns hold chunks.'),
   minTurnId: nullableNumber,
   maxTurnId: nullableNumber,
   version: z.number(),

@@ -211,7 +211,7 @@ export class InMemoryStore implements Store {
         minTurnId = minTurnId === null ? turnId : Math.min(minTurnId, turnId);
         maxTurnId = maxTurnId === null ? turnId : Math.max(maxTurnId, turnId);
       }
-      return { saveId, version: this.versions.get(saveId) ?? 0, chunks: chunks.length, minTurnId, maxTurnId };
+      return { saveId, version: this.versions.get(saveId) ?? 0, chunks: chunks.length, turns: new Set(chunks.map((chunk) => chunk.turnId)).size, minTurnId, maxTurnId };
     });
   }
 

@@ -461,8 +461,8 @@ export class PostgresStore implements Store {
 
   async listSaves(): Promise<SaveSummary[]> {
     this.ensureOpen();
-    const result = await this.sql.query<{ save_id: string; version: string | number; chunks: string | number; min_turn: string | number | null; max_turn: string | number | null }>(
-      `SELECT s.save_id, s.version, COUNT(c.seq) AS chunks, MIN(c.turn_id) AS min_turn, MAX(c.turn_id) AS max_turn
+    const result = await this.sql.query<{ save_id: string; version: string | number; chunks: string | number; turns: string | number; min_turn: string | number | null; max_turn: string | number | null }>(
+      `SELECT s.save_id, s.version, COUNT(c.seq) AS chunks, COUNT(DISTINCT c.turn_id) AS turns, MIN(c.turn_id) AS min_turn, MAX(c.turn_id) AS max_turn
        FROM ${this.tables.saves} s LEFT JOIN ${this.tables.chunks} c ON c.save_id = s.save_id
        GROUP BY s.save_id, s.version ORDER BY s.save_id COLLATE "C"`,
     );
@@ -470,6 +470,7 @@ export class PostgresStore implements Store {
       saveId: row.save_id,
       version: Number(row.version),
       chunks: Number(row.chunks),
+      turns: Number(row.turns),
       minTurnId: row.min_turn === null ? null : Number(row.min_turn),
       maxTurnId: row.max_turn === null ? null : Number(row.max_turn),
     }));

@@ -269,7 +269,7 @@ export class SqliteStore implements Store {
     this.ensureOpen();
     const rows = this.db
       .prepare(
-        `SELECT s.save_id AS saveId, s.version AS version, COUNT(c.seq) AS chunks, MIN(c.turn_id) AS minTurnId, MAX(c.turn_id) AS maxTurnId
+        `SELECT s.save_id AS saveId, s.version AS version, COUNT(c.seq) AS chunks, COUNT(DISTINCT c.turn_id) AS turns, MIN(c.turn_id) AS minTurnId, MAX(c.turn_id) AS maxTurnId
          FROM saves s LEFT JOIN chunks c ON c.save_id = s.save_id GROUP BY s.save_id ORDER BY s.save_id`,
       )
       .all() as SaveSummary[];
