@@ -4,8 +4,9 @@ import type { IndexRow } from '../seams/store.js';
 import { Bm25Index } from './bm25.js';
 import type { Bm25Parameters } from './bm25.js';
 import { grow } from './grow.js';
+import { QuantizedVectors } from './quantized-vectors.js';
 import { tokenize } from './tokenize.js';
-import { VectorIndex } from './vector-index.js';
+import { dotProduct, VectorIndex } from './vector-index.js';
 
 /** Turns text into index terms. The default is `tokenize`. */
 export type Analyzer = (text: string) => string[];
@@ -77,8 +78,13 @@ export class CorpusIndex {
   private removedCount = 0;
   /** Vectors refused because their length differed from the index's. */
   mismatchedVectors = 0;
-  /** What the semantic arm searches: the chunks' own vectors, or their vectors mixed with their neighbours'. */
-  private readonly contextVectors: VectorIndex | null;
+  /**
+   * With neighbour context, what the semantic arm scans: each chunk's context vector as int8, made on the first
+   * semantic search and kept in step after. The exact context vector is recomputed from the own vectors when a
+   * score is needed, so it is never kept as float32.
+   */
+  private contextVectors: QuantizedVectors | null = null;
+  private contextBuffer = new Float32Array(0);
   private readonly neighbourWeight: number;
   private previousLink = new Int32Array(64).fill(-1);
   private nextLink = new Int32Array(64).fill(-1);
@@ -89,12 +95,24 @@ export class CorpusIndex {
     this.analyzer = options.analyzer ?? tokenize;
     this.bm25 = new Bm25Index(options.bm25);
     this.neighbourWeight = options.neighbourWeight ?? 0;
-    this.contextVectors = this.neighbourWeight > 0 ? new VectorIndex() : null;
   }
 
-  /** The index the semantic arm searches. */
-  get semanticVectors(): VectorIndex {
-    return this.contextVectors ?? this.vectors;
+  /**
+   * The vector the semantic arm compares with a query for `slot` (its own vector, or its neighbour-context
+   * vector), or null. The result is a scratch buffer, valid until the next call: copy it to keep it.
+   */
+  semanticVectorOf(slot: number): Float32Array | null {
+    return this.neighbourWeight > 0 ? this.computeContext(slot) : this.vectors.vectorOf(slot);
+  }
+
+  /** The semantic arm's exact score of one slot (cosine with its own or its context vector), or null without a vector. */
+  semanticScoreOf(query: Float32Array, slot: number): number | null {
+    if (this.neighbourWeight <= 0) return this.vectors.scoreOf(query, slot);
+    const vector = this.computeContext(slot);
+    if (vector === null || vector.length !== query.length) return null;
+    let dot = 0;
+    for (let index = 0; index < vector.length; index++) dot += (vector[index] as number) * (query[index] as number);
+    return dot;
   }
 
   /** Live documents. */
@@ -119,7 +137,7 @@ export class CorpusIndex {
       this.typeIds[slot] = this.typeId(row.chunkType);
       this.setLabels(slot, row.labels ?? []);
       if (!this.vectors.set(slot, row.embedding)) this.mismatchedVectors++;
-      if (this.contextVectors !== null && this.vectors.has(slot)) {
+      if (this.neighbourWeight > 0 && this.vectors.has(slot)) {
         this.previousLink = grow(this.previousLink, slot + 1);
         this.nextLink = grow(this.nextLink, slot + 1);
         const previous = this.tail;
@@ -167,15 +185,16 @@ export class CorpusIndex {
     return [previous, next].filter((other) => other >= 0);
   }
 
-  private refreshContext(slot: number): void {
-    const context = this.contextVectors;
+  /**
+   * The context vector of a live slot with a vector, normalise(own + w * (previous + next)), computed in float32
+   * into a scratch buffer (valid until the next call); null otherwise.
+   */
+  private computeContext(slot: number): Float32Array | null {
     const own = this.vectors.vectorOf(slot);
-    if (context === null) return;
-    if (own === null || !this.bm25.isAlive(slot)) {
-      context.set(slot, null);
-      return;
-    }
-    const mixed = new Float32Array(own);
+    if (own === null || !this.bm25.isAlive(slot)) return null;
+    if (this.contextBuffer.length !== own.length) this.contextBuffer = new Float32Array(own.length);
+    const mixed = this.contextBuffer;
+    mixed.set(own);
     for (const direction of [-1, 1] as const) {
       const other = this.neighbour(slot, direction);
       const vector = other === null ? null : this.vectors.vectorOf(other);
@@ -185,7 +204,11 @@ export class CorpusIndex {
     for (const value of mixed) norm += value * value;
     norm = Math.sqrt(norm);
     if (norm > 0) for (let index = 0; index < mixed.length; index++) mixed[index] = (mixed[index] as number) / norm;
-    context.set(slot, mixed);
+    return mixed;
+  }
+
+  private refreshContext(slot: number): void {
+    this.contextVectors?.set(slot, this.computeContext(slot));
   }
 
   private typeId(chunkType: string): number {
@@ -203,10 +226,10 @@ export class CorpusIndex {
     const refresh = new Set<number>();
     for (let slot = 0; slot < this.ids.length; slot++) {
       if (!this.bm25.isAlive(slot) || !predicate(this.turnIds[slot] as number, this.typeIds[slot] as number)) continue;
-      if (this.contextVectors !== null) {
+      if (this.neighbourWeight > 0) {
         for (const other of this.unlink(slot)) refresh.add(other);
         refresh.delete(slot);
-        this.contextVectors.remove(slot);
+        this.contextVectors?.remove(slot);
       }
       this.bm25.remove(slot);
       this.vectors.remove(slot);
@@ -295,9 +318,15 @@ export class CorpusIndex {
     return { terms: [...weights.keys()], weights };
   }
 
-  /** The semantic arm: exact cosine similarity (with neighbour context when configured), filtered before ranking. */
+  /**
+   * The semantic arm: exact cosine similarity (with neighbour context when configured), filtered before ranking.
+   * Context vectors are scanned as int8; the rows that can rank get their exact score from a recomputed context.
+   */
   semantic(queryVector: Float32Array, limit: number, accept?: SlotFilter): { slot: number; score: number }[] {
-    return this.semanticVectors.search(queryVector, limit, accept);
+    if (this.neighbourWeight <= 0) return this.vectors.search(queryVector, limit, accept);
+    const contexts = (this.contextVectors ??= QuantizedVectors.build(this.bm25.slots, (slot) => this.computeContext(slot)));
+    const dims = queryVector.length;
+    return contexts.search(queryVector, limit, (slot) => dotProduct(this.computeContext(slot) as Float32Array, 0, queryVector, dims), accept);
   }
 
   /** The slot holding a chunk id, or undefined. */

@@ -143,7 +143,7 @@ function zScoreFusion(
     const known = new Map(arm.results.map(({ slot, score }) => [slot, score]));
     const weight = arm.kind === 'lexical' ? (weights.lexical ?? 1) : (weights.semantic ?? 1);
     const exact = (slot: number) =>
-      arm.kind === 'lexical' ? index.bm25.scoreOf(queryTerms, slot, termWeights) : queryVector === null ? mean : (index.semanticVectors.scoreOf(queryVector, slot) ?? mean);
+      arm.kind === 'lexical' ? index.bm25.scoreOf(queryTerms, slot, termWeights) : queryVector === null ? mean : (index.semanticScoreOf(queryVector, slot) ?? mean);
     return (slot: number) => (weight * ((known.get(slot) ?? exact(slot)) - mean)) / deviation;
   });
   const fused: [number, number][] = [...order.keys()].map((slot) => [slot, scorers.reduce((sum, scorer) => sum + scorer(slot), 0)]);

@@ -1,10 +1,32 @@
 // The semantic arm's index: unit vectors in one flat Float32Array, searched exactly by dot product.
 import { grow } from './grow.js';
-import { TopK } from './top-k.js';
+import { QuantizedVectors } from './quantized-vectors.js';
+
+/**
+ * The dot product of `dims` values of `data` from `base` with `query`, summed in four lanes: the arithmetic every
+ * ranked semantic score uses, so a score is the same number whichever path computed it.
+ */
+export function dotProduct(data: Float32Array, base: number, query: Float32Array, dims: number): number {
+  let dot0 = 0;
+  let dot1 = 0;
+  let dot2 = 0;
+  let dot3 = 0;
+  let index = 0;
+  for (; index + 3 < dims; index += 4) {
+    dot0 += (data[base + index] as number) * (query[index] as number);
+    dot1 += (data[base + index + 1] as number) * (query[index + 1] as number);
+    dot2 += (data[base + index + 2] as number) * (query[index + 2] as number);
+    dot3 += (data[base + index + 3] as number) * (query[index + 3] as number);
+  }
+  for (; index < dims; index++) dot0 += (data[base + index] as number) * (query[index] as number);
+  return dot0 + dot1 + dot2 + dot3;
+}
 
 /**
  * An exact nearest-neighbour index over unit vectors (dot product = cosine similarity). Slots without a
- * vector are skipped. Exact search never misses a filtered result, which an approximate index can.
+ * vector are skipped. Exact search never misses a filtered result, which an approximate index can. The first
+ * search makes an int8 copy (QuantizedVectors) that every search scans; the float32 vectors give the exact
+ * scores of the few rows that can rank, so results equal a full float32 scan.
  *
  * @example
  * ```ts
@@ -18,6 +40,7 @@ export class VectorIndex {
   private present = new Uint8Array(0);
   private slotCount = 0;
   private dims: number | null = null;
+  private quantized: QuantizedVectors | null = null;
 
   /** The vector length, fixed by the first vector stored (null while empty). */
   get dimensions(): number | null {
@@ -30,6 +53,7 @@ export class VectorIndex {
     this.present = grow(this.present, this.slotCount);
     if (vector === null) {
       this.present[slot] = 0;
+      this.quantized?.set(slot, null);
       return true;
     }
     if (this.dims === null) this.dims = vector.length;
@@ -37,12 +61,14 @@ export class VectorIndex {
     this.data = grow(this.data, this.slotCount * this.dims);
     this.data.set(vector, slot * this.dims);
     this.present[slot] = 1;
+    this.quantized?.set(slot, vector);
     return true;
   }
 
   /** Forgets a slot's vector. */
   remove(slot: number): void {
     if (slot < this.slotCount) this.present[slot] = 0;
+    this.quantized?.remove(slot);
   }
 
   /** True when the slot has a vector. */
@@ -69,27 +95,8 @@ export class VectorIndex {
   search(query: Float32Array, limit: number, accept?: (slot: number) => boolean): { slot: number; score: number }[] {
     const dims = this.dims;
     if (dims === null || query.length !== dims || limit <= 0) return [];
-    const top = new TopK(limit);
+    this.quantized ??= QuantizedVectors.build(this.slotCount, (slot) => this.vectorOf(slot));
     const data = this.data;
-    const present = this.present;
-    for (let slot = 0; slot < this.slotCount; slot++) {
-      if (present[slot] !== 1 || (accept !== undefined && !accept(slot))) continue;
-      const base = slot * dims;
-      let dot0 = 0;
-      let dot1 = 0;
-      let dot2 = 0;
-      let dot3 = 0;
-      let index = 0;
-      for (; index + 3 < dims; index += 4) {
-        dot0 += (data[base + index] as number) * (query[index] as number);
-        dot1 += (data[base + index + 1] as number) * (query[index + 1] as number);
-        dot2 += (data[base + index + 2] as number) * (query[index + 2] as number);
-        dot3 += (data[base + index + 3] as number) * (query[index + 3] as number);
-      }
-      for (; index < dims; index++) dot0 += (data[base + index] as number) * (query[index] as number);
-      const dot = dot0 + dot1 + dot2 + dot3;
-      if (dot > top.threshold) top.push(slot, dot);
-    }
-    return top.sorted();
+    return this.quantized.search(query, limit, (slot) => dotProduct(data, slot * dims, query, dims), accept);
   }
 }
