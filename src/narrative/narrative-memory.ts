@@ -13,7 +13,7 @@ import type { Analyzer } from '../retrieval/corpus-index.js';
 import { createAnalyzer } from '../retrieval/analyzer.js';
 import { DEFAULT_FEEDBACK, DEFAULT_FUSION, DEFAULT_NEIGHBOUR_WEIGHT } from '../retrieval/retrieval-defaults.js';
 import { FOCUS_BOOST, FOCUS_BOOST_ZSCORE } from '../retrieval/focus-boost.js';
-import { hybridSearch } from '../retrieval/hybrid-search.js';
+import { armsToRun, hybridSearch } from '../retrieval/hybrid-search.js';
 import { IndexCache } from '../retrieval/index-cache.js';
 import { tokenize } from '../retrieval/tokenize.js';
 import type { Embedder } from '../seams/embedder.js';
@@ -198,7 +198,7 @@ export class NarrativeMemory {
 
     const index = await this.cache.get(saveId);
     if (index.size === 0) return [];
-    const queryVector = await this.embedQuery(queryText, index.vectors.dimensions);
+    const queryVector = armsToRun({ fusion, weights }).semantic ? await this.embedQuery(queryText, index.vectors.dimensions) : null;
     const ranked = await hybridSearch({
       index,
       queryText,

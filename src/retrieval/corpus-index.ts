@@ -312,10 +312,17 @@ export class CorpusIndex {
     const weights = new Map<string, number>(queryTerms.map((term) => [term, 1]));
     if (queryTerms.length === 0 || feedback.documents <= 0 || feedback.terms <= 0 || feedback.weight <= 0) return { terms: [...weights.keys()], weights };
     const top = this.bm25.search(queryTerms, feedback.documents, accept).map(({ slot }) => slot);
-    const expansion = this.bm25.feedbackTerms(top, new Set(queryTerms), feedback.terms);
-    const best = expansion[0]?.score ?? 0;
-    for (const { term, score } of expansion) if (best > 0) weights.set(term, feedback.weight * (score / best));
+    for (const [term, weight] of this.bm25.expansionWeights(top, new Set(queryTerms), feedback)) weights.set(term, weight);
     return { terms: [...weights.keys()], weights };
+  }
+
+  /**
+   * The lexical arm with pseudo-relevance feedback, as `lexical(expandQuery(...))` gives it, scoring the query's
+   * own terms once. Returns the ranked slots and the expanded query (terms and weights).
+   */
+  lexicalWithFeedback(queryTerms: readonly string[], limit: number, feedback: QueryFeedback, accept?: SlotFilter): { results: { slot: number; score: number }[]; terms: string[]; weights: Map<string, number> } {
+    const { results, weights } = this.bm25.searchWithFeedback(queryTerms, limit, feedback, accept);
+    return { results, terms: [...weights.keys()], weights };
   }
 
   /**

@@ -22,7 +22,7 @@ export interface HybridSearchInput {
   fusion?: FusionMode;
   /** Pseudo-relevance feedback for the lexical arm (off when absent). */
   feedback?: QueryFeedback;
-  /** Arm weights for `zscore` fusion (default lexical 1, semantic 1). */
+  /** Arm weights for `zscore` fusion (default lexical 1, semantic 1); an arm weighted 0 is not run at all. */
   weights?: { lexical?: number; semantic?: number };
   focusTerms?: readonly string[];
   focusBoost?: number;
@@ -60,11 +60,16 @@ function armRanks(index: CorpusIndex, results: { slot: number; score: number }[]
 export async function hybridSearch(input: HybridSearchInput): Promise<RankedId[]> {
   const { index, k } = input;
   const armLimit = input.capPerSource > 0 ? input.capPerSource : index.bm25.slots;
+  const { lexical: runLexical, semantic: runSemantic } = armsToRun(input);
   const analyzed = index.analyze(input.queryText);
-  const expanded = input.feedback === undefined ? { terms: analyzed, weights: undefined } : index.expandQuery(analyzed, input.feedback, input.accept);
+  const expanded = !runLexical
+    ? { terms: analyzed, weights: undefined, results: [] }
+    : input.feedback === undefined
+      ? { terms: analyzed, weights: undefined, results: index.lexical(analyzed, armLimit, input.accept) }
+      : index.lexicalWithFeedback(analyzed, armLimit, input.feedback, input.accept);
   const queryTerms = expanded.terms;
-  const lexical = index.lexical(queryTerms, armLimit, input.accept, expanded.weights);
-  const semantic = input.queryVector === null ? [] : index.semantic(input.queryVector, armLimit, input.accept);
+  const lexical = expanded.results;
+  const semantic = input.queryVector === null || !runSemantic ? [] : index.semantic(input.queryVector, armLimit, input.accept);
   const lexicalRanks = armRanks(index, lexical);
   const semanticRanks = armRanks(index, semantic);
   const lists = [lexical, semantic].filter((list) => list.length > 0).map((list) => capPerSource(list.map(({ slot }) => index.idOf(slot)), input.capPerSource));
@@ -100,6 +105,22 @@ export async function hybridSearch(input: HybridSearchInput): Promise<RankedId[]
 
   if (reranker !== null && ranked.length > 0) ranked = await rerankHead(ranked, rerankTop, input.queryText, reranker, texts);
   return ranked.slice(0, k);
+}
+
+/**
+ * Which arms a search runs: with z-score fusion, an arm weighted 0 adds nothing to any score, so it is skipped
+ * (unless both are 0). RRF ignores weights.
+ *
+ * @example
+ * ```ts
+ * armsToRun({ fusion: 'zscore', weights: { semantic: 0 } }); // { lexical: true, semantic: false }
+ * ```
+ */
+export function armsToRun(input: { fusion?: FusionMode; weights?: { lexical?: number; semantic?: number } }): { lexical: boolean; semantic: boolean } {
+  if (input.fusion !== 'zscore') return { lexical: true, semantic: true };
+  const lexical = (input.weights?.lexical ?? 1) !== 0;
+  const semantic = (input.weights?.semantic ?? 1) !== 0;
+  return lexical || semantic ? { lexical, semantic } : { lexical: true, semantic: true };
 }
 
 async function rerankHead(ranked: RankedId[], top: number, query: string, reranker: Reranker, texts: Map<string, string>): Promise<RankedId[]> {

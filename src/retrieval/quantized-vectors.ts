@@ -191,16 +191,19 @@ export class QuantizedVectors {
     this.candidates = grow(this.candidates, rows);
     const candidates = this.candidates;
     let count = 0;
+    let floor = -Infinity;
     for (let slot = 0; slot < rows; slot++) {
       if (present[slot] !== 1) continue;
       const approximate = base + (scales[slot] as number) * step * (dots[slot] as number);
       const error = (errorNorms[slot] as number) * queryNorm + (quantizedNorms[slot] as number) * queryError + slack;
-      if (approximate + error < lowerBounds.threshold) continue;
+      if (approximate + error < floor) continue;
       if (accept !== undefined && !accept(slot)) continue;
       candidates[count++] = slot;
-      if (approximate - error > lowerBounds.threshold) lowerBounds.push(slot, approximate - error);
+      if (approximate - error > floor) {
+        lowerBounds.push(slot, approximate - error);
+        floor = lowerBounds.threshold;
+      }
     }
-    const floor = lowerBounds.threshold;
     const top = new TopK(limit);
     for (let index = 0; index < count; index++) {
       const slot = candidates[index] as number;
