@@ -46,6 +46,9 @@ export class Bm25Index {
   private totalLength = 0;
   private scratch = new Float64Array(64);
   private touched = new Int32Array(64);
+  private seenIn = new Int32Array(64);
+  private countScratch = new Int32Array(64);
+  private uniqueScratch = new Int32Array(64);
   private touchedCount = 0;
   /** Per-slot length normalisation k1·(1 - b + b·length / average), valid for `normsKey`. */
   private norms = new Float64Array(0);
@@ -92,7 +95,9 @@ export class Bm25Index {
     const slot = this.slotCount++;
     this.lengths = grow(this.lengths, this.slotCount);
     this.alive = grow(this.alive, this.slotCount);
-    const counts = new Map<number, number>();
+    // Count the document's terms without allocating: seenIn[id] = slot + 1 marks a term met in this document.
+    this.uniqueScratch = grow(this.uniqueScratch, tokens.length);
+    let unique = 0;
     for (const token of tokens) {
       let id = this.termIds.get(token);
       if (id === undefined) {
@@ -101,18 +106,29 @@ export class Bm25Index {
         this.termNames.push(token);
         this.postings.push({ slots: new Int32Array(4), frequencies: new Uint16Array(4), length: 0 });
         this.documentFrequency = grow(this.documentFrequency, id + 1);
+        this.seenIn = grow(this.seenIn, id + 1);
+        this.countScratch = grow(this.countScratch, id + 1);
       }
-      counts.set(id, (counts.get(id) ?? 0) + 1);
+      if (this.seenIn[id] !== slot + 1) {
+        this.seenIn[id] = slot + 1;
+        this.countScratch[id] = 1;
+        this.uniqueScratch[unique++] = id;
+      } else {
+        this.countScratch[id] = (this.countScratch[id] as number) + 1;
+      }
     }
     let position = this.termsStart[slot] as number;
-    this.termsFlat = grow(this.termsFlat, position + counts.size);
+    this.termsFlat = grow(this.termsFlat, position + unique);
     this.termsStart = grow(this.termsStart, slot + 2);
-    for (const [id, count] of counts) {
+    for (let index = 0; index < unique; index++) {
+      const id = this.uniqueScratch[index] as number;
       const list = this.postings[id] as Postings;
-      list.slots = grow(list.slots, list.length + 1);
-      list.frequencies = grow(list.frequencies, list.length + 1);
+      if (list.length === list.slots.length) {
+        list.slots = grow(list.slots, list.length + 1);
+        list.frequencies = grow(list.frequencies, list.length + 1);
+      }
       list.slots[list.length] = slot;
-      list.frequencies[list.length] = Math.min(count, 65535);
+      list.frequencies[list.length] = Math.min(this.countScratch[id] as number, 65535);
       list.length++;
       this.documentFrequency[id] = (this.documentFrequency[id] as number) + 1;
       this.termsFlat[position++] = id;

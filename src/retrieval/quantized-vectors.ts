@@ -40,6 +40,7 @@ export class QuantizedVectors {
   private present = new Uint8Array(0);
   private candidates = new Int32Array(0);
   private readonly residual: Float64Array;
+  private bytes = new Int8Array(0);
 
   /** An empty set of rows stored relative to `centre` (none: the origin). */
   constructor(centre: ArrayLike<number> | null = null) {
@@ -48,10 +49,15 @@ export class QuantizedVectors {
   }
 
   /**
-   * Quantizes rows 0..count-1 (null: no vector) around their mean. `vectorOf` may return a scratch buffer; it
-   * is called twice per row (once for the mean).
+   * Quantizes rows 0..count-1 (null: no vector) around `centre`, by default their mean. `vectorOf` may return a
+   * scratch buffer; without a centre it is called twice per row (once for the mean).
    */
-  static build(count: number, vectorOf: (slot: number) => Float32Array | null): QuantizedVectors {
+  static build(count: number, vectorOf: (slot: number) => Float32Array | null, centre?: ArrayLike<number> | null): QuantizedVectors {
+    if (centre !== undefined) {
+      const vectors = new QuantizedVectors(centre);
+      for (let slot = 0; slot < count; slot++) vectors.set(slot, vectorOf(slot));
+      return vectors;
+    }
     let mean: Float64Array | null = null;
     let rows = 0;
     for (let slot = 0; slot < count; slot++) {
@@ -121,12 +127,14 @@ export class QuantizedVectors {
       largest = Math.max(largest, Math.abs(value));
     }
     const scale = largest / INT8_MAX;
-    const row = new Int8Array(this.kernel.memory.buffer, slot * this.stride, this.stride);
+    if (this.bytes.buffer !== this.kernel.memory.buffer) this.bytes = new Int8Array(this.kernel.memory.buffer);
+    const bytes = this.bytes;
+    const base = slot * this.stride;
     let lost = 0;
     let kept = 0;
     for (let index = 0; index < vector.length; index++) {
       const level = scale === 0 ? 0 : Math.round((residual[index] as number) / scale);
-      row[index] = level;
+      bytes[base + index] = level;
       lost += ((residual[index] as number) - scale * level) ** 2;
       kept += (scale * level) ** 2;
     }

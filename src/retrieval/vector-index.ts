@@ -82,6 +82,22 @@ export class VectorIndex {
     return this.data.subarray(slot * this.dims, (slot + 1) * this.dims);
   }
 
+  /** The mean of the stored vectors (null while empty). */
+  mean(): Float64Array | null {
+    const dims = this.dims;
+    if (dims === null) return null;
+    const sum = new Float64Array(dims);
+    let count = 0;
+    for (let slot = 0; slot < this.slotCount; slot++) {
+      if (this.present[slot] !== 1) continue;
+      const base = slot * dims;
+      for (let index = 0; index < dims; index++) sum[index] = (sum[index] as number) + (this.data[base + index] as number);
+      count++;
+    }
+    for (let index = 0; index < dims; index++) sum[index] = (sum[index] as number) / Math.max(1, count);
+    return sum;
+  }
+
   /** The similarity of one slot to `query` (null when the slot has no vector). */
   scoreOf(query: Float32Array, slot: number): number | null {
     const vector = this.vectorOf(slot);
