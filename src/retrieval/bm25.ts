@@ -1,5 +1,6 @@
 // The lexical arm: an incremental Okapi BM25 index whose statistics are those of its own corpus (one save).
 import { grow } from './grow.js';
+import type { ScoreStatistics } from './score-statistics.js';
 import { TopK } from './top-k.js';
 import { tokenize } from './tokenize.js';
 
@@ -162,10 +163,16 @@ export class Bm25Index {
    * Scores the live documents against deduplicated query tokens and returns the best `limit` with a score
    * above zero, best first (ties: lower slot first). `accept` filters slots before ranking.
    */
-  search(queryTokens: readonly string[], limit: number, accept?: (slot: number) => boolean, termWeights?: ReadonlyMap<string, number>): { slot: number; score: number }[] {
+  search(
+    queryTokens: readonly string[],
+    limit: number,
+    accept?: (slot: number) => boolean,
+    termWeights?: ReadonlyMap<string, number>,
+    statistics?: ScoreStatistics,
+  ): { slot: number; score: number }[] {
     if (this.liveCount === 0 || limit <= 0) return [];
     this.accumulate(new Set(queryTokens), termWeights);
-    return this.collect(limit, accept, true);
+    return this.collect(limit, accept, true, statistics);
   }
 
   /**
@@ -173,7 +180,7 @@ export class Bm25Index {
    * top `feedback.documents` accepted hits, adds their best `feedback.terms` terms (not in the query) at
    * `feedback.weight` times their share of the best term's score, and ranks again. The same results as
    * `search(terms, limit, accept, weights)` with the returned terms and weights, without scoring the query's
-   * own terms twice.
+   * own terms twice. `statistics` receives every accepted matching document's final score.
    *
    * @example
    * ```ts
@@ -185,17 +192,18 @@ export class Bm25Index {
     limit: number,
     feedback: { documents: number; terms: number; weight: number },
     accept?: (slot: number) => boolean,
+    statistics?: ScoreStatistics,
   ): { results: { slot: number; score: number }[]; weights: Map<string, number> } {
     const unique = new Set(queryTokens);
     const weights = new Map<string, number>([...unique].map((term) => [term, 1]));
     if (this.liveCount === 0 || limit <= 0) return { results: [], weights };
     this.accumulate(unique);
-    if (unique.size === 0 || feedback.documents <= 0 || feedback.terms <= 0 || feedback.weight <= 0) return { results: this.collect(limit, accept, true), weights };
+    if (unique.size === 0 || feedback.documents <= 0 || feedback.terms <= 0 || feedback.weight <= 0) return { results: this.collect(limit, accept, true, statistics), weights };
     const top = this.collect(feedback.documents, accept, false).map(({ slot }) => slot);
     const expansion = this.expansionWeights(top, unique, feedback);
     for (const [term, weight] of expansion) weights.set(term, weight);
     this.accumulate(expansion.keys(), expansion);
-    return { results: this.collect(limit, accept, true), weights };
+    return { results: this.collect(limit, accept, true, statistics), weights };
   }
 
   /**
@@ -251,8 +259,11 @@ export class Bm25Index {
     this.touchedCount = count;
   }
 
-  /** The best `limit` accepted slots of the scratch scores; `reset` clears the scratch for the next query. */
-  private collect(limit: number, accept: ((slot: number) => boolean) | undefined, reset: boolean): { slot: number; score: number }[] {
+  /**
+   * The best `limit` accepted slots of the scratch scores; `reset` clears the scratch for the next query;
+   * `statistics` receives every accepted score above zero.
+   */
+  private collect(limit: number, accept: ((slot: number) => boolean) | undefined, reset: boolean, statistics?: ScoreStatistics): { slot: number; score: number }[] {
     const top = new TopK(limit);
     const scores = this.scratch;
     const touched = this.touched;
@@ -260,7 +271,14 @@ export class Bm25Index {
       const slot = touched[index] as number;
       const score = scores[slot] as number;
       if (reset) scores[slot] = 0;
-      if (score > 0 && score >= top.threshold && (accept === undefined || accept(slot))) top.push(slot, score);
+      if (statistics !== undefined) {
+        if (score > 0 && (accept === undefined || accept(slot))) {
+          statistics.add(score);
+          if (score >= top.threshold) top.push(slot, score);
+        }
+      } else if (score > 0 && score >= top.threshold && (accept === undefined || accept(slot))) {
+        top.push(slot, score);
+      }
     }
     if (reset) this.touchedCount = 0;
     return top.sorted();

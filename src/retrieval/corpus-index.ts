@@ -5,6 +5,7 @@ import { Bm25Index } from './bm25.js';
 import type { Bm25Parameters } from './bm25.js';
 import { grow } from './grow.js';
 import { QuantizedVectors } from './quantized-vectors.js';
+import type { ScoreStatistics } from './score-statistics.js';
 import { tokenize } from './tokenize.js';
 import { dotProduct, VectorIndex } from './vector-index.js';
 
@@ -299,8 +300,8 @@ export class CorpusIndex {
   }
 
   /** The lexical arm: BM25 over the save's own statistics, filtered before ranking; terms may carry weights. */
-  lexical(queryTerms: readonly string[], limit: number, accept?: SlotFilter, termWeights?: ReadonlyMap<string, number>): { slot: number; score: number }[] {
-    return this.bm25.search(queryTerms, limit, accept, termWeights);
+  lexical(queryTerms: readonly string[], limit: number, accept?: SlotFilter, termWeights?: ReadonlyMap<string, number>, statistics?: ScoreStatistics): { slot: number; score: number }[] {
+    return this.bm25.search(queryTerms, limit, accept, termWeights, statistics);
   }
 
   /**
@@ -320,8 +321,14 @@ export class CorpusIndex {
    * The lexical arm with pseudo-relevance feedback, as `lexical(expandQuery(...))` gives it, scoring the query's
    * own terms once. Returns the ranked slots and the expanded query (terms and weights).
    */
-  lexicalWithFeedback(queryTerms: readonly string[], limit: number, feedback: QueryFeedback, accept?: SlotFilter): { results: { slot: number; score: number }[]; terms: string[]; weights: Map<string, number> } {
-    const { results, weights } = this.bm25.searchWithFeedback(queryTerms, limit, feedback, accept);
+  lexicalWithFeedback(
+    queryTerms: readonly string[],
+    limit: number,
+    feedback: QueryFeedback,
+    accept?: SlotFilter,
+    statistics?: ScoreStatistics,
+  ): { results: { slot: number; score: number }[]; terms: string[]; weights: Map<string, number> } {
+    const { results, weights } = this.bm25.searchWithFeedback(queryTerms, limit, feedback, accept, statistics);
     return { results, terms: [...weights.keys()], weights };
   }
 
@@ -329,12 +336,12 @@ export class CorpusIndex {
    * The semantic arm: exact cosine similarity (with neighbour context when configured), filtered before ranking.
    * Context vectors are scanned as int8; the rows that can rank get their exact score from a recomputed context.
    */
-  semantic(queryVector: Float32Array, limit: number, accept?: SlotFilter): { slot: number; score: number }[] {
-    if (this.neighbourWeight <= 0) return this.vectors.search(queryVector, limit, accept);
+  semantic(queryVector: Float32Array, limit: number, accept?: SlotFilter, statistics?: ScoreStatistics): { slot: number; score: number }[] {
+    if (this.neighbourWeight <= 0) return this.vectors.search(queryVector, limit, accept, statistics);
     // Centred on the mean own vector: close to the contexts' mean, and one pass cheaper than computing it.
     const contexts = (this.contextVectors ??= QuantizedVectors.build(this.bm25.slots, (slot) => this.computeContext(slot), this.vectors.mean()));
     const dims = queryVector.length;
-    return contexts.search(queryVector, limit, (slot) => dotProduct(this.computeContext(slot) as Float32Array, 0, queryVector, dims), accept);
+    return contexts.search(queryVector, limit, (slot) => dotProduct(this.computeContext(slot) as Float32Array, 0, queryVector, dims), accept, statistics);
   }
 
   /** The slot holding a chunk id, or undefined. */

@@ -5,6 +5,7 @@ import { capPerSource } from './cap-per-source.js';
 import type { CorpusIndex, QueryFeedback, SlotFilter } from './corpus-index.js';
 import { FOCUS_BOOST, focusMatches } from './focus-boost.js';
 import { RRF_K, reciprocalRankFusion } from './reciprocal-rank-fusion.js';
+import { ScoreStatistics } from './score-statistics.js';
 
 /** Everything one hybrid search needs. */
 export interface HybridSearchInput {
@@ -61,15 +62,17 @@ export async function hybridSearch(input: HybridSearchInput): Promise<RankedId[]
   const { index, k } = input;
   const armLimit = input.capPerSource > 0 ? input.capPerSource : index.bm25.slots;
   const { lexical: runLexical, semantic: runSemantic } = armsToRun(input);
+  // z-score fusion standardises each arm by the scores of every document it scored, not just its capped head.
+  const statistics = input.fusion === 'zscore' ? { lexical: new ScoreStatistics(), semantic: new ScoreStatistics() } : undefined;
   const analyzed = index.analyze(input.queryText);
   const expanded = !runLexical
     ? { terms: analyzed, weights: undefined, results: [] }
     : input.feedback === undefined
-      ? { terms: analyzed, weights: undefined, results: index.lexical(analyzed, armLimit, input.accept) }
-      : index.lexicalWithFeedback(analyzed, armLimit, input.feedback, input.accept);
+      ? { terms: analyzed, weights: undefined, results: index.lexical(analyzed, armLimit, input.accept, undefined, statistics?.lexical) }
+      : index.lexicalWithFeedback(analyzed, armLimit, input.feedback, input.accept, statistics?.lexical);
   const queryTerms = expanded.terms;
   const lexical = expanded.results;
-  const semantic = input.queryVector === null || !runSemantic ? [] : index.semantic(input.queryVector, armLimit, input.accept);
+  const semantic = input.queryVector === null || !runSemantic ? [] : index.semantic(input.queryVector, armLimit, input.accept, statistics?.semantic);
   const lexicalRanks = armRanks(index, lexical);
   const semanticRanks = armRanks(index, semantic);
   const lists = [lexical, semantic].filter((list) => list.length > 0).map((list) => capPerSource(list.map(({ slot }) => index.idOf(slot)), input.capPerSource));
@@ -83,6 +86,7 @@ export async function hybridSearch(input: HybridSearchInput): Promise<RankedId[]
           expanded.weights,
           input.queryVector,
           input.weights,
+          statistics,
         )
       : reciprocalRankFusion(lists, input.rrfK ?? RRF_K);
 
@@ -141,9 +145,12 @@ interface ArmResults {
 }
 
 /**
- * Score fusion: each arm's scores are standardised by the mean and deviation of that arm's own capped list;
- * a candidate missing from an arm is scored exactly in it (the chunk's BM25, or its cosine) and standardised
- * the same way. The fused score is the weighted sum. Ties keep first appearance, as in RRF.
+ * Score fusion: each arm's scores are standardised by the mean and deviation of that arm's scores over every
+ * document it scored (the lexical arm: the accepted documents matching a query term; the semantic arm: every
+ * accepted document with a vector), so the standardisation does not depend on k or the cap (without those
+ * statistics, the arm's capped list is used). The candidates are the capped lists; a candidate missing from an
+ * arm is scored exactly in it (the chunk's BM25, or its cosine) and standardised the same way. The fused score
+ * is the weighted sum. Ties keep first appearance, as in RRF.
  */
 function zScoreFusion(
   arms: ArmResults[],
@@ -153,14 +160,17 @@ function zScoreFusion(
   termWeights: ReadonlyMap<string, number> | undefined,
   queryVector: Float32Array | null,
   weights: { lexical?: number; semantic?: number } = {},
+  statistics?: { lexical: ScoreStatistics; semantic: ScoreStatistics },
 ): [string, number][] {
   const order = new Map<number, number>();
   const capped = arms.map((arm) => ({ ...arm, results: cap > 0 ? arm.results.slice(0, cap) : arm.results }));
   for (const arm of capped) for (const { slot } of arm.results) if (!order.has(slot)) order.set(slot, order.size);
   const scorers = capped.map((arm) => {
+    const whole = statistics?.[arm.kind];
     const scores = arm.results.map(({ score }) => score);
-    const mean = scores.reduce((sum, score) => sum + score, 0) / Math.max(1, scores.length);
-    const deviation = Math.sqrt(scores.reduce((sum, score) => sum + (score - mean) ** 2, 0) / Math.max(1, scores.length)) || 1;
+    const mean = whole !== undefined && whole.count > 0 ? whole.mean : scores.reduce((sum, score) => sum + score, 0) / Math.max(1, scores.length);
+    const deviation =
+      (whole !== undefined && whole.count > 0 ? whole.deviation : Math.sqrt(scores.reduce((sum, score) => sum + (score - mean) ** 2, 0) / Math.max(1, scores.length))) || 1;
     const known = new Map(arm.results.map(({ slot, score }) => [slot, score]));
     const weight = arm.kind === 'lexical' ? (weights.lexical ?? 1) : (weights.semantic ?? 1);
     const exact = (slot: number) =>

@@ -1,5 +1,6 @@
 // Int8 copies of a corpus's vectors, scanned with SIMD to find the few rows whose exact score can reach the top k.
 import { createDotKernel, WASM_PAGE } from './int8-dot-kernel.js';
+import type { ScoreStatistics } from './score-statistics.js';
 import type { DotKernel } from './int8-dot-kernel.js';
 import { grow } from './grow.js';
 import { TopK } from './top-k.js';
@@ -158,8 +159,15 @@ export class QuantizedVectors {
   /**
    * The exact top `limit` slots for `query`, best first (ties: lower slot first): one int8 scan over every row,
    * then `exact(slot)` for the rows `accept` keeps whose upper bound reaches the limit-th best lower bound.
+   * `statistics` receives the approximate score of every accepted row (each within its bound of the exact one).
    */
-  search(query: Float32Array, limit: number, exact: (slot: number) => number, accept?: (slot: number) => boolean): { slot: number; score: number }[] {
+  search(
+    query: Float32Array,
+    limit: number,
+    exact: (slot: number) => number,
+    accept?: (slot: number) => boolean,
+    statistics?: ScoreStatistics,
+  ): { slot: number; score: number }[] {
     const dims = this.dims;
     if (dims === null || query.length !== dims || limit <= 0 || this.slotCount === 0) return [];
     let largest = 0;
@@ -172,7 +180,7 @@ export class QuantizedVectors {
       base += (this.centre?.[index] ?? 0) * value;
     }
     queryNorm = Math.sqrt(queryNorm);
-    if (largest === 0) return this.rankExactly(limit, exact, accept);
+    if (largest === 0) return this.rankExactly(limit, exact, accept, statistics);
     const step = largest / INT16_MAX;
     const rows = this.slotCount;
     this.reserve(rows);
@@ -203,9 +211,13 @@ export class QuantizedVectors {
     for (let slot = 0; slot < rows; slot++) {
       if (present[slot] !== 1) continue;
       const approximate = base + (scales[slot] as number) * step * (dots[slot] as number);
+      if (statistics !== undefined) {
+        if (accept !== undefined && !accept(slot)) continue;
+        statistics.add(approximate);
+      }
       const error = (errorNorms[slot] as number) * queryNorm + (quantizedNorms[slot] as number) * queryError + slack;
       if (approximate + error < floor) continue;
-      if (accept !== undefined && !accept(slot)) continue;
+      if (statistics === undefined && accept !== undefined && !accept(slot)) continue;
       candidates[count++] = slot;
       if (approximate - error > floor) {
         lowerBounds.push(slot, approximate - error);
@@ -224,10 +236,13 @@ export class QuantizedVectors {
   }
 
   /** Ranks every accepted row by its exact score (a zero query: nothing to approximate with). */
-  private rankExactly(limit: number, exact: (slot: number) => number, accept?: (slot: number) => boolean): { slot: number; score: number }[] {
+  private rankExactly(limit: number, exact: (slot: number) => number, accept?: (slot: number) => boolean, statistics?: ScoreStatistics): { slot: number; score: number }[] {
     const top = new TopK(limit);
     for (let slot = 0; slot < this.slotCount; slot++) {
-      if (this.present[slot] === 1 && (accept === undefined || accept(slot))) top.push(slot, exact(slot));
+      if (this.present[slot] !== 1 || (accept !== undefined && !accept(slot))) continue;
+      const score = exact(slot);
+      statistics?.add(score);
+      top.push(slot, score);
     }
     return top.sorted();
   }

@@ -1,6 +1,7 @@
 // The semantic arm's index: unit vectors in one flat Float32Array, searched exactly by dot product.
 import { grow } from './grow.js';
 import { QuantizedVectors } from './quantized-vectors.js';
+import type { ScoreStatistics } from './score-statistics.js';
 
 /**
  * The dot product of `dims` values of `data` from `base` with `query`, summed in four lanes: the arithmetic every
@@ -107,12 +108,15 @@ export class VectorIndex {
     return dot;
   }
 
-  /** The `limit` slots most similar to `query`, best first (ties: lower slot first); `accept` filters first. */
-  search(query: Float32Array, limit: number, accept?: (slot: number) => boolean): { slot: number; score: number }[] {
+  /**
+   * The `limit` slots most similar to `query`, best first (ties: lower slot first); `accept` filters first;
+   * `statistics` receives every accepted slot's score (from the int8 scan: within 0.01 of the exact one).
+   */
+  search(query: Float32Array, limit: number, accept?: (slot: number) => boolean, statistics?: ScoreStatistics): { slot: number; score: number }[] {
     const dims = this.dims;
     if (dims === null || query.length !== dims || limit <= 0) return [];
     this.quantized ??= QuantizedVectors.build(this.slotCount, (slot) => this.vectorOf(slot));
     const data = this.data;
-    return this.quantized.search(query, limit, (slot) => dotProduct(data, slot * dims, query, dims), accept);
+    return this.quantized.search(query, limit, (slot) => dotProduct(data, slot * dims, query, dims), accept, statistics);
   }
 }
