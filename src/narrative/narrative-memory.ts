@@ -85,7 +85,7 @@ export class NarrativeMemory {
     this.embeddingCache = options.embeddingCache ?? null;
     this.logger = onceLogger(options.logger ?? consoleLogger);
     this.clock = options.clock ?? systemClock;
-    this.cache = new IndexCache({ scan: (saveId, visit) => this.store.scanChunks(saveId, visit), version: (saveId) => this.store.saveVersion(saveId) }, { analyzer: options.analyzer ?? createAnalyzer(), neighbourWeight: options.neighbourWeight ?? DEFAULT_NEIGHBOUR_WEIGHT });
+    this.cache = new IndexCache({ scan: (saveId, visit) => this.store.scanChunks(saveId, visit), version: (saveId) => this.store.saveVersion(saveId), count: (saveId) => this.store.countChunks(saveId) }, { analyzer: options.analyzer ?? createAnalyzer(), neighbourWeight: options.neighbourWeight ?? DEFAULT_NEIGHBOUR_WEIGHT });
     this.queryDefaults = options.queryDefaults ?? {};
   }
 

@@ -1,5 +1,5 @@
 // The lexical arm: an incremental Okapi BM25 index whose statistics are those of its own corpus (one save).
-import { grow } from './grow.js';
+import { grow, reserve } from './grow.js';
 import type { ScoreStatistics } from './score-statistics.js';
 import { TopK } from './top-k.js';
 import { tokenize } from './tokenize.js';
@@ -84,6 +84,13 @@ export class Bm25Index {
   idf(term: string): number {
     const df = this.frequencyOf(term);
     return Math.log(1 + (this.liveCount - df + 0.5) / (df + 0.5));
+  }
+
+  /** Makes room for `slots` documents at once (a bulk load of a known size). */
+  reserve(slots: number): void {
+    this.lengths = reserve(this.lengths, slots);
+    this.alive = reserve(this.alive, slots);
+    this.termsStart = reserve(this.termsStart, slots + 1);
   }
 
   /** Indexes a text (tokenised with `tokenize`) and returns its slot. */

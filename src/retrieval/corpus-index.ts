@@ -3,7 +3,7 @@ import type { ChunkFilter } from '../core/types.js';
 import type { IndexRow } from '../seams/store.js';
 import { Bm25Index } from './bm25.js';
 import type { Bm25Parameters } from './bm25.js';
-import { grow } from './grow.js';
+import { grow, reserve } from './grow.js';
 import { QuantizedVectors } from './quantized-vectors.js';
 import type { ScoreStatistics } from './score-statistics.js';
 import { tokenize } from './tokenize.js';
@@ -124,6 +124,23 @@ export class CorpusIndex {
   /** Share of slots that hold removed documents (a rebuild reclaims them). */
   get removedRatio(): number {
     return this.ids.length === 0 ? 0 : this.removedCount / this.ids.length;
+  }
+
+  /**
+   * Makes room for `count` more documents at once, with an eighth to spare for what play adds next: a rebuild
+   * that knows its size allocates each array once.
+   */
+  reserve(count: number): void {
+    const slots = this.bm25.slots + count + Math.ceil(count / 8);
+    this.bm25.reserve(slots);
+    this.vectors.reserve(slots);
+    this.turnIds = reserve(this.turnIds, slots);
+    this.typeIds = reserve(this.typeIds, slots);
+    this.labelsStart = reserve(this.labelsStart, slots + 1);
+    if (this.neighbourWeight > 0) {
+      this.previousLink = reserve(this.previousLink, slots);
+      this.nextLink = reserve(this.nextLink, slots);
+    }
   }
 
   /** Adds rows in order. */

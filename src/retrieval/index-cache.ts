@@ -8,6 +8,8 @@ export interface CorpusSource {
   /** Streams the corpus's rows to `visit`; returns the version read before them. */
   scan(key: string, visit: (row: IndexDocument) => void): Promise<number>;
   version(key: string): Promise<number>;
+  /** About how many rows `scan` will visit (a capacity hint; optional). */
+  count?(key: string): Promise<number>;
 }
 
 /**
@@ -40,6 +42,7 @@ export class IndexCache {
 
   private async build(key: string): Promise<CorpusIndex> {
     const index = new CorpusIndex(0, this.options);
+    if (this.source.count !== undefined) index.reserve(await this.source.count(key));
     index.version = await this.source.scan(key, (row) => index.add([row]));
     this.indexes.set(key, index);
     return index;

@@ -1,5 +1,5 @@
 // The semantic arm's index: unit vectors in one flat Float32Array, searched exactly by dot product.
-import { grow } from './grow.js';
+import { grow, reserve } from './grow.js';
 import { QuantizedVectors } from './quantized-vectors.js';
 import type { ScoreStatistics } from './score-statistics.js';
 
@@ -42,10 +42,18 @@ export class VectorIndex {
   private slotCount = 0;
   private dims: number | null = null;
   private quantized: QuantizedVectors | null = null;
+  private reservedSlots = 0;
 
   /** The vector length, fixed by the first vector stored (null while empty). */
   get dimensions(): number | null {
     return this.dims;
+  }
+
+  /** Makes room for `slots` slots at once (their vectors are allocated when the first one fixes the length). */
+  reserve(slots: number): void {
+    this.reservedSlots = Math.max(this.reservedSlots, slots);
+    this.present = reserve(this.present, slots);
+    if (this.dims !== null) this.data = reserve(this.data, slots * this.dims);
   }
 
   /** Stores (or clears, with null) the vector of a slot. A vector of another length is refused. */
@@ -59,7 +67,11 @@ export class VectorIndex {
     }
     if (this.dims === null) this.dims = vector.length;
     if (vector.length !== this.dims) return false;
-    this.data = grow(this.data, this.slotCount * this.dims);
+    if (this.data.length < this.slotCount * this.dims) {
+      // The largest array of an index: grow by a quarter, not double, beyond what was reserved.
+      const slots = Math.max(this.reservedSlots, Math.ceil(this.slotCount * 1.25), 64);
+      this.data = reserve(this.data, slots * this.dims);
+    }
     this.data.set(vector, slot * this.dims);
     this.present[slot] = 1;
     this.quantized?.set(slot, vector);
