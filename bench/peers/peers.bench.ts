@@ -1,6 +1,7 @@
 // Mnemo against LanceDB and Orama: the same corpus and the same vectors, each engine in its own processes.
 // Usage: npm run bench:peers [-- --sizes 10000,100000,1000000 --engines mnemo,lancedb,orama --queries 200
-//        --k 10 --batch 10000 --timeout-minutes 15 --work <folder> --chart docs/benchmarks-latency.svg --json <file>]
+//        --seconds-per-mode 60 --k 10 --batch 10000 --timeout-minutes 15 --work <folder>
+//        --chart docs/benchmarks-latency.svg --json <file> --skip-locomo --keep]
 // The vectors are computed once by Mnemo's static embedder and handed to every engine (none embeds anything).
 // LoCoMo is read at run time from ../shared/bench/locomo (never copied into the repository).
 import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -24,6 +25,7 @@ const { values } = parseArgs({
     k: { type: 'string', default: '10' },
     batch: { type: 'string', default: '10000' },
     'timeout-minutes': { type: 'string', default: '15' },
+    'seconds-per-mode': { type: 'string', default: '60' },
     work: { type: 'string', default: join(tmpdir(), 'mnemo-peers') },
     chart: { type: 'string' },
     json: { type: 'string' },
@@ -41,6 +43,7 @@ const queryCount = Number(values.queries);
 const k = Number(values.k);
 const batch = Number(values.batch);
 const timeoutMs = Number(values['timeout-minutes']) * 60_000;
+const secondsPerMode = Number(values['seconds-per-mode']);
 const threads = availableParallelism();
 const work = values.work;
 const locomo = values['skip-locomo'] ? null : locomoFolder();
@@ -91,7 +94,7 @@ async function measureSize(engine: string, size: number): Promise<SizeResult> {
     return { engine, size, ingest, diskBytes: null, query: null };
   }
   const diskBytes = folderBytes(folder);
-  const query = await runWorker<QueryResult>({ kind: 'query', engine, work, folder, queries: queryCount, k }, timeoutMs, threads);
+  const query = await runWorker<QueryResult>({ kind: 'query', engine, work, folder, queries: queryCount, k, secondsPerMode }, timeoutMs, threads);
   progress(`  ${ENGINE_NAMES[engine]} ${size}: ${query.ok ? QUERY_MODES.map((mode) => `${mode} p50 ${query.value.latency[mode]?.p50.toFixed(2) ?? query.value.failures[mode]} ms`).join(', ') : query.reason}`);
   if (!values.keep) rmSync(folder, { recursive: true, force: true });
   return { engine, size, ingest, diskBytes, query };
@@ -191,7 +194,7 @@ function sizeMetrics(size: number): Metric[] {
 const versions = engines.map((engine) => (engine === 'mnemo' ? `mnemo ${packageVersion('mnemo')} (better-sqlite3 ${packageVersion('better-sqlite3')})` : engine === 'lancedb' ? `@lancedb/lancedb ${packageVersion('@lancedb/lancedb')}` : `@orama/orama ${packageVersion('@orama/orama')}`));
 const out: string[] = [];
 out.push(`Machine: ${cpus().length} cores (${cpus()[0]?.model.trim() ?? 'unknown CPU'}), ${(totalmem() / 1024 ** 3).toFixed(0)} GiB, node ${process.version}, ${process.platform}-${process.arch}. Engines: ${versions.join(', ')}.`);
-out.push(`Setup: vectors from Mnemo's static embedder (100-d), computed once and given to every engine (query vectors too); k = ${k}; ${queryCount} queries per mode (four-word spans of the corpus), timed after one cold query; ingest in batches of ${batch}; every phase in a fresh process; ratio = engine ÷ Mnemo.`);
+out.push(`Setup: vectors from Mnemo's static embedder (100-d), computed once and given to every engine (query vectors too); k = ${k}; up to ${queryCount} queries per mode (four-word spans of the corpus; fewer, at least 20, where a mode takes over ${secondsPerMode} s: the count is in the cost-curve table), timed after one cold query and 5 untimed ones per mode; ingest in batches of ${batch}; every phase in a fresh process; ratio = engine ÷ Mnemo.`);
 for (const size of sizes) {
   out.push('', `### ${size.toLocaleString('en-US')} chunks`, '', ...metricTable(sizeMetrics(size)));
 }
@@ -215,8 +218,8 @@ out.push(`|---:|${engines.flatMap(() => QUERY_MODES.map(() => '---:')).join('|')
 for (const size of sizes) {
   const cells = engines.flatMap((engine) => QUERY_MODES.map((mode) => {
     const result = results.find((candidate) => candidate.engine === engine && candidate.size === size);
-    const value = result?.query?.ok ? result.query.value.latency[mode]?.p50 : undefined;
-    return value === undefined ? '—' : format(value, 2);
+    const latency = result?.query?.ok ? result.query.value.latency[mode] : undefined;
+    return latency === undefined ? '—' : `${format(latency.p50, 2)}${latency.count < queryCount ? ` (n = ${latency.count})` : ''}`;
   }));
   out.push(`| ${size.toLocaleString('en-US')} | ${cells.join(' | ')} |`);
 }

@@ -12,14 +12,20 @@ import { QUERY_MODES } from './engine.js';
 /** What a worker is asked to do. */
 export type WorkerTask =
   | { kind: 'ingest'; engine: string; work: string; folder: string; size: number; batch: number }
-  | { kind: 'query'; engine: string; work: string; folder: string; queries: number; k: number }
+  | { kind: 'query'; engine: string; work: string; folder: string; queries: number; k: number; secondsPerMode: number }
   | { kind: 'locomo'; engine: string; work: string; folder: string; locomo: string; k: number };
 
-/** Latency percentiles of one query mode, in milliseconds. */
+/** Latency percentiles of one query mode, in milliseconds, over `count` queries. */
 export interface Latency {
   p50: number;
   p99: number;
+  count: number;
 }
+
+/** Fewest queries timed per mode, even past the time budget. */
+const MINIMUM_QUERIES = 20;
+/** Untimed queries per mode before timing (JIT compilation, caches), the same for every engine. */
+const WARM_UP_QUERIES = 5;
 
 const peakRssMb = () => process.resourceUsage().maxRSS / 1024;
 const percentile = (sorted: readonly number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
@@ -59,15 +65,18 @@ async function ingest(task: Extract<WorkerTask, { kind: 'ingest' }>) {
   return { seconds: (performance.now() - started) / 1000, peakRssMb: peakRssMb() };
 }
 
-async function timeQueries(run: (index: number) => Promise<unknown>, count: number): Promise<Latency> {
+/** Times up to `count` queries, stopping early (after at least MINIMUM_QUERIES) once `seconds` have passed. */
+async function timeQueries(run: (index: number) => Promise<unknown>, count: number, seconds: number): Promise<Latency> {
   const times: number[] = [];
+  const deadline = performance.now() + seconds * 1000;
   for (let index = 0; index < count; index++) {
+    if (index >= MINIMUM_QUERIES && performance.now() > deadline) break;
     const started = performance.now();
     await run(index);
     times.push(performance.now() - started);
   }
   times.sort((a, b) => a - b);
-  return { p50: percentile(times, 50), p99: percentile(times, 99) };
+  return { p50: percentile(times, 50), p99: percentile(times, 99), count: times.length };
 }
 
 async function query(task: Extract<WorkerTask, { kind: 'query' }>) {
@@ -84,7 +93,10 @@ async function query(task: Extract<WorkerTask, { kind: 'query' }>) {
   const failures: Partial<Record<QueryMode, string>> = {};
   for (const mode of QUERY_MODES) {
     try {
-      latency[mode] = await timeQueries((index) => collection.query(mode, texts[index] as string, vectors[index] as Float32Array, task.k), texts.length);
+      for (let index = 0; index < Math.min(WARM_UP_QUERIES, texts.length); index++) {
+        await collection.query(mode, texts[texts.length - 1 - index] as string, vectors[texts.length - 1 - index] as Float32Array, task.k);
+      }
+      latency[mode] = await timeQueries((index) => collection.query(mode, texts[index] as string, vectors[index] as Float32Array, task.k), texts.length, task.secondsPerMode);
     } catch (error) {
       failures[mode] = String((error as Error).message ?? error).split('\n')[0] as string;
     }
