@@ -18,7 +18,9 @@ export function runWorker<T>(task: WorkerTask, timeoutMs: number, threads: numbe
   const started = performance.now();
   const seconds = () => (performance.now() - started) / 1000;
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--max-old-space-size=8192', '--import', 'tsx', worker, JSON.stringify(task)], {
+    // A JS heap of at most 4 GiB: an engine that keeps everything on the JS heap (Orama) fails here rather than
+    // taking the whole shared machine's memory; native and typed-array memory is not bounded by it.
+    const child = spawn(process.execPath, ['--max-old-space-size=4096', '--import', 'tsx', worker, JSON.stringify(task)], {
       env: { ...process.env, LANCE_CPU_THREADS: process.env['LANCE_CPU_THREADS'] ?? String(threads), RUST_LOG: process.env['RUST_LOG'] ?? 'error' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -33,11 +35,13 @@ export function runWorker<T>(task: WorkerTask, timeoutMs: number, threads: numbe
     }, timeoutMs);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      if (timedOut) return resolve({ ok: false, reason: `stopped after ${(timeoutMs / 60_000).toFixed(0)} min`, seconds: seconds() });
+      const progress = stderr.split('\n').filter((line) => line.startsWith('progress: ')).pop();
+      if (timedOut) return resolve({ ok: false, reason: `stopped after ${(timeoutMs / 60_000).toFixed(0)} min${progress === undefined ? '' : ` (${progress.slice(10)})`}`, seconds: seconds() });
       const last = stdout.trim().split('\n').pop() ?? '';
       if (code === 0 && last.startsWith('{')) return resolve({ ok: true, value: JSON.parse(last) as T, seconds: seconds() });
-      const message = stderr.split('\n').find((line) => /Error|error:|heap|overflow/.test(line)) ?? stderr.trim().split('\n').pop() ?? '';
-      resolve({ ok: false, reason: `${signal ?? `exit ${code}`}: ${message.trim().slice(0, 200)}`, seconds: seconds() });
+      const lines = stderr.split('\n');
+      const message = lines.find((line) => /Error|error:|heap|overflow/.test(line)) ?? lines.filter((line) => line.trim() !== '').pop() ?? '';
+      resolve({ ok: false, reason: `${signal ?? `exit ${code}`}: ${message.trim().slice(0, 200)}${progress === undefined ? '' : ` (${progress.slice(10)})`}`, seconds: seconds() });
     });
   });
 }

@@ -54,12 +54,14 @@ async function ingest(task: Extract<WorkerTask, { kind: 'ingest' }>) {
     await collection.add(rows);
     done += rows.length;
     rows = [];
+    if (done % 100_000 === 0) process.stderr.write(`progress: ${done} rows ingested\n`);
   };
   for (const text of await syntheticTexts(task.size)) {
     rows.push({ id: `c${done + rows.length}`, text, vector: new Float32Array(0), turn: Math.floor((done + rows.length) / 100) });
     if (rows.length === task.batch) await flush();
   }
   if (rows.length > 0) await flush();
+  process.stderr.write(`progress: ${done} rows ingested, finishing (index build, persist)\n`);
   await collection.finish();
   await collection.close();
   return { seconds: (performance.now() - started) / 1000, peakRssMb: peakRssMb() };
@@ -92,6 +94,7 @@ async function query(task: Extract<WorkerTask, { kind: 'query' }>) {
   const latency: Partial<Record<QueryMode, Latency>> = {};
   const failures: Partial<Record<QueryMode, string>> = {};
   for (const mode of QUERY_MODES) {
+    process.stderr.write(`progress: timing ${mode} queries\n`);
     try {
       for (let index = 0; index < Math.min(WARM_UP_QUERIES, texts.length); index++) {
         await collection.query(mode, texts[texts.length - 1 - index] as string, vectors[texts.length - 1 - index] as Float32Array, task.k);

@@ -274,6 +274,7 @@ export class Bm25Index {
     const top = new TopK(limit);
     const scores = this.scratch;
     const touched = this.touched;
+    let threshold = top.threshold;
     for (let index = 0; index < this.touchedCount; index++) {
       const slot = touched[index] as number;
       const score = scores[slot] as number;
@@ -281,10 +282,14 @@ export class Bm25Index {
       if (statistics !== undefined) {
         if (score > 0 && (accept === undefined || accept(slot))) {
           statistics.add(score);
-          if (score >= top.threshold) top.push(slot, score);
+          if (score >= threshold) {
+            top.push(slot, score);
+            threshold = top.threshold;
+          }
         }
-      } else if (score > 0 && score >= top.threshold && (accept === undefined || accept(slot))) {
+      } else if (score > 0 && score >= threshold && (accept === undefined || accept(slot))) {
         top.push(slot, score);
+        threshold = top.threshold;
       }
     }
     if (reset) this.touchedCount = 0;

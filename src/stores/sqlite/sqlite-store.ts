@@ -66,6 +66,7 @@ export class SqliteStore implements Store {
   readonly living: SqliteLivingStore;
   private readonly db: SqliteDatabase;
   private closed = false;
+  private readonly byIdStatements = new Map<number, Statement>();
   private readonly statements: {
     insertChunk: Statement;
     bumpVersion: Statement;
@@ -213,12 +214,20 @@ export class SqliteStore implements Store {
     const found = new Map<string, Chunk>();
     for (let start = 0; start < ids.length; start += 500) {
       const batch = ids.slice(start, start + 500);
-      const rows = this.db
-        .prepare(`SELECT id, save_id, turn_id, chunk_type, text, entry_id, metadata, created_at FROM chunks WHERE id IN (${batch.map(() => '?').join(',')})`)
-        .all(...batch) as ChunkRow[];
+      const rows = this.chunksById(batch.length).all(...batch) as ChunkRow[];
       for (const row of rows) found.set(row.id, toChunk(row));
     }
     return ids.flatMap((id) => found.get(id) ?? []);
+  }
+
+  /** The statement reading `count` chunks by id, prepared once per count (a query reads k of them every time). */
+  private chunksById(count: number): Statement {
+    let statement = this.byIdStatements.get(count);
+    if (statement === undefined) {
+      statement = this.db.prepare(`SELECT id, save_id, turn_id, chunk_type, text, entry_id, metadata, created_at FROM chunks WHERE id IN (${Array.from({ length: count }, () => '?').join(',')})`);
+      if (this.byIdStatements.size < 64) this.byIdStatements.set(count, statement);
+    }
+    return statement;
   }
 
   async listChunks(saveId: string, options: { fromTurnId?: number; toTurnId?: number; limit?: number } = {}): Promise<Chunk[]> {
