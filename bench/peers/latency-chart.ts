@@ -28,7 +28,7 @@ const sizeLabel = (size: number) => (size >= 1_000_000 ? `${size / 1_000_000}M` 
 export function latencyChart(panels: readonly ChartPanel[], caption: string): string {
   const panelWidth = 320;
   const panelHeight = 260;
-  const margin = { left: 56, right: 16, top: 40, bottom: 44 };
+  const margin = { left: 60, right: 24, top: 40, bottom: 44 };
   const width = panels.length * panelWidth;
   const height = panelHeight + 70;
   const all = panels.flatMap((panel) => panel.series.flatMap((series) => series.points));
@@ -57,7 +57,8 @@ export function latencyChart(panels: readonly ChartPanel[], caption: string): st
     for (let decade = low; decade <= high; decade++) {
       const yy = y(10 ** decade);
       out.push(`<line x1="${x0}" y1="${yy}" x2="${x0 + plotWidth}" y2="${yy}" stroke="#eee"/>`);
-      out.push(`<text x="${x0 - 4}" y="${yy + 4}" text-anchor="end">${10 ** decade >= 1 ? 10 ** decade : (10 ** decade).toFixed(-decade)} ms</text>`);
+      const label = decade >= 3 ? `${10 ** (decade - 3)} s` : decade >= 0 ? `${10 ** decade} ms` : `${(10 ** decade).toFixed(-decade)} ms`;
+      out.push(`<text x="${x0 - 4}" y="${yy + 4}" text-anchor="end">${label}</text>`);
     }
     for (const size of sizes) {
       out.push(`<line x1="${x(size)}" y1="${y0 + plotHeight}" x2="${x(size)}" y2="${y0 + plotHeight + 4}" stroke="#999"/>`);
