@@ -1,8 +1,9 @@
 // The int8 x int16 dot-product scan of the semantic arm: a 198-byte WebAssembly SIMD kernel, with a JS fallback.
 
 /**
- * int8-dot.wat beside this file, compiled with wabt 1.0.39 (`wat2wasm --enable-simd`). The test suite checks it
- * against the JS fallback on random data; rebuild it from the .wat after any change.
+ * int8-dot.wat beside this file, compiled with wabt 1.0.39, base64. To rebuild it after changing the .wat:
+ * `npx -y -p wabt@1.0.39 wat2wasm src/retrieval/int8-dot.wat -o kernel.wasm && base64 -w0 kernel.wasm`.
+ * The test suite checks it against the JS fallback on random data.
  */
 const KERNEL_BASE64 =
   'AGFzbQEAAAABCQFgBX9/f39/AAMCAQAFAwEAAQcRAgZtZW1vcnkCAARzY2FuAAAKlAEBkQECAn8BeyAEIAFBAnRqIQUCQANAIAQgBU8NAf0MAAAAAAAAAAAAAAAAAAAAACEHQQAhBgNAIAcgACAGav0BAwAgAyAGQQF0av0ABAD9ugH9rgEhByAGQQhqIQYgBiACSQ0ACyAEIAf9GwAgB/0bAWogB/0bAiAH/RsDamo2AgAgACACaiEAIARBBGohBAwACwsL';
