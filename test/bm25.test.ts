@@ -52,3 +52,29 @@ describe('BM25', () => {
     expect(index.search(['apple'], 1, (slot) => slot === 2).map((hit) => hit.slot)).toEqual([2]);
   });
 });
+
+describe('BM25 with pseudo-relevance feedback in one pass', () => {
+  const texts = Array.from({ length: 300 }, (_, index) => `doc ${index % 7} ${index % 11 === 0 ? 'dragon' : 'knight'} ${index % 5 === 0 ? 'gold hoard' : 'road inn'} word${index % 13} word${index % 17}`);
+  const index = buildBm25(texts);
+  index.remove(44);
+  index.remove(55);
+
+  it('gives the same ranking and scores as search with the expanded terms, filtered or not', () => {
+    for (const accept of [undefined, (slot: number) => slot % 3 !== 0]) {
+      for (const query of [['dragon'], ['gold', 'knight'], ['word3', 'dragon', 'dragon']]) {
+        const { results, weights } = index.searchWithFeedback(query, 20, { documents: 3, terms: 5, weight: 0.5 }, accept);
+        expect(weights.size).toBeGreaterThan(new Set(query).size);
+        expect(results).toEqual(index.search([...weights.keys()], 20, accept, weights));
+      }
+    }
+  });
+
+  it('counts every accepted matching document in the statistics, not only the top', async () => {
+    const { ScoreStatistics } = await import('../src/retrieval/score-statistics.js');
+    const statistics = new ScoreStatistics();
+    index.search(['dragon'], 3, (slot) => slot < 200, undefined, statistics);
+    const matching = [...index.scoreAll(['dragon']).entries()].filter(([slot, score]) => slot < 200 && score > 0);
+    expect(statistics.count).toBe(matching.length);
+    expect(statistics.mean).toBeCloseTo(matching.reduce((sum, [, score]) => sum + score, 0) / matching.length, 10);
+  });
+});

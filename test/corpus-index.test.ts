@@ -10,7 +10,7 @@ const unit = (...values: number[]) => {
 const row = (id: string, turnId: number, vector: Float32Array | null, text = `chunk ${id}`): IndexRow => ({ id, turnId, chunkType: 'narrative', text, embedding: vector });
 
 function contexts(index: CorpusIndex, ids: string[]) {
-  return ids.map((id) => Array.from(index.semanticVectors.vectorOf(index.slotOf(id) as number) ?? []).map((value) => Number(value.toFixed(5))));
+  return ids.map((id) => Array.from(index.semanticVectorOf(index.slotOf(id) as number) ?? []).map((value) => Number(value.toFixed(5))));
 }
 
 describe('CorpusIndex neighbour context', () => {

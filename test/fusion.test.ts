@@ -47,3 +47,13 @@ describe('TopK', () => {
     expect(top.sorted()).toEqual([{ slot: 2, score: 3 }, { slot: 4, score: 3 }, { slot: 9, score: 3 }]);
   });
 });
+
+describe('armsToRun', () => {
+  it('skips an arm weighted 0 under z-score fusion, never both, and ignores weights under RRF', async () => {
+    const { armsToRun } = await import('../src/retrieval/hybrid-search.js');
+    expect(armsToRun({ fusion: 'zscore', weights: { semantic: 0 } })).toEqual({ lexical: true, semantic: false });
+    expect(armsToRun({ fusion: 'zscore', weights: { lexical: 0 } })).toEqual({ lexical: false, semantic: true });
+    expect(armsToRun({ fusion: 'zscore', weights: { lexical: 0, semantic: 0 } })).toEqual({ lexical: true, semantic: true });
+    expect(armsToRun({ fusion: 'rrf', weights: { semantic: 0 } })).toEqual({ lexical: true, semantic: true });
+  });
+});

@@ -183,4 +183,28 @@ describe('z-score fusion', () => {
     await expect(memory.query('s', 'x', { fusion: 'nope' as never })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
     await memory.close();
   });
+
+  it('scores a chunk the same whatever k and the cap (the arms are standardised over everything they scored)', async () => {
+    const memory = await seeded({ embedder: hashingEmbedder() });
+    for (const query of ['captain pearls reefs', 'the storm and the well', 'Borin']) {
+      const wide = new Map((await memory.query('s', query, { k: 5, capPerSource: 5 })).map((hit) => [hit.id, hit.score]));
+      const narrow = await memory.query('s', query, { k: 2, capPerSource: 2 });
+      expect(narrow.length).toBeGreaterThan(0);
+      for (const hit of narrow) expect(hit.score).toBe(wide.get(hit.id));
+    }
+    await memory.close();
+  });
+
+  it('runs only the lexical arm when the semantic one is weighted 0, and never embeds the query then', async () => {
+    let calls = 0;
+    const base = hashingEmbedder();
+    const counting: Embedder = { ...base, embed: async (texts) => { calls += texts.length; return base.embed(texts); } };
+    const memory = await seeded({ embedder: counting });
+    const before = calls;
+    const hits = await memory.query('s', 'captain', { k: 5, weights: { semantic: 0 } });
+    expect(calls).toBe(before);
+    expect(hits.map((hit) => hit.turnId)).toEqual([4, 1]);
+    expect(hits.every((hit) => hit.explanation.semantic === null && hit.explanation.lexical !== null)).toBe(true);
+    await memory.close();
+  });
 });

@@ -276,6 +276,30 @@ for (const target of postgresTargets()) {
         await store.close();
       });
 
+      it('adds the totals of every permitted score to statistics on an exact search, and nothing on an approximate one', async () => {
+        const store = await target.open({ vectorSearch: { exactBelow: 20 } });
+        const chunks = Array.from({ length: 12 }, (_, index) =>
+          chunk('s', index + 1, { type: index % 4 === 0 ? 'dialogue' : 'narrative', embedding: unit(8, { [index % 8]: 1, 7: 0.5 }) }));
+        await store.insertChunks(chunks);
+        const query = unit(8, { 1: 1, 7: 1 });
+        const permitted = chunks.filter((item) => item.chunkType === 'narrative' && item.turnId <= 10);
+        const scores = permitted.map((item) => (item.embedding as Float32Array).reduce((sum, value, index) => sum + value * (query[index] as number), 0));
+        const totals = { count: 0, sum: 0, sumOfSquares: 0 };
+        await store.searchVectors('s', query, { chunkType: 'narrative', maxTurnId: 10 }, 3, { statistics: totals });
+        expect(totals.count).toBe(permitted.length);
+        expect(totals.sum).toBeCloseTo(scores.reduce((sum, score) => sum + score, 0), 5);
+        expect(totals.sumOfSquares).toBeCloseTo(scores.reduce((sum, score) => sum + score * score, 0), 5);
+        await store.close();
+
+        const large = await target.open({ vectorSearch: { exactBelow: 0 } });
+        await large.insertChunks(chunks.map((item) => ({ ...item, saveId: 'l' })));
+        const untouched = { count: 0, sum: 0, sumOfSquares: 0 };
+        const matches = await large.searchVectors('l', query, {}, 3, { statistics: untouched });
+        expect(matches).toHaveLength(3);
+        expect(untouched).toEqual({ count: 0, sum: 0, sumOfSquares: 0 });
+        await large.close();
+      });
+
       it('serves the engine: hybrid queries search vectors in the database, not in process memory', async () => {
         const store = await target.open();
         const memory = new Mnemo({ store, embedder: hashingEmbedder({ dimensions: 32 }), reranker: null, logger: silentLogger });

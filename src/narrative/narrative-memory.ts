@@ -13,7 +13,7 @@ import type { Analyzer } from '../retrieval/corpus-index.js';
 import { createAnalyzer } from '../retrieval/analyzer.js';
 import { DEFAULT_FEEDBACK, DEFAULT_FUSION, DEFAULT_NEIGHBOUR_WEIGHT } from '../retrieval/retrieval-defaults.js';
 import { FOCUS_BOOST, FOCUS_BOOST_ZSCORE } from '../retrieval/focus-boost.js';
-import { hybridSearch } from '../retrieval/hybrid-search.js';
+import { armsToRun, hybridSearch } from '../retrieval/hybrid-search.js';
 import { IndexCache } from '../retrieval/index-cache.js';
 import { tokenize } from '../retrieval/tokenize.js';
 import type { Embedder } from '../seams/embedder.js';
@@ -94,7 +94,11 @@ export class NarrativeMemory {
     this.neighbourWeight = options.neighbourWeight ?? DEFAULT_NEIGHBOUR_WEIGHT;
     this.storeVectors = this.store.searchVectors !== undefined;
     this.cache = new IndexCache(
-      { scan: (saveId, visit, scanOptions) => this.store.scanChunks(saveId, visit, scanOptions), version: (saveId) => this.store.saveVersion(saveId) },
+      {
+        scan: (saveId, visit, scanOptions) => this.store.scanChunks(saveId, visit, scanOptions),
+        version: (saveId) => this.store.saveVersion(saveId),
+        count: (saveId) => this.store.countChunks(saveId),
+      },
       { analyzer: options.analyzer ?? createAnalyzer(), neighbourWeight: this.neighbourWeight, vectors: !this.storeVectors },
     );
     this.queryDefaults = options.queryDefaults ?? {};
@@ -210,7 +214,7 @@ export class NarrativeMemory {
 
     const index = await this.cache.get(saveId);
     if (index.size === 0) return [];
-    const queryVector = await this.embedQuery(queryText, index.vectorDimensions);
+    const queryVector = armsToRun({ fusion, weights }).semantic ? await this.embedQuery(queryText, index.vectorDimensions) : null;
     const store = this.store;
     const ranked = await hybridSearch({
       index,
@@ -228,7 +232,7 @@ export class NarrativeMemory {
       reranker: options.rerank === false ? null : this.reranker,
       rerankTop,
       loadTexts: async (ids) => new Map((await this.store.getChunks(ids)).map((chunk) => [chunk.id, chunk.text])),
-      searchVectors: this.storeVectors ? (vector, limit) => store.searchVectors!(saveId, vector, filter, limit, { neighbourWeight: this.neighbourWeight }) : undefined,
+      searchVectors: this.storeVectors ? (vector, limit, statistics) => store.searchVectors!(saveId, vector, filter, limit, { neighbourWeight: this.neighbourWeight, statistics }) : undefined,
       scoreVectors: this.storeVectors && store.scoreVectors !== undefined ? (vector, ids) => store.scoreVectors!(saveId, vector, ids, { neighbourWeight: this.neighbourWeight }) : undefined,
     });
     const chunks = new Map((await this.store.getChunks(ranked.map((hit) => hit.id))).map((chunk) => [chunk.id, chunk]));

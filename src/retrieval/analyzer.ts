@@ -39,7 +39,7 @@ export interface AnalyzerOptions {
 export const DEFAULT_ANALYZER: Required<AnalyzerOptions> = { language: 'english', stem: true, stopWords: true };
 
 /**
- * Builds an analyzer: Unicode tokens, then optionally without stop words, then optionally stemmed. Stems are
+ * Builds an analyzer: Unicode tokens, then optionally without stop words, then optionally stemmed. Terms are
  * cached per analyzer, so repeated words cost a map lookup. Names and non-Latin words pass through whole when
  * the stemmer has nothing to strip ("Kaël" stays "kaël").
  *
@@ -58,19 +58,22 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
   }
   const stop = options.stopWords ?? true ? new Set<string>(stopwords[code] ?? []) : new Set<string>();
   const stemmer = options.stem ?? true ? snowball.newStemmer(language) : null;
-  const cache = new Map<string, string>();
-  const stemOf = (word: string): string => {
-    if (stemmer === null) return word;
-    let stem = cache.get(word);
-    if (stem === undefined) {
-      stem = stemmer.stem(word);
-      if (cache.size < 200_000) cache.set(word, stem);
+  // token -> its term, or null for a stop word: one lookup per token once a word has been seen.
+  const cache = new Map<string, string | null>();
+  const termOf = (token: string): string | null => {
+    let term = cache.get(token);
+    if (term === undefined) {
+      term = stop.has(token) ? null : stemmer === null ? token : stemmer.stem(token);
+      if (cache.size < 200_000) cache.set(token, term);
     }
-    return stem;
+    return term;
   };
   return (text) => {
     const terms: string[] = [];
-    for (const token of tokenize(text)) if (!stop.has(token)) terms.push(stemOf(token));
+    for (const token of tokenize(text)) {
+      const term = termOf(token);
+      if (term !== null) terms.push(term);
+    }
     return terms;
   };
 }

@@ -1,5 +1,6 @@
 // The lexical arm: an incremental Okapi BM25 index whose statistics are those of its own corpus (one save).
-import { grow } from './grow.js';
+import { grow, reserve } from './grow.js';
+import type { ScoreStatistics } from './score-statistics.js';
 import { TopK } from './top-k.js';
 import { tokenize } from './tokenize.js';
 
@@ -45,6 +46,14 @@ export class Bm25Index {
   private liveCount = 0;
   private totalLength = 0;
   private scratch = new Float64Array(64);
+  private touched = new Int32Array(64);
+  private seenIn = new Int32Array(64);
+  private countScratch = new Int32Array(64);
+  private uniqueScratch = new Int32Array(64);
+  private touchedCount = 0;
+  /** Per-slot length normalisation k1·(1 - b + b·length / average), valid for `normsKey`. */
+  private norms = new Float64Array(0);
+  private normsKey = '';
 
   constructor(parameters: Partial<Bm25Parameters> = {}) {
     this.parameters = { ...BM25_DEFAULTS, ...parameters };
@@ -77,6 +86,13 @@ export class Bm25Index {
     return Math.log(1 + (this.liveCount - df + 0.5) / (df + 0.5));
   }
 
+  /** Makes room for `slots` documents at once (a bulk load of a known size). */
+  reserve(slots: number): void {
+    this.lengths = reserve(this.lengths, slots);
+    this.alive = reserve(this.alive, slots);
+    this.termsStart = reserve(this.termsStart, slots + 1);
+  }
+
   /** Indexes a text (tokenised with `tokenize`) and returns its slot. */
   add(text: string): number {
     return this.addTokens(tokenize(text));
@@ -87,7 +103,9 @@ export class Bm25Index {
     const slot = this.slotCount++;
     this.lengths = grow(this.lengths, this.slotCount);
     this.alive = grow(this.alive, this.slotCount);
-    const counts = new Map<number, number>();
+    // Count the document's terms without allocating: seenIn[id] = slot + 1 marks a term met in this document.
+    this.uniqueScratch = grow(this.uniqueScratch, tokens.length);
+    let unique = 0;
     for (const token of tokens) {
       let id = this.termIds.get(token);
       if (id === undefined) {
@@ -96,18 +114,29 @@ export class Bm25Index {
         this.termNames.push(token);
         this.postings.push({ slots: new Int32Array(4), frequencies: new Uint16Array(4), length: 0 });
         this.documentFrequency = grow(this.documentFrequency, id + 1);
+        this.seenIn = grow(this.seenIn, id + 1);
+        this.countScratch = grow(this.countScratch, id + 1);
       }
-      counts.set(id, (counts.get(id) ?? 0) + 1);
+      if (this.seenIn[id] !== slot + 1) {
+        this.seenIn[id] = slot + 1;
+        this.countScratch[id] = 1;
+        this.uniqueScratch[unique++] = id;
+      } else {
+        this.countScratch[id] = (this.countScratch[id] as number) + 1;
+      }
     }
     let position = this.termsStart[slot] as number;
-    this.termsFlat = grow(this.termsFlat, position + counts.size);
+    this.termsFlat = grow(this.termsFlat, position + unique);
     this.termsStart = grow(this.termsStart, slot + 2);
-    for (const [id, count] of counts) {
+    for (let index = 0; index < unique; index++) {
+      const id = this.uniqueScratch[index] as number;
       const list = this.postings[id] as Postings;
-      list.slots = grow(list.slots, list.length + 1);
-      list.frequencies = grow(list.frequencies, list.length + 1);
+      if (list.length === list.slots.length) {
+        list.slots = grow(list.slots, list.length + 1);
+        list.frequencies = grow(list.frequencies, list.length + 1);
+      }
       list.slots[list.length] = slot;
-      list.frequencies[list.length] = Math.min(count, 65535);
+      list.frequencies[list.length] = Math.min(this.countScratch[id] as number, 65535);
       list.length++;
       this.documentFrequency[id] = (this.documentFrequency[id] as number) + 1;
       this.termsFlat[position++] = id;
@@ -141,33 +170,129 @@ export class Bm25Index {
    * Scores the live documents against deduplicated query tokens and returns the best `limit` with a score
    * above zero, best first (ties: lower slot first). `accept` filters slots before ranking.
    */
-  search(queryTokens: readonly string[], limit: number, accept?: (slot: number) => boolean, termWeights?: ReadonlyMap<string, number>): { slot: number; score: number }[] {
+  search(
+    queryTokens: readonly string[],
+    limit: number,
+    accept?: (slot: number) => boolean,
+    termWeights?: ReadonlyMap<string, number>,
+    statistics?: ScoreStatistics,
+  ): { slot: number; score: number }[] {
     if (this.liveCount === 0 || limit <= 0) return [];
-    const { k1, b } = this.parameters;
-    const averageLength = this.averageLength || 1;
+    this.accumulate(new Set(queryTokens), termWeights);
+    return this.collect(limit, accept, true, statistics);
+  }
+
+  /**
+   * Search with pseudo-relevance feedback in one pass over the query's postings: scores the query, reads its
+   * top `feedback.documents` accepted hits, adds their best `feedback.terms` terms (not in the query) at
+   * `feedback.weight` times their share of the best term's score, and ranks again. The same results as
+   * `search(terms, limit, accept, weights)` with the returned terms and weights, without scoring the query's
+   * own terms twice. `statistics` receives every accepted matching document's final score.
+   *
+   * @example
+   * ```ts
+   * const { results, weights } = index.searchWithFeedback(['dragon'], 10, { documents: 3, terms: 5, weight: 0.5 });
+   * ```
+   */
+  searchWithFeedback(
+    queryTokens: readonly string[],
+    limit: number,
+    feedback: { documents: number; terms: number; weight: number },
+    accept?: (slot: number) => boolean,
+    statistics?: ScoreStatistics,
+  ): { results: { slot: number; score: number }[]; weights: Map<string, number> } {
+    const unique = new Set(queryTokens);
+    const weights = new Map<string, number>([...unique].map((term) => [term, 1]));
+    if (this.liveCount === 0 || limit <= 0) return { results: [], weights };
+    this.accumulate(unique);
+    if (unique.size === 0 || feedback.documents <= 0 || feedback.terms <= 0 || feedback.weight <= 0) return { results: this.collect(limit, accept, true, statistics), weights };
+    const top = this.collect(feedback.documents, accept, false).map(({ slot }) => slot);
+    const expansion = this.expansionWeights(top, unique, feedback);
+    for (const [term, weight] of expansion) weights.set(term, weight);
+    this.accumulate(expansion.keys(), expansion);
+    return { results: this.collect(limit, accept, true, statistics), weights };
+  }
+
+  /**
+   * The feedback terms of top-ranked `slots` as query weights: the best `feedback.terms` terms not in `exclude`,
+   * each at `feedback.weight` times its score over the best one's.
+   */
+  expansionWeights(slots: readonly number[], exclude: ReadonlySet<string>, feedback: { terms: number; weight: number }): Map<string, number> {
+    const weights = new Map<string, number>();
+    const expansion = this.feedbackTerms(slots, exclude, feedback.terms);
+    const best = expansion[0]?.score ?? 0;
+    for (const { term, score } of expansion) if (best > 0) weights.set(term, feedback.weight * (score / best));
+    return weights;
+  }
+
+  /** The length normalisation of every slot under the current statistics (recomputed only when they change). */
+  private currentNorms(): Float64Array {
+    const key = `${this.liveCount}:${this.totalLength}:${this.slotCount}`;
+    if (key !== this.normsKey) {
+      const { k1, b } = this.parameters;
+      const averageLength = this.averageLength || 1;
+      if (this.norms.length < this.slotCount) this.norms = new Float64Array(this.lengths.length);
+      for (let slot = 0; slot < this.slotCount; slot++) this.norms[slot] = k1 * (1 - b + (b * (this.lengths[slot] as number)) / averageLength);
+      this.normsKey = key;
+    }
+    return this.norms;
+  }
+
+  /** Adds each term's BM25 contribution to the scratch scores, in the order given (so sums are reproducible). */
+  private accumulate(terms: Iterable<string>, termWeights?: ReadonlyMap<string, number>): void {
+    const { k1 } = this.parameters;
     this.scratch = grow(this.scratch, this.slotCount);
+    this.touched = grow(this.touched, this.slotCount);
     const scores = this.scratch;
-    const touched: number[] = [];
-    for (const term of new Set(queryTokens)) {
+    const touched = this.touched;
+    const alive = this.alive;
+    const norms = this.currentNorms();
+    let count = this.touchedCount;
+    for (const term of terms) {
       const id = this.termIds.get(term);
       if (id === undefined || this.documentFrequency[id] === 0) continue;
       const idf = this.idf(term) * (termWeights?.get(term) ?? 1);
       const list = this.postings[id] as Postings;
+      const slots = list.slots;
+      const frequencies = list.frequencies;
       for (let index = 0; index < list.length; index++) {
-        const slot = list.slots[index] as number;
-        if (this.alive[slot] !== 1) continue;
-        const frequency = list.frequencies[index] as number;
-        const norm = k1 * (1 - b + (b * (this.lengths[slot] as number)) / averageLength);
-        if (scores[slot] === 0) touched.push(slot);
-        scores[slot] = (scores[slot] as number) + (idf * frequency * (k1 + 1)) / (frequency + norm);
+        const slot = slots[index] as number;
+        if (alive[slot] !== 1) continue;
+        const frequency = frequencies[index] as number;
+        if (scores[slot] === 0) touched[count++] = slot;
+        scores[slot] = (scores[slot] as number) + (idf * frequency * (k1 + 1)) / (frequency + (norms[slot] as number));
       }
     }
+    this.touchedCount = count;
+  }
+
+  /**
+   * The best `limit` accepted slots of the scratch scores; `reset` clears the scratch for the next query;
+   * `statistics` receives every accepted score above zero.
+   */
+  private collect(limit: number, accept: ((slot: number) => boolean) | undefined, reset: boolean, statistics?: ScoreStatistics): { slot: number; score: number }[] {
     const top = new TopK(limit);
-    for (const slot of touched) {
+    const scores = this.scratch;
+    const touched = this.touched;
+    let threshold = top.threshold;
+    for (let index = 0; index < this.touchedCount; index++) {
+      const slot = touched[index] as number;
       const score = scores[slot] as number;
-      scores[slot] = 0;
-      if (score > 0 && (accept === undefined || accept(slot))) top.push(slot, score);
+      if (reset) scores[slot] = 0;
+      if (statistics !== undefined) {
+        if (score > 0 && (accept === undefined || accept(slot))) {
+          statistics.add(score);
+          if (score >= threshold) {
+            top.push(slot, score);
+            threshold = top.threshold;
+          }
+        }
+      } else if (score > 0 && score >= threshold && (accept === undefined || accept(slot))) {
+        top.push(slot, score);
+        threshold = top.threshold;
+      }
     }
+    if (reset) this.touchedCount = 0;
     return top.sorted();
   }
 

@@ -3,9 +3,11 @@ import type { ChunkFilter } from '../core/types.js';
 import type { IndexRow } from '../seams/store.js';
 import { Bm25Index } from './bm25.js';
 import type { Bm25Parameters } from './bm25.js';
-import { grow } from './grow.js';
+import { grow, reserve } from './grow.js';
+import { QuantizedVectors } from './quantized-vectors.js';
+import type { ScoreStatistics } from './score-statistics.js';
 import { tokenize } from './tokenize.js';
-import { VectorIndex } from './vector-index.js';
+import { dotProduct, VectorIndex } from './vector-index.js';
 
 /** Turns text into index terms. The default is `tokenize`. */
 export type Analyzer = (text: string) => string[];
@@ -83,16 +85,20 @@ export class CorpusIndex {
   private removedCount = 0;
   /** Vectors refused because their length differed from the index's. */
   mismatchedVectors = 0;
-  /** What the semantic arm searches: the chunks' own vectors, or their vectors mixed with their neighbours'. */
-  private readonly contextVectors: VectorIndex | null;
+  /**
+   * With neighbour context, what the semantic arm scans: each chunk's context vector as int8, made on the first
+   * semantic search and kept in step after. The exact context vector is recomputed from the own vectors when a
+   * score is needed, so it is never kept as float32.
+   */
+  private contextVectors: QuantizedVectors | null = null;
+  private contextBuffer = new Float32Array(0);
   private readonly neighbourWeight: number;
-  private previousLink = new Int32Array(64).fill(-1);
-  private nextLink = new Int32Array(64).fill(-1);
-  private tail = -1;
-
   /** False when the store searches vectors itself: only their length is kept, not the vectors. */
   private readonly keepVectors: boolean;
   private outsideDimensions: number | null = null;
+  private previousLink = new Int32Array(64).fill(-1);
+  private nextLink = new Int32Array(64).fill(-1);
+  private tail = -1;
 
   constructor(version: number, options: CorpusIndexOptions = {}) {
     this.version = version;
@@ -100,7 +106,6 @@ export class CorpusIndex {
     this.bm25 = new Bm25Index(options.bm25);
     this.keepVectors = options.vectors ?? true;
     this.neighbourWeight = this.keepVectors ? (options.neighbourWeight ?? 0) : 0;
-    this.contextVectors = this.neighbourWeight > 0 ? new VectorIndex() : null;
   }
 
   /** The length of the corpus's vectors (fixed by the first one; null while there is none). */
@@ -108,9 +113,22 @@ export class CorpusIndex {
     return this.keepVectors ? this.vectors.dimensions : this.outsideDimensions;
   }
 
-  /** The index the semantic arm searches. */
-  get semanticVectors(): VectorIndex {
-    return this.contextVectors ?? this.vectors;
+  /**
+   * The vector the semantic arm compares with a query for `slot` (its own vector, or its neighbour-context
+   * vector), or null. The result is a scratch buffer, valid until the next call: copy it to keep it.
+   */
+  semanticVectorOf(slot: number): Float32Array | null {
+    return this.neighbourWeight > 0 ? this.computeContext(slot) : this.vectors.vectorOf(slot);
+  }
+
+  /** The semantic arm's exact score of one slot (cosine with its own or its context vector), or null without a vector. */
+  semanticScoreOf(query: Float32Array, slot: number): number | null {
+    if (this.neighbourWeight <= 0) return this.vectors.scoreOf(query, slot);
+    const vector = this.computeContext(slot);
+    if (vector === null || vector.length !== query.length) return null;
+    let dot = 0;
+    for (let index = 0; index < vector.length; index++) dot += (vector[index] as number) * (query[index] as number);
+    return dot;
   }
 
   /** Live documents. */
@@ -121,6 +139,23 @@ export class CorpusIndex {
   /** Share of slots that hold removed documents (a rebuild reclaims them). */
   get removedRatio(): number {
     return this.ids.length === 0 ? 0 : this.removedCount / this.ids.length;
+  }
+
+  /**
+   * Makes room for `count` more documents at once, with an eighth to spare for what play adds next: a rebuild
+   * that knows its size allocates each array once.
+   */
+  reserve(count: number): void {
+    const slots = this.bm25.slots + count + Math.ceil(count / 8);
+    this.bm25.reserve(slots);
+    this.vectors.reserve(slots);
+    this.turnIds = reserve(this.turnIds, slots);
+    this.typeIds = reserve(this.typeIds, slots);
+    this.labelsStart = reserve(this.labelsStart, slots + 1);
+    if (this.neighbourWeight > 0) {
+      this.previousLink = reserve(this.previousLink, slots);
+      this.nextLink = reserve(this.nextLink, slots);
+    }
   }
 
   /** Adds rows in order. */
@@ -139,7 +174,7 @@ export class CorpusIndex {
       } else {
         this.noteDimensions(row.embedding?.length ?? row.dimensions ?? null);
       }
-      if (this.contextVectors !== null && this.vectors.has(slot)) {
+      if (this.neighbourWeight > 0 && this.vectors.has(slot)) {
         this.previousLink = grow(this.previousLink, slot + 1);
         this.nextLink = grow(this.nextLink, slot + 1);
         const previous = this.tail;
@@ -193,15 +228,16 @@ export class CorpusIndex {
     return [previous, next].filter((other) => other >= 0);
   }
 
-  private refreshContext(slot: number): void {
-    const context = this.contextVectors;
+  /**
+   * The context vector of a live slot with a vector, normalise(own + w * (previous + next)), computed in float32
+   * into a scratch buffer (valid until the next call); null otherwise.
+   */
+  private computeContext(slot: number): Float32Array | null {
     const own = this.vectors.vectorOf(slot);
-    if (context === null) return;
-    if (own === null || !this.bm25.isAlive(slot)) {
-      context.set(slot, null);
-      return;
-    }
-    const mixed = new Float32Array(own);
+    if (own === null || !this.bm25.isAlive(slot)) return null;
+    if (this.contextBuffer.length !== own.length) this.contextBuffer = new Float32Array(own.length);
+    const mixed = this.contextBuffer;
+    mixed.set(own);
     for (const direction of [-1, 1] as const) {
       const other = this.neighbour(slot, direction);
       const vector = other === null ? null : this.vectors.vectorOf(other);
@@ -211,7 +247,11 @@ export class CorpusIndex {
     for (const value of mixed) norm += value * value;
     norm = Math.sqrt(norm);
     if (norm > 0) for (let index = 0; index < mixed.length; index++) mixed[index] = (mixed[index] as number) / norm;
-    context.set(slot, mixed);
+    return mixed;
+  }
+
+  private refreshContext(slot: number): void {
+    this.contextVectors?.set(slot, this.computeContext(slot));
   }
 
   private typeId(chunkType: string): number {
@@ -229,10 +269,10 @@ export class CorpusIndex {
     const refresh = new Set<number>();
     for (let slot = 0; slot < this.ids.length; slot++) {
       if (!this.bm25.isAlive(slot) || !predicate(this.turnIds[slot] as number, this.typeIds[slot] as number)) continue;
-      if (this.contextVectors !== null) {
+      if (this.neighbourWeight > 0) {
         for (const other of this.unlink(slot)) refresh.add(other);
         refresh.delete(slot);
-        this.contextVectors.remove(slot);
+        this.contextVectors?.remove(slot);
       }
       this.bm25.remove(slot);
       this.vectors.remove(slot);
@@ -302,8 +342,8 @@ export class CorpusIndex {
   }
 
   /** The lexical arm: BM25 over the save's own statistics, filtered before ranking; terms may carry weights. */
-  lexical(queryTerms: readonly string[], limit: number, accept?: SlotFilter, termWeights?: ReadonlyMap<string, number>): { slot: number; score: number }[] {
-    return this.bm25.search(queryTerms, limit, accept, termWeights);
+  lexical(queryTerms: readonly string[], limit: number, accept?: SlotFilter, termWeights?: ReadonlyMap<string, number>, statistics?: ScoreStatistics): { slot: number; score: number }[] {
+    return this.bm25.search(queryTerms, limit, accept, termWeights, statistics);
   }
 
   /**
@@ -315,15 +355,35 @@ export class CorpusIndex {
     const weights = new Map<string, number>(queryTerms.map((term) => [term, 1]));
     if (queryTerms.length === 0 || feedback.documents <= 0 || feedback.terms <= 0 || feedback.weight <= 0) return { terms: [...weights.keys()], weights };
     const top = this.bm25.search(queryTerms, feedback.documents, accept).map(({ slot }) => slot);
-    const expansion = this.bm25.feedbackTerms(top, new Set(queryTerms), feedback.terms);
-    const best = expansion[0]?.score ?? 0;
-    for (const { term, score } of expansion) if (best > 0) weights.set(term, feedback.weight * (score / best));
+    for (const [term, weight] of this.bm25.expansionWeights(top, new Set(queryTerms), feedback)) weights.set(term, weight);
     return { terms: [...weights.keys()], weights };
   }
 
-  /** The semantic arm: exact cosine similarity (with neighbour context when configured), filtered before ranking. */
-  semantic(queryVector: Float32Array, limit: number, accept?: SlotFilter): { slot: number; score: number }[] {
-    return this.semanticVectors.search(queryVector, limit, accept);
+  /**
+   * The lexical arm with pseudo-relevance feedback, as `lexical(expandQuery(...))` gives it, scoring the query's
+   * own terms once. Returns the ranked slots and the expanded query (terms and weights).
+   */
+  lexicalWithFeedback(
+    queryTerms: readonly string[],
+    limit: number,
+    feedback: QueryFeedback,
+    accept?: SlotFilter,
+    statistics?: ScoreStatistics,
+  ): { results: { slot: number; score: number }[]; terms: string[]; weights: Map<string, number> } {
+    const { results, weights } = this.bm25.searchWithFeedback(queryTerms, limit, feedback, accept, statistics);
+    return { results, terms: [...weights.keys()], weights };
+  }
+
+  /**
+   * The semantic arm: exact cosine similarity (with neighbour context when configured), filtered before ranking.
+   * Context vectors are scanned as int8; the rows that can rank get their exact score from a recomputed context.
+   */
+  semantic(queryVector: Float32Array, limit: number, accept?: SlotFilter, statistics?: ScoreStatistics): { slot: number; score: number }[] {
+    if (this.neighbourWeight <= 0) return this.vectors.search(queryVector, limit, accept, statistics);
+    // Centred on the mean own vector: close to the contexts' mean, and one pass cheaper than computing it.
+    const contexts = (this.contextVectors ??= QuantizedVectors.build(this.bm25.slots, (slot) => this.computeContext(slot), this.vectors.mean()));
+    const dims = queryVector.length;
+    return contexts.search(queryVector, limit, (slot) => dotProduct(this.computeContext(slot) as Float32Array, 0, queryVector, dims), accept, statistics);
   }
 
   /** The slot holding a chunk id, or undefined. */

@@ -5,6 +5,7 @@ import { capPerSource } from './cap-per-source.js';
 import type { CorpusIndex, QueryFeedback, SlotFilter } from './corpus-index.js';
 import { FOCUS_BOOST, focusMatches } from './focus-boost.js';
 import { RRF_K, reciprocalRankFusion } from './reciprocal-rank-fusion.js';
+import { ScoreStatistics } from './score-statistics.js';
 
 /** Everything one hybrid search needs. */
 export interface HybridSearchInput {
@@ -22,7 +23,7 @@ export interface HybridSearchInput {
   fusion?: FusionMode;
   /** Pseudo-relevance feedback for the lexical arm (off when absent). */
   feedback?: QueryFeedback;
-  /** Arm weights for `zscore` fusion (default lexical 1, semantic 1). */
+  /** Arm weights for `zscore` fusion (default lexical 1, semantic 1); an arm weighted 0 is not run at all. */
   weights?: { lexical?: number; semantic?: number };
   focusTerms?: readonly string[];
   focusBoost?: number;
@@ -32,9 +33,10 @@ export interface HybridSearchInput {
   loadTexts(ids: readonly string[]): Promise<Map<string, string>>;
   /**
    * The semantic arm done elsewhere (a store that searches vectors itself, already filtered): the `limit`
-   * nearest chunk ids with their cosine similarity, best first. Without it, the index's own vectors are searched.
+   * nearest chunk ids with their cosine similarity, best first. When it compared every permitted chunk it adds
+   * their scores to `statistics` (for z-score fusion). Without it, the index's own vectors are searched.
    */
-  searchVectors?(queryVector: Float32Array, limit: number): Promise<{ id: string; score: number }[]>;
+  searchVectors?(queryVector: Float32Array, limit: number, statistics?: ScoreStatistics): Promise<{ id: string; score: number }[]>;
   /**
    * With `searchVectors`: the cosine similarity of given chunks (for `zscore` fusion, which scores a candidate
    * missing from the semantic arm exactly). Chunks it leaves out are scored at the arm's mean.
@@ -53,15 +55,8 @@ export interface RankedId {
   explanation: Explanation;
 }
 
-/** One arm's ranked list: chunk ids with the arm's own scores, best first. */
-type ArmList = { id: string; score: number }[];
-
-function armRanks(results: ArmList): Map<string, ArmRank> {
-  return new Map(results.map(({ id, score }, position) => [id, { rank: position + 1, score }]));
-}
-
-function withIds(index: CorpusIndex, results: { slot: number; score: number }[]): ArmList {
-  return results.map(({ slot, score }) => ({ id: index.idOf(slot), score }));
+function armRanks(index: CorpusIndex, results: { slot: number; score: number }[]): Map<string, ArmRank> {
+  return new Map(results.map(({ slot, score }, position) => [index.idOf(slot), { rank: position + 1, score }]));
 }
 
 /**
@@ -77,40 +72,39 @@ function withIds(index: CorpusIndex, results: { slot: number; score: number }[])
 export async function hybridSearch(input: HybridSearchInput): Promise<RankedId[]> {
   const { index, k } = input;
   const armLimit = input.capPerSource > 0 ? input.capPerSource : index.bm25.slots;
+  const { lexical: runLexical, semantic: runSemantic } = armsToRun(input);
+  // z-score fusion standardises each arm by the scores of every document it scored, not just its capped head.
+  const statistics = input.fusion === 'zscore' ? { lexical: new ScoreStatistics(), semantic: new ScoreStatistics() } : undefined;
   const analyzed = index.analyze(input.queryText);
-  const expanded = input.feedback === undefined ? { terms: analyzed, weights: undefined } : index.expandQuery(analyzed, input.feedback, input.accept);
+  const expanded = !runLexical
+    ? { terms: analyzed, weights: undefined, results: [] }
+    : input.feedback === undefined
+      ? { terms: analyzed, weights: undefined, results: index.lexical(analyzed, armLimit, input.accept, undefined, statistics?.lexical) }
+      : index.lexicalWithFeedback(analyzed, armLimit, input.feedback, input.accept, statistics?.lexical);
   const queryTerms = expanded.terms;
-  const lexical = withIds(index, index.lexical(queryTerms, armLimit, input.accept, expanded.weights));
-  const queryVector = input.queryVector;
-  const semantic = queryVector === null
-    ? []
-    : input.searchVectors !== undefined
-      ? await input.searchVectors(queryVector, armLimit)
-      : withIds(index, index.semantic(queryVector, armLimit, input.accept));
-  const lexicalRanks = armRanks(lexical);
-  const semanticRanks = armRanks(semantic);
-  const lists = [lexical, semantic].filter((list) => list.length > 0).map((list) => capPerSource(list.map(({ id }) => id), input.capPerSource));
+  const lexical = expanded.results;
+  const semantic = input.queryVector === null || !runSemantic ? [] : await semanticArm(input, armLimit, statistics?.semantic);
+  const lexicalRanks = armRanks(index, lexical);
+  const semanticRanks = armRanks(index, semantic);
+  const lists = [lexical, semantic].filter((list) => list.length > 0).map((list) => capPerSource(list.map(({ slot }) => index.idOf(slot)), input.capPerSource));
   let fused: [string, number][];
   if (input.fusion === 'zscore') {
-    const lexicalExact = (id: string) => {
-      const slot = index.slotOf(id);
-      return slot === undefined ? undefined : index.bm25.scoreOf(queryTerms, slot, expanded.weights);
-    };
-    let semanticExact = (id: string): number | undefined => {
-      const slot = index.slotOf(id);
-      return queryVector === null || slot === undefined ? undefined : (index.semanticVectors.scoreOf(queryVector, slot) ?? undefined);
-    };
+    const queryVector = input.queryVector;
+    let semanticExact = (slot: number): number | null => (queryVector === null ? null : index.semanticScoreOf(queryVector, slot));
     if (queryVector !== null && input.searchVectors !== undefined) {
-      const found = new Set(semantic.map(({ id }) => id));
-      const missing = cap(lexical, input.capPerSource).map(({ id }) => id).filter((id) => !found.has(id));
-      const scores = missing.length > 0 && input.scoreVectors !== undefined ? await input.scoreVectors(queryVector, missing) : new Map<string, number>();
-      semanticExact = (id) => scores.get(id);
+      // The store holds the vectors: the lexical candidates the semantic arm did not return are scored there, at once.
+      const found = new Set(semantic.map(({ slot }) => slot));
+      const missing = lexical.slice(0, input.capPerSource > 0 ? input.capPerSource : lexical.length).filter(({ slot }) => !found.has(slot));
+      const scores = missing.length > 0 && input.scoreVectors !== undefined ? await input.scoreVectors(queryVector, missing.map(({ slot }) => index.idOf(slot))) : new Map<string, number>();
+      semanticExact = (slot) => scores.get(index.idOf(slot)) ?? null;
     }
     fused = zScoreFusion(
-      [{ kind: 'lexical' as const, results: lexical, exact: lexicalExact }, { kind: 'semantic' as const, results: semantic, exact: semanticExact }].filter((arm) => arm.results.length > 0),
+      [{ kind: 'lexical' as const, results: lexical }, { kind: 'semantic' as const, results: semantic }].filter((arm) => arm.results.length > 0),
       input.capPerSource,
+      { lexical: (slot) => index.bm25.scoreOf(queryTerms, slot, expanded.weights), semantic: semanticExact },
       input.weights,
-    );
+      statistics,
+    ).map(([slot, score]) => [index.idOf(slot), score]);
   } else {
     fused = reciprocalRankFusion(lists, input.rrfK ?? RRF_K);
   }
@@ -136,6 +130,39 @@ export async function hybridSearch(input: HybridSearchInput): Promise<RankedId[]
   return ranked.slice(0, k);
 }
 
+/**
+ * The semantic arm: the index's own vectors, or the store's search (`searchVectors`) mapped to the index's
+ * slots (a chunk the index does not hold, written after it was read, is left out).
+ */
+async function semanticArm(input: HybridSearchInput, limit: number, statistics?: ScoreStatistics): Promise<{ slot: number; score: number }[]> {
+  const { index, queryVector } = input;
+  if (queryVector === null) return [];
+  if (input.searchVectors === undefined) return index.semantic(queryVector, limit, input.accept, statistics);
+  const matches = await input.searchVectors(queryVector, limit, statistics);
+  const results: { slot: number; score: number }[] = [];
+  for (const { id, score } of matches) {
+    const slot = index.slotOf(id);
+    if (slot !== undefined) results.push({ slot, score });
+  }
+  return results;
+}
+
+/**
+ * Which arms a search runs: with z-score fusion, an arm weighted 0 adds nothing to any score, so it is skipped
+ * (unless both are 0). RRF ignores weights.
+ *
+ * @example
+ * ```ts
+ * armsToRun({ fusion: 'zscore', weights: { semantic: 0 } }); // { lexical: true, semantic: false }
+ * ```
+ */
+export function armsToRun(input: { fusion?: FusionMode; weights?: { lexical?: number; semantic?: number } }): { lexical: boolean; semantic: boolean } {
+  if (input.fusion !== 'zscore') return { lexical: true, semantic: true };
+  const lexical = (input.weights?.lexical ?? 1) !== 0;
+  const semantic = (input.weights?.semantic ?? 1) !== 0;
+  return lexical || semantic ? { lexical, semantic } : { lexical: true, semantic: true };
+}
+
 async function rerankHead(ranked: RankedId[], top: number, query: string, reranker: Reranker, texts: Map<string, string>): Promise<RankedId[]> {
   const head = ranked.slice(0, top);
   const scores = await reranker.rerank(query, head.map((hit) => texts.get(hit.id) ?? '')).catch(() => null);
@@ -147,38 +174,43 @@ async function rerankHead(ranked: RankedId[], top: number, query: string, rerank
   return [...rescored, ...ranked.slice(top)];
 }
 
-/** The first `limit` entries of an arm (all when 0). */
-function cap(results: ArmList, limit: number): ArmList {
-  return limit > 0 ? results.slice(0, limit) : results;
-}
-
-/** One arm's ranked results, for score fusion, and how to score a chunk the arm did not return. */
+/** One arm's ranked results, for score fusion. */
 interface ArmResults {
   kind: 'lexical' | 'semantic';
-  results: ArmList;
-  /** The arm's exact score of a chunk (BM25, or cosine), or undefined when it cannot say. */
-  exact(id: string): number | undefined;
+  results: { slot: number; score: number }[];
 }
 
 /**
- * Score fusion: each arm's scores are standardised by the mean and deviation of that arm's own capped list;
- * a candidate missing from an arm is scored exactly in it (the chunk's BM25, or its cosine) and standardised
- * the same way (at the arm's mean when it cannot be scored). The fused score is the weighted sum. Ties keep
- * first appearance, as in RRF.
+ * Score fusion: each arm's scores are standardised by the mean and deviation of that arm's scores over every
+ * document it scored (the lexical arm: the accepted documents matching a query term; the semantic arm: every
+ * accepted document with a vector), so the standardisation does not depend on k or the cap (without those
+ * statistics, the arm's capped list is used). The candidates are the capped lists; a candidate missing from an
+ * arm is scored exactly in it by `exact` (the chunk's BM25, or its cosine; at the arm's mean when it has no
+ * score there) and standardised the same way. The fused score is the weighted sum. Ties keep first appearance,
+ * as in RRF.
  */
-function zScoreFusion(arms: ArmResults[], limit: number, weights: { lexical?: number; semantic?: number } = {}): [string, number][] {
-  const order = new Map<string, number>();
-  const capped = arms.map((arm) => ({ ...arm, results: cap(arm.results, limit) }));
-  for (const arm of capped) for (const { id } of arm.results) if (!order.has(id)) order.set(id, order.size);
+function zScoreFusion(
+  arms: ArmResults[],
+  cap: number,
+  exact: Record<ArmResults['kind'], (slot: number) => number | null>,
+  weights: { lexical?: number; semantic?: number } = {},
+  statistics?: { lexical: ScoreStatistics; semantic: ScoreStatistics },
+): [number, number][] {
+  const order = new Map<number, number>();
+  const capped = arms.map((arm) => ({ ...arm, results: cap > 0 ? arm.results.slice(0, cap) : arm.results }));
+  for (const arm of capped) for (const { slot } of arm.results) if (!order.has(slot)) order.set(slot, order.size);
   const scorers = capped.map((arm) => {
+    const whole = statistics?.[arm.kind];
     const scores = arm.results.map(({ score }) => score);
-    const mean = scores.reduce((sum, score) => sum + score, 0) / Math.max(1, scores.length);
-    const deviation = Math.sqrt(scores.reduce((sum, score) => sum + (score - mean) ** 2, 0) / Math.max(1, scores.length)) || 1;
-    const known = new Map(arm.results.map(({ id, score }) => [id, score]));
+    const mean = whole !== undefined && whole.count > 0 ? whole.mean : scores.reduce((sum, score) => sum + score, 0) / Math.max(1, scores.length);
+    const deviation =
+      (whole !== undefined && whole.count > 0 ? whole.deviation : Math.sqrt(scores.reduce((sum, score) => sum + (score - mean) ** 2, 0) / Math.max(1, scores.length))) || 1;
+    const known = new Map(arm.results.map(({ slot, score }) => [slot, score]));
     const weight = arm.kind === 'lexical' ? (weights.lexical ?? 1) : (weights.semantic ?? 1);
-    return (id: string) => (weight * ((known.get(id) ?? arm.exact(id) ?? mean) - mean)) / deviation;
+    const scoreOf = exact[arm.kind];
+    return (slot: number) => (weight * ((known.get(slot) ?? scoreOf(slot) ?? mean) - mean)) / deviation;
   });
-  const fused: [string, number][] = [...order.keys()].map((id) => [id, scorers.reduce((sum, scorer) => sum + scorer(id), 0)]);
+  const fused: [number, number][] = [...order.keys()].map((slot) => [slot, scorers.reduce((sum, scorer) => sum + scorer(slot), 0)]);
   fused.sort((a, b) => b[1] - a[1] || (order.get(a[0]) as number) - (order.get(b[0]) as number));
   return fused;
 }

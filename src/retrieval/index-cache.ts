@@ -8,6 +8,8 @@ export interface CorpusSource {
   /** Streams the corpus's rows to `visit`; returns the version read before them. */
   scan(key: string, visit: (row: IndexDocument) => void, options?: ScanOptions): Promise<number>;
   version(key: string): Promise<number>;
+  /** About how many rows `scan` will visit (a capacity hint; optional). */
+  count?(key: string): Promise<number>;
 }
 
 /**
@@ -41,6 +43,7 @@ export class IndexCache {
 
   private async build(key: string): Promise<CorpusIndex> {
     const index = new CorpusIndex(0, this.options);
+    if (this.source.count !== undefined) index.reserve(await this.source.count(key));
     index.version = await this.source.scan(key, (row) => index.add([row]), { vectors: this.options.vectors ?? true });
     this.indexes.set(key, index);
     return index;

@@ -1,10 +1,33 @@
 // The semantic arm's index: unit vectors in one flat Float32Array, searched exactly by dot product.
-import { grow } from './grow.js';
-import { TopK } from './top-k.js';
+import { grow, reserve } from './grow.js';
+import { QuantizedVectors } from './quantized-vectors.js';
+import type { ScoreStatistics } from './score-statistics.js';
+
+/**
+ * The dot product of `dims` values of `data` from `base` with `query`, summed in four lanes: the arithmetic every
+ * ranked semantic score uses, so a score is the same number whichever path computed it.
+ */
+export function dotProduct(data: Float32Array, base: number, query: Float32Array, dims: number): number {
+  let dot0 = 0;
+  let dot1 = 0;
+  let dot2 = 0;
+  let dot3 = 0;
+  let index = 0;
+  for (; index + 3 < dims; index += 4) {
+    dot0 += (data[base + index] as number) * (query[index] as number);
+    dot1 += (data[base + index + 1] as number) * (query[index + 1] as number);
+    dot2 += (data[base + index + 2] as number) * (query[index + 2] as number);
+    dot3 += (data[base + index + 3] as number) * (query[index + 3] as number);
+  }
+  for (; index < dims; index++) dot0 += (data[base + index] as number) * (query[index] as number);
+  return dot0 + dot1 + dot2 + dot3;
+}
 
 /**
  * An exact nearest-neighbour index over unit vectors (dot product = cosine similarity). Slots without a
- * vector are skipped. Exact search never misses a filtered result, which an approximate index can.
+ * vector are skipped. Exact search never misses a filtered result, which an approximate index can. The first
+ * search makes an int8 copy (QuantizedVectors) that every search scans; the float32 vectors give the exact
+ * scores of the few rows that can rank, so results equal a full float32 scan.
  *
  * @example
  * ```ts
@@ -18,10 +41,19 @@ export class VectorIndex {
   private present = new Uint8Array(0);
   private slotCount = 0;
   private dims: number | null = null;
+  private quantized: QuantizedVectors | null = null;
+  private reservedSlots = 0;
 
   /** The vector length, fixed by the first vector stored (null while empty). */
   get dimensions(): number | null {
     return this.dims;
+  }
+
+  /** Makes room for `slots` slots at once (their vectors are allocated when the first one fixes the length). */
+  reserve(slots: number): void {
+    this.reservedSlots = Math.max(this.reservedSlots, slots);
+    this.present = reserve(this.present, slots);
+    if (this.dims !== null) this.data = reserve(this.data, slots * this.dims);
   }
 
   /** Stores (or clears, with null) the vector of a slot. A vector of another length is refused. */
@@ -30,19 +62,26 @@ export class VectorIndex {
     this.present = grow(this.present, this.slotCount);
     if (vector === null) {
       this.present[slot] = 0;
+      this.quantized?.set(slot, null);
       return true;
     }
     if (this.dims === null) this.dims = vector.length;
     if (vector.length !== this.dims) return false;
-    this.data = grow(this.data, this.slotCount * this.dims);
+    if (this.data.length < this.slotCount * this.dims) {
+      // The largest array of an index: grow by a quarter, not double, beyond what was reserved.
+      const slots = Math.max(this.reservedSlots, Math.ceil(this.slotCount * 1.25), 64);
+      this.data = reserve(this.data, slots * this.dims);
+    }
     this.data.set(vector, slot * this.dims);
     this.present[slot] = 1;
+    this.quantized?.set(slot, vector);
     return true;
   }
 
   /** Forgets a slot's vector. */
   remove(slot: number): void {
     if (slot < this.slotCount) this.present[slot] = 0;
+    this.quantized?.remove(slot);
   }
 
   /** True when the slot has a vector. */
@@ -56,6 +95,22 @@ export class VectorIndex {
     return this.data.subarray(slot * this.dims, (slot + 1) * this.dims);
   }
 
+  /** The mean of the stored vectors (null while empty). */
+  mean(): Float64Array | null {
+    const dims = this.dims;
+    if (dims === null) return null;
+    const sum = new Float64Array(dims);
+    let count = 0;
+    for (let slot = 0; slot < this.slotCount; slot++) {
+      if (this.present[slot] !== 1) continue;
+      const base = slot * dims;
+      for (let index = 0; index < dims; index++) sum[index] = (sum[index] as number) + (this.data[base + index] as number);
+      count++;
+    }
+    for (let index = 0; index < dims; index++) sum[index] = (sum[index] as number) / Math.max(1, count);
+    return sum;
+  }
+
   /** The similarity of one slot to `query` (null when the slot has no vector). */
   scoreOf(query: Float32Array, slot: number): number | null {
     const vector = this.vectorOf(slot);
@@ -65,31 +120,15 @@ export class VectorIndex {
     return dot;
   }
 
-  /** The `limit` slots most similar to `query`, best first (ties: lower slot first); `accept` filters first. */
-  search(query: Float32Array, limit: number, accept?: (slot: number) => boolean): { slot: number; score: number }[] {
+  /**
+   * The `limit` slots most similar to `query`, best first (ties: lower slot first); `accept` filters first;
+   * `statistics` receives every accepted slot's score (from the int8 scan: within 0.01 of the exact one).
+   */
+  search(query: Float32Array, limit: number, accept?: (slot: number) => boolean, statistics?: ScoreStatistics): { slot: number; score: number }[] {
     const dims = this.dims;
     if (dims === null || query.length !== dims || limit <= 0) return [];
-    const top = new TopK(limit);
+    this.quantized ??= QuantizedVectors.build(this.slotCount, (slot) => this.vectorOf(slot));
     const data = this.data;
-    const present = this.present;
-    for (let slot = 0; slot < this.slotCount; slot++) {
-      if (present[slot] !== 1 || (accept !== undefined && !accept(slot))) continue;
-      const base = slot * dims;
-      let dot0 = 0;
-      let dot1 = 0;
-      let dot2 = 0;
-      let dot3 = 0;
-      let index = 0;
-      for (; index + 3 < dims; index += 4) {
-        dot0 += (data[base + index] as number) * (query[index] as number);
-        dot1 += (data[base + index + 1] as number) * (query[index + 1] as number);
-        dot2 += (data[base + index + 2] as number) * (query[index + 2] as number);
-        dot3 += (data[base + index + 3] as number) * (query[index + 3] as number);
-      }
-      for (; index < dims; index++) dot0 += (data[base + index] as number) * (query[index] as number);
-      const dot = dot0 + dot1 + dot2 + dot3;
-      if (dot > top.threshold) top.push(slot, dot);
-    }
-    return top.sorted();
+    return this.quantized.search(query, limit, (slot) => dotProduct(data, slot * dims, query, dims), accept, statistics);
   }
 }

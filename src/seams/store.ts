@@ -46,6 +46,19 @@ export interface VectorSearchOptions {
    * save's adjacent chunks with vectors in insertion order (the in-memory arm's `neighbourWeight`). 0: own vectors.
    */
   neighbourWeight?: number;
+  /**
+   * When given, a search that compared every permitted chunk (an exact one) adds their scores' count, sum and
+   * sum of squares here: z-score fusion standardises the semantic arm by them, as it does in memory. An
+   * approximate search leaves it untouched.
+   */
+  statistics?: ScoreTotals;
+}
+
+/** Running totals of scores, for their mean and deviation. */
+export interface ScoreTotals {
+  count: number;
+  sum: number;
+  sumOfSquares: number;
 }
 
 /** A chunk found by a store's own vector search. */

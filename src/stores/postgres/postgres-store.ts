@@ -422,7 +422,7 @@ export class PostgresStore implements Store {
    */
   async searchVectors(saveId: string, vector: Float32Array, filter: ChunkFilter, limit: number, options: VectorSearchOptions = {}): Promise<VectorMatch[]> {
     this.ensureOpen();
-    return this.vectors.search(saveId, vector, filter, limit, options.neighbourWeight ?? 0);
+    return this.vectors.search(saveId, vector, filter, limit, options.neighbourWeight ?? 0, options.statistics);
   }
 
   /**

@@ -1,6 +1,6 @@
 // The semantic arm in PostgreSQL: one HNSW index per vector length, and filtered searches that never starve.
 import type { ChunkFilter } from '../../core/types.js';
-import type { VectorMatch } from '../../seams/store.js';
+import type { ScoreTotals, VectorMatch } from '../../seams/store.js';
 import { SCHEMA_LOCK_SQL } from './migrations.js';
 import { quoteIdentifier } from './identifiers.js';
 import type { Queryable, SqlClient } from './queryable.js';
@@ -32,6 +32,30 @@ export const HNSW_MAX_DIMENSIONS = 2000;
 /** The name of the HNSW index of vectors of one length. */
 export function vectorIndexName(dimensions: number): string {
   return `chunks_embedding_hnsw_${dimensions}`;
+}
+
+/** The totals (count, sum, sum of squares) of a score over every row an exact query compared, before its LIMIT. */
+const TOTALS = (score: string) =>
+  `COUNT(*) OVER () AS total_count, SUM(${score}) OVER () AS total_sum, SUM((${score}) * (${score})) OVER () AS total_squares`;
+
+/** A row of an exact search: a match, with the totals of every score compared. */
+interface ExactRow {
+  id: string;
+  score: number;
+  total_count?: string | number;
+  total_sum?: number;
+  total_squares?: number;
+}
+
+/** Adds an exact search's totals (read from its first row) to `statistics`; nothing when they are not numbers. */
+function addTotals(statistics: ScoreTotals, row: ExactRow | undefined): void {
+  const count = Number(row?.total_count ?? 0);
+  const sum = Number(row?.total_sum);
+  const squares = Number(row?.total_squares);
+  if (count === 0 || !Number.isFinite(sum) || !Number.isFinite(squares)) return;
+  statistics.count += count;
+  statistics.sum += sum;
+  statistics.sumOfSquares += squares;
 }
 
 /** The smaller of the turn bounds, if any. */
@@ -129,7 +153,7 @@ export class PostgresVectorSearch {
 
   /** The exact query: the distance is not the indexed expression, so every permitted row is compared. */
   private exactSql({ base, filters }: Prepared): string {
-    return `SELECT id, 1 - distance AS score FROM (
+    return `SELECT id, 1 - distance AS score, ${TOTALS('1 - distance')} FROM (
         SELECT seq, id, embedding <=> $2::vector AS distance FROM ${this.chunks} WHERE ${base}${filters}
       ) AS candidates ORDER BY distance, seq LIMIT $3`;
   }
@@ -158,7 +182,7 @@ export class PostgresVectorSearch {
         FROM ${this.chunks} WHERE ${base}
       ), scored AS (
         SELECT seq, id, ${this.contextScore(dimensions, w)} AS score FROM chain WHERE true${filters}
-      ) SELECT id, score FROM scored ORDER BY score DESC, seq LIMIT $3`;
+      ) SELECT id, score, ${TOTALS('score')} FROM scored ORDER BY score DESC, seq LIMIT $3`;
   }
 
   /** The neighbours of each row of `pool` (a CTE with seq, id, own), read through the save's (save_id, seq) key. */
@@ -211,9 +235,10 @@ export class PostgresVectorSearch {
    * The `limit` chunks of a save nearest to `vector` among those the filter permits; see the class. With a
    * `neighbourWeight` above 0 each chunk is scored by its vector mixed with its neighbours' (the in-memory arm's
    * neighbour context): exactly on small saves, and on large ones by scoring exactly the nearest by own vector
-   * (`4 x limit`, at least 100, at most 1,000, found through HNSW) and their neighbours.
+   * (`4 x limit`, at least 100, at most 1,000, found through HNSW) and their neighbours. An exact search adds the
+   * totals of every permitted chunk's score to `statistics`.
    */
-  async search(saveId: string, vector: Float32Array, filter: ChunkFilter, limit: number, neighbourWeight = 0): Promise<VectorMatch[]> {
+  async search(saveId: string, vector: Float32Array, filter: ChunkFilter, limit: number, neighbourWeight = 0, statistics?: ScoreTotals): Promise<VectorMatch[]> {
     if (limit <= 0 || vector.length === 0) return [];
     const prepared = this.prepare(saveId, vector, filter, limit);
     const context = neighbourWeight > 0;
@@ -232,7 +257,9 @@ export class PostgresVectorSearch {
       } else {
         this.stats.exact++;
       }
-      return (await client.query<{ id: string; score: number }>(context ? this.exactContextSql(prepared, w) : this.exactSql(prepared), prepared.params)).rows;
+      const exact = (await client.query<ExactRow>(context ? this.exactContextSql(prepared, w) : this.exactSql(prepared), prepared.params)).rows;
+      if (statistics !== undefined) addTotals(statistics, exact[0]);
+      return exact;
     });
     return rows.map((row) => {
       const score = Number(row.score);

@@ -71,6 +71,7 @@ export class SqliteStore implements Store {
   readonly living: SqliteLivingStore;
   private readonly db: SqliteDatabase;
   private closed = false;
+  private readonly byIdStatements = new Map<number, Statement>();
   private readonly statements: {
     insertChunk: Statement;
     bumpVersion: Statement;
@@ -218,12 +219,20 @@ export class SqliteStore implements Store {
     const found = new Map<string, Chunk>();
     for (let start = 0; start < ids.length; start += 500) {
       const batch = ids.slice(start, start + 500);
-      const rows = this.db
-        .prepare(`SELECT id, save_id, turn_id, chunk_type, text, entry_id, metadata, created_at FROM chunks WHERE id IN (${batch.map(() => '?').join(',')})`)
-        .all(...batch) as ChunkRow[];
+      const rows = this.chunksById(batch.length).all(...batch) as ChunkRow[];
       for (const row of rows) found.set(row.id, toChunk(row));
     }
     return ids.flatMap((id) => found.get(id) ?? []);
+  }
+
+  /** The statement reading `count` chunks by id, prepared once per count (a query reads k of them every time). */
+  private chunksById(count: number): Statement {
+    let statement = this.byIdStatements.get(count);
+    if (statement === undefined) {
+      statement = this.db.prepare(`SELECT id, save_id, turn_id, chunk_type, text, entry_id, metadata, created_at FROM chunks WHERE id IN (${Array.from({ length: count }, () => '?').join(',')})`);
+      if (this.byIdStatements.size < 64) this.byIdStatements.set(count, statement);
+    }
+    return statement;
   }
 
   async listChunks(saveId: string, options: ListChunksOptions = {}): Promise<Chunk[]> {
@@ -252,9 +261,10 @@ export class SqliteStore implements Store {
     this.ensureOpen();
     return this.db.transaction(() => {
       const version = this.currentVersion(saveId);
-      const statement = this.db.prepare('SELECT id, turn_id, chunk_type, text, embedding FROM chunks WHERE save_id = ? ORDER BY seq');
-      for (const row of statement.iterate(saveId) as Iterable<{ id: string; turn_id: number; chunk_type: string; text: string; embedding: Buffer | null }>) {
-        visit({ id: row.id, turnId: row.turn_id, chunkType: row.chunk_type, text: row.text, embedding: blobToVector(row.embedding) });
+      // Raw rows (arrays, not objects): a save is read whole when its index is built, so this loop is hot.
+      const statement = this.db.prepare('SELECT id, turn_id, chunk_type, text, embedding FROM chunks WHERE save_id = ? ORDER BY seq').raw(true);
+      for (const [id, turnId, chunkType, text, embedding] of statement.iterate(saveId) as Iterable<[string, number, string, string, Buffer | null]>) {
+        visit({ id, turnId, chunkType, text, embedding: blobToVector(embedding) });
       }
       return version;
     }).deferred();

@@ -1,0 +1,28 @@
+// What the peer benchmark asks of every engine: create a collection, add rows with their vectors, open it, query it.
+import type { CorpusRow } from './corpus.js';
+
+/** The three ways a collection is queried. */
+export const QUERY_MODES = ['hybrid', 'vector', 'lexical'] as const;
+export type QueryMode = (typeof QUERY_MODES)[number];
+
+/** One collection of one engine (a Mnemo save, a LanceDB table, an Orama database), in its own folder. */
+export interface EngineCollection {
+  /** Adds rows (ids, texts and vectors given: the engine computes no vector). */
+  add(rows: readonly CorpusRow[]): Promise<void>;
+  /** Ends an ingest: builds what the engine builds after loading (full-text index, compaction) and persists. */
+  finish(): Promise<void>;
+  /** The ids of the best `k` rows for a query, best first. */
+  query(mode: QueryMode, text: string, vector: Float32Array, k: number): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+/** An engine under test. */
+export interface Engine {
+  readonly name: string;
+  /** The package and version measured, e.g. `@lancedb/lancedb 0.31.0`. */
+  readonly version: string;
+  /** A new, empty collection in `folder` (created). */
+  create(folder: string): Promise<EngineCollection>;
+  /** The collection persisted in `folder` by an earlier process. */
+  open(folder: string): Promise<EngineCollection>;
+}

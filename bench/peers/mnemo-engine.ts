@@ -1,0 +1,89 @@
+// Mnemo in the peer benchmark: the embedded default (SQLite file, narrative defaults), fed the shared vectors.
+import { join } from 'node:path';
+import { silentLogger } from '../../src/core/logger.js';
+import { openMemory } from '../../src/open-memory.js';
+import type { Mnemo } from '../../src/open-memory.js';
+import type { Embedder } from '../../src/seams/embedder.js';
+import type { EmbedderIdentity } from '../../src/seams/embedding-store.js';
+import type { CorpusRow } from './corpus.js';
+import type { Engine, EngineCollection, QueryMode } from './engine.js';
+import { packageVersion } from './package-version.js';
+
+const SAVE = 'bench';
+
+/**
+ * An embedder that computes nothing: it hands back the vectors the benchmark computed once with the static
+ * embedder (the same ones every engine gets), under the static embedder's identity. A text it was not given is
+ * an error, so no vector is ever made behind the benchmark's back.
+ */
+class PrecomputedEmbedder implements Embedder {
+  readonly provider: string;
+  readonly modelId: string;
+  readonly dimensions: number;
+  readonly maxBatchSize = 100_000;
+  readonly cacheable = false;
+  private readonly vectors = new Map<string, Float32Array>();
+
+  constructor(identity: EmbedderIdentity) {
+    this.provider = identity.provider;
+    this.modelId = identity.modelId;
+    this.dimensions = identity.dimensions;
+  }
+
+  /** Makes `vector` the answer for `text` until `clear`. */
+  give(text: string, vector: Float32Array): void {
+    this.vectors.set(text, vector);
+  }
+
+  clear(): void {
+    this.vectors.clear();
+  }
+
+  async embed(texts: readonly string[]): Promise<Float32Array[]> {
+    return texts.map((text) => {
+      const vector = this.vectors.get(text);
+      if (vector === undefined) throw new Error(`the benchmark gave no vector for ${JSON.stringify(text.slice(0, 60))}`);
+      return vector;
+    });
+  }
+}
+
+class MnemoCollection implements EngineCollection {
+  constructor(private readonly memory: Mnemo, private readonly embedder: PrecomputedEmbedder) {}
+
+  async add(rows: readonly CorpusRow[]): Promise<void> {
+    for (const row of rows) this.embedder.give(row.text, row.vector);
+    await this.memory.addMany(rows.map((row) => ({ saveId: SAVE, turnId: row.turn, text: row.text, entryId: row.id })));
+    this.embedder.clear();
+  }
+
+  async finish(): Promise<void> {}
+
+  async query(mode: QueryMode, text: string, vector: Float32Array, k: number): Promise<string[]> {
+    this.embedder.give(text, vector);
+    const weights = mode === 'vector' ? { lexical: 0 } : mode === 'lexical' ? { semantic: 0 } : undefined;
+    const hits = await this.memory.query(SAVE, text, { k, weights });
+    this.embedder.clear();
+    return hits.map((hit) => hit.entryId ?? hit.id);
+  }
+
+  close(): Promise<void> {
+    return this.memory.close();
+  }
+}
+
+const version = packageVersion('mnemo');
+const sqliteVersion = packageVersion('better-sqlite3');
+
+/**
+ * Mnemo on its embedded default (one SQLite file; z-score fusion, neighbour context, feedback), its vectors
+ * recorded under `identity`, the static embedder that computed them (so loading the word table is not counted).
+ */
+export function mnemoEngine(identity: EmbedderIdentity): Engine {
+  const openCollection = async (folder: string): Promise<EngineCollection> => {
+    const embedder = new PrecomputedEmbedder(identity);
+    const memory = await openMemory({ path: join(folder, 'mnemo.db'), embedder, embeddingCache: false, logger: silentLogger });
+    return new MnemoCollection(memory, embedder);
+  };
+  return { name: 'Mnemo', version: `mnemo ${version} (SQLite, better-sqlite3 ${sqliteVersion})`, create: openCollection, open: openCollection };
+}

@@ -1,0 +1,62 @@
+// Orama in the peer benchmark: one in-memory database persisted as JSON (save/load), hybrid search on its defaults.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { create, insertMultiple, load, save, search } from '@orama/orama';
+import type { AnyOrama } from '@orama/orama';
+import type { CorpusRow } from './corpus.js';
+import { DIMENSIONS } from './corpus.js';
+import type { Engine, EngineCollection, QueryMode } from './engine.js';
+import { packageVersion } from './package-version.js';
+
+const schema = { id: 'string', text: 'string', embedding: `vector[${DIMENSIONS}]` } as const;
+const FILE = 'orama.json';
+
+/**
+ * The vector similarity threshold. Orama's default (0.8) returns nothing for most queries on these vectors,
+ * so a low one gives a real top k (measured in ../shared/bench/README.md).
+ */
+const SIMILARITY = 0.1;
+
+class OramaCollection implements EngineCollection {
+  constructor(private readonly database: AnyOrama, private readonly folder: string) {}
+
+  async add(rows: readonly CorpusRow[]): Promise<void> {
+    await insertMultiple(this.database, rows.map((row) => ({ id: row.id, text: row.text, embedding: Array.from(row.vector) })), rows.length);
+  }
+
+  /** Orama lives in memory: persisting is writing its save() as JSON. */
+  async finish(): Promise<void> {
+    writeFileSync(join(this.folder, FILE), JSON.stringify(await save(this.database)));
+  }
+
+  async query(mode: QueryMode, text: string, vector: Float32Array, k: number): Promise<string[]> {
+    // includeVectors: true, because without it a vector hit sets the stored document's vector to null (3.1.18).
+    const common = { limit: k, includeVectors: true, properties: ['text'] };
+    const vectorParameter = { value: Array.from(vector), property: 'embedding' };
+    const result =
+      mode === 'lexical'
+        ? await search(this.database, { ...common, term: text })
+        : mode === 'vector'
+          ? await search(this.database, { ...common, mode: 'vector', vector: vectorParameter, similarity: SIMILARITY })
+          : await search(this.database, { ...common, mode: 'hybrid', term: text, vector: vectorParameter, similarity: SIMILARITY });
+    return result.hits.map((hit) => String(hit.id));
+  }
+
+  async close(): Promise<void> {}
+}
+
+const version = packageVersion('@orama/orama');
+
+/** Orama with its defaults (English tokenizer, BM25; hybrid = weighted sum of max-normalised scores). */
+export const oramaEngine: Engine = {
+  name: 'Orama',
+  version: `@orama/orama ${version}`,
+  async create(folder) {
+    return new OramaCollection(create({ schema }), folder);
+  },
+  async open(folder) {
+    const database = create({ schema });
+    load(database, JSON.parse(readFileSync(join(folder, FILE), 'utf8')));
+    return new OramaCollection(database, folder);
+  },
+};

@@ -1,0 +1,244 @@
+// Mnemo against LanceDB and Orama: the same corpus and the same vectors, each engine in its own processes.
+// Usage: npm run bench:peers [-- --sizes 10000,100000,1000000 --engines mnemo,lancedb,orama --queries 200
+//        --seconds-per-mode 60 --k 10 --batch 10000 --timeout-minutes 15 --work <folder>
+//        --chart docs/benchmarks-latency.svg --json <file> --skip-locomo --keep]
+// The vectors are computed once by Mnemo's static embedder and handed to every engine (none embeds anything).
+// LoCoMo is read at run time from ../shared/bench/locomo (never copied into the repository).
+import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { availableParallelism, cpus, tmpdir, totalmem } from 'node:os';
+import { dirname, join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { locomoFolder, prepareVectors } from './corpus.js';
+import type { QueryMode } from './engine.js';
+import { QUERY_MODES } from './engine.js';
+import { latencyChart } from './latency-chart.js';
+import { packageVersion } from './package-version.js';
+import { runWorker } from './run-worker.js';
+import type { WorkerOutcome } from './run-worker.js';
+import type { Latency } from './worker.js';
+
+const { values } = parseArgs({
+  options: {
+    sizes: { type: 'string', default: '10000,100000' },
+    engines: { type: 'string', default: 'mnemo,lancedb,orama' },
+    queries: { type: 'string', default: '200' },
+    k: { type: 'string', default: '10' },
+    batch: { type: 'string', default: '10000' },
+    'timeout-minutes': { type: 'string', default: '15' },
+    'seconds-per-mode': { type: 'string', default: '60' },
+    work: { type: 'string', default: join(tmpdir(), 'mnemo-peers') },
+    chart: { type: 'string' },
+    json: { type: 'string' },
+    'skip-locomo': { type: 'boolean', default: false },
+    keep: { type: 'boolean', default: false },
+  },
+});
+
+const ENGINE_NAMES: Record<string, string> = { mnemo: 'Mnemo', lancedb: 'LanceDB', orama: 'Orama' };
+const sizes = values.sizes.split(',').map(Number);
+const engines = values.engines.split(',');
+for (const engine of engines) if (ENGINE_NAMES[engine] === undefined) throw new Error(`--engines: expected mnemo, lancedb, orama; got ${engine}`);
+if (sizes.some((size) => !Number.isInteger(size) || size < 1000)) throw new Error(`--sizes: expected whole numbers >= 1000, got ${values.sizes}`);
+const queryCount = Number(values.queries);
+const k = Number(values.k);
+const batch = Number(values.batch);
+const timeoutMs = Number(values['timeout-minutes']) * 60_000;
+const secondsPerMode = Number(values['seconds-per-mode']);
+const threads = availableParallelism();
+const work = values.work;
+const locomo = values['skip-locomo'] ? null : locomoFolder();
+
+interface IngestResult {
+  seconds: number;
+  peakRssMb: number;
+}
+interface QueryResult {
+  coldOpenMs: number;
+  latency: Partial<Record<QueryMode, Latency>>;
+  failures: Partial<Record<QueryMode, string>>;
+  peakRssMb: number;
+}
+interface LocomoResult {
+  questions: number;
+  ingestSeconds: number;
+  recall: Partial<Record<QueryMode, number>>;
+  p50: Partial<Record<QueryMode, number>>;
+  peakRssMb: number;
+}
+interface SizeResult {
+  engine: string;
+  size: number;
+  ingest: WorkerOutcome<IngestResult>;
+  diskBytes: number | null;
+  query: WorkerOutcome<QueryResult> | null;
+}
+
+const progress = (line: string) => process.stderr.write(`${line}\n`);
+
+function folderBytes(path: string): number {
+  let total = 0;
+  for (const entry of readdirSync(path, { withFileTypes: true })) {
+    const full = join(path, entry.name);
+    total += entry.isDirectory() ? folderBytes(full) : statSync(full).size;
+  }
+  return total;
+}
+
+async function measureSize(engine: string, size: number): Promise<SizeResult> {
+  const folder = join(work, 'data', `${engine}-${size}`);
+  rmSync(folder, { recursive: true, force: true });
+  const ingest = await runWorker<IngestResult>({ kind: 'ingest', engine, work, folder, size, batch }, timeoutMs, threads);
+  progress(`  ${ENGINE_NAMES[engine]} ${size}: ingest ${ingest.ok ? `${(size / ingest.value.seconds).toFixed(0)} chunks/s` : ingest.reason}`);
+  if (!ingest.ok) {
+    rmSync(folder, { recursive: true, force: true });
+    return { engine, size, ingest, diskBytes: null, query: null };
+  }
+  const diskBytes = folderBytes(folder);
+  const query = await runWorker<QueryResult>({ kind: 'query', engine, work, folder, queries: queryCount, k, secondsPerMode }, timeoutMs, threads);
+  progress(`  ${ENGINE_NAMES[engine]} ${size}: ${query.ok ? QUERY_MODES.map((mode) => `${mode} p50 ${query.value.latency[mode]?.p50.toFixed(2) ?? query.value.failures[mode]} ms`).join(', ') : query.reason}`);
+  if (!values.keep) rmSync(folder, { recursive: true, force: true });
+  return { engine, size, ingest, diskBytes, query };
+}
+
+// ---- run ----
+const prepared = await prepareVectors(work, Math.max(...sizes), queryCount, locomo);
+progress(`vectors of ${Math.max(...sizes)} chunks, ${queryCount} queries${locomo === null ? '' : ' and LoCoMo'} ready in ${prepared.seconds.toFixed(1)} s (${work})`);
+const results: SizeResult[] = [];
+for (const size of sizes) {
+  for (const engine of engines) results.push(await measureSize(engine, size));
+}
+const locomoResults = new Map<string, WorkerOutcome<LocomoResult>>();
+if (locomo !== null) {
+  for (const engine of engines) {
+    const folder = join(work, 'data', `${engine}-locomo`);
+    rmSync(folder, { recursive: true, force: true });
+    const outcome = await runWorker<LocomoResult>({ kind: 'locomo', engine, work, folder, locomo, k }, timeoutMs, threads);
+    rmSync(folder, { recursive: true, force: true });
+    locomoResults.set(engine, outcome);
+    progress(`  ${ENGINE_NAMES[engine]} LoCoMo: ${outcome.ok ? `R@${k} hybrid ${outcome.value.recall.hybrid?.toFixed(1)}` : outcome.reason}`);
+  }
+}
+
+// ---- report ----
+type Direction = 'higher' | 'lower';
+interface Metric {
+  label: string;
+  direction: Direction;
+  digits: number;
+  value(engine: string): number | string | null;
+}
+
+const failures: string[] = [];
+const footnote = (engine: string, what: string, reason: string) => {
+  failures.push(`${ENGINE_NAMES[engine]}, ${what}: ${reason}`);
+  return `failed [${failures.length}]`;
+};
+const format = (value: number, digits: number) => value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+
+function metricTable(metrics: Metric[]): string[] {
+  const header = `| metric | ${engines.map((engine) => ENGINE_NAMES[engine]).join(' | ')} | best |`;
+  const lines = [header, `|---|${engines.map(() => '---:').join('|')}|---|`];
+  for (const metric of metrics) {
+    const raw = engines.map((engine) => metric.value(engine));
+    const numbers = raw.map((value) => (typeof value === 'number' && Number.isFinite(value) ? value : null));
+    const mnemo = numbers[engines.indexOf('mnemo')] ?? null;
+    const present = numbers.filter((value): value is number => value !== null);
+    const best = present.length === 0 ? null : metric.direction === 'higher' ? Math.max(...present) : Math.min(...present);
+    const cells = raw.map((value, index) => {
+      if (typeof value === 'string') return value;
+      const number = numbers[index];
+      if (number === null || number === undefined) return 'n/a';
+      const ratio = engines[index] === 'mnemo' || mnemo === null || mnemo === 0 ? '' : ` (${format(number / mnemo, 2)}×)`;
+      return `${format(number, metric.digits)}${ratio}`;
+    });
+    const leader = best === null ? '' : engines.filter((_, index) => numbers[index] === best).map((engine) => ENGINE_NAMES[engine]).join(', ');
+    lines.push(`| ${metric.label} (${metric.direction} is better) | ${cells.join(' | ')} | ${leader} |`);
+  }
+  return lines;
+}
+
+function sizeMetrics(size: number): Metric[] {
+  const of = (engine: string) => results.find((result) => result.engine === engine && result.size === size);
+  const fromQuery = (engine: string, what: string, pick: (query: QueryResult) => number | undefined): number | string | null => {
+    const result = of(engine);
+    if (result === undefined) return null;
+    if (!result.ingest.ok) return what === 'cold open' ? footnote(engine, `${size} chunks, ingest`, result.ingest.reason) : 'n/a';
+    if (result.query === null) return null;
+    if (!result.query.ok) return what === 'cold open' ? footnote(engine, `${size} chunks, queries`, result.query.reason) : 'n/a';
+    const value = pick(result.query.value);
+    if (value === undefined) {
+      const mode = QUERY_MODES.find((candidate) => what.startsWith(candidate));
+      const reason = mode === undefined ? undefined : result.query.value.failures[mode];
+      return reason === undefined ? null : what.endsWith('p50') ? footnote(engine, `${size} chunks, ${mode} queries`, reason) : 'n/a';
+    }
+    return value;
+  };
+  const latencyMetrics = QUERY_MODES.flatMap((mode) =>
+    (['p50', 'p99'] as const).map((percentile): Metric => ({
+      label: `${mode} query ${percentile} ms`,
+      direction: 'lower',
+      digits: 2,
+      value: (engine) => fromQuery(engine, `${mode} ${percentile}`, (query) => query.latency[mode]?.[percentile]),
+    })),
+  );
+  return [
+    { label: 'ingest chunks/s', direction: 'higher', digits: 0, value: (engine) => { const result = of(engine); return result?.ingest.ok ? size / result.ingest.value.seconds : 'n/a'; } },
+    ...latencyMetrics,
+    { label: 'peak RSS MB, query process', direction: 'lower', digits: 0, value: (engine) => fromQuery(engine, 'rss', (query) => query.peakRssMb) },
+    { label: 'peak RSS MB, ingest process', direction: 'lower', digits: 0, value: (engine) => { const result = of(engine); return result?.ingest.ok ? result.ingest.value.peakRssMb : 'n/a'; } },
+    { label: 'size on disk MB', direction: 'lower', digits: 1, value: (engine) => { const bytes = of(engine)?.diskBytes; return bytes == null ? 'n/a' : bytes / 1024 / 1024; } },
+    { label: 'cold open + first hybrid query ms', direction: 'lower', digits: 0, value: (engine) => fromQuery(engine, 'cold open', (query) => query.coldOpenMs) },
+  ];
+}
+
+const versions = engines.map((engine) => (engine === 'mnemo' ? `mnemo ${packageVersion('mnemo')} (better-sqlite3 ${packageVersion('better-sqlite3')})` : engine === 'lancedb' ? `@lancedb/lancedb ${packageVersion('@lancedb/lancedb')}` : `@orama/orama ${packageVersion('@orama/orama')}`));
+const out: string[] = [];
+out.push(`Machine: ${cpus().length} cores (${cpus()[0]?.model.trim() ?? 'unknown CPU'}), ${(totalmem() / 1024 ** 3).toFixed(0)} GiB, node ${process.version}, ${process.platform}-${process.arch}. Engines: ${versions.join(', ')}.`);
+out.push(`Setup: vectors from Mnemo's static embedder (100-d), computed once and given to every engine (query vectors too); k = ${k}; up to ${queryCount} queries per mode (four-word spans of the corpus; fewer, at least 20, where a mode takes over ${secondsPerMode} s: the count is in the cost-curve table), timed after one cold query and 5 untimed ones per mode; ingest in batches of ${batch}; every phase in a fresh process; ratio = engine ÷ Mnemo.`);
+for (const size of sizes) {
+  out.push('', `### ${size.toLocaleString('en-US')} chunks`, '', ...metricTable(sizeMetrics(size)));
+}
+if (locomoResults.size > 0) {
+  const recall = (mode: QueryMode): Metric => ({
+    label: `LoCoMo recall@${k}, ${mode}`,
+    direction: 'higher',
+    digits: 1,
+    value: (engine) => { const outcome = locomoResults.get(engine); return outcome === undefined ? null : outcome.ok ? (outcome.value.recall[mode] ?? null) : mode === 'hybrid' ? footnote(engine, 'LoCoMo', outcome.reason) : 'n/a'; },
+  });
+  const first = [...locomoResults.values()].find((outcome) => outcome.ok);
+  out.push('', `### LoCoMo (${first?.ok ? first.value.questions : '?'} questions of the scorer's default protocol: turn text, categories 1-4; one collection per conversation)`, '');
+  out.push(...metricTable([
+    ...QUERY_MODES.map(recall),
+    { label: 'LoCoMo hybrid query p50 ms (about 590 turns per collection)', direction: 'lower', digits: 2, value: (engine) => { const outcome = locomoResults.get(engine); return outcome?.ok ? (outcome.value.p50.hybrid ?? null) : 'n/a'; } },
+  ]));
+}
+out.push('', '### Cost curve: query p50 ms against corpus size', '');
+out.push(`| chunks | ${engines.flatMap((engine) => QUERY_MODES.map((mode) => `${ENGINE_NAMES[engine]} ${mode}`)).join(' | ')} |`);
+out.push(`|---:|${engines.flatMap(() => QUERY_MODES.map(() => '---:')).join('|')}|`);
+for (const size of sizes) {
+  const cells = engines.flatMap((engine) => QUERY_MODES.map((mode) => {
+    const result = results.find((candidate) => candidate.engine === engine && candidate.size === size);
+    const latency = result?.query?.ok ? result.query.value.latency[mode] : undefined;
+    return latency === undefined ? '—' : `${format(latency.p50, 2)}${latency.count < queryCount ? ` (n = ${latency.count})` : ''}`;
+  }));
+  out.push(`| ${size.toLocaleString('en-US')} | ${cells.join(' | ')} |`);
+}
+if (failures.length > 0) out.push('', ...failures.map((failure, index) => `[${index + 1}] ${failure}`));
+console.log(out.join('\n'));
+
+if (values.chart !== undefined) {
+  const panels = QUERY_MODES.map((mode) => ({
+    title: `${mode} query, p50`,
+    series: engines.map((engine) => ({
+      engine: ENGINE_NAMES[engine] as string,
+      points: results.flatMap((result) => {
+        const ms = result.engine === engine && result.query?.ok ? result.query.value.latency[mode]?.p50 : undefined;
+        return ms === undefined ? [] : [{ size: result.size, ms }];
+      }),
+    })),
+  }));
+  mkdirSync(dirname(values.chart), { recursive: true });
+  writeFileSync(values.chart, latencyChart(panels, `Query latency against corpus size (k = ${k}, 100-d vectors, ${cpus().length} cores, node ${process.version})`));
+  progress(`chart written to ${values.chart}`);
+}
+if (values.json !== undefined) writeFileSync(values.json, JSON.stringify({ sizes, engines, results, locomo: Object.fromEntries(locomoResults) }, null, 2));

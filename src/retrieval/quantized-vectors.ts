@@ -1,0 +1,249 @@
+// Int8 copies of a corpus's vectors, scanned with SIMD to find the few rows whose exact score can reach the top k.
+import { createDotKernel, WASM_PAGE } from './int8-dot-kernel.js';
+import type { ScoreStatistics } from './score-statistics.js';
+import type { DotKernel } from './int8-dot-kernel.js';
+import { grow } from './grow.js';
+import { TopK } from './top-k.js';
+
+const INT8_MAX = 127;
+const INT16_MAX = 32_767;
+
+/**
+ * Vectors stored as int8 with one scale per row (a quarter of float32's memory), for a fast exhaustive scan
+ * whose every approximate score comes with a proven error bound. `search` uses the bound to pick the rows that
+ * could be in the exact top `limit`, asks the caller for their exact scores and ranks by those: the result is
+ * the exact top `limit`, the same as a float32 scan gives, at a fraction of the cost.
+ *
+ * Each row is stored relative to a fixed centre c (the mean of the vectors it was built from: text vectors
+ * share a large common component, and the rest quantizes far more finely): v = c + s·q + e. The query is
+ * quantized to int16, u = t·r + f. Then v·u = c·u + s·t·(q·r) + e·u + s·(q·f), and by Cauchy-Schwarz the
+ * last two terms are within |e|·|u| + s·|q|·|f|, both norms known exactly.
+ *
+ * @example
+ * ```ts
+ * const vectors = QuantizedVectors.build(2, (slot) => rows[slot] ?? null);
+ * vectors.search(query, 1, (slot) => exactScore(slot)); // [{ slot: 0, score: 0.6 }]
+ * ```
+ */
+export class QuantizedVectors {
+  private readonly kernel: DotKernel = createDotKernel();
+  private readonly centre: Float64Array | null;
+  private dims: number | null = null;
+  /** Row length in bytes: the dimensions rounded up to a multiple of 8 (the kernel reads 8 at a time). */
+  private stride = 0;
+  private capacity = 0;
+  private slotCount = 0;
+  private scales = new Float64Array(0);
+  /** |e| per row: the norm of what quantization lost. */
+  private errorNorms = new Float64Array(0);
+  /** s·|q| per row: the norm of the quantized part. */
+  private quantizedNorms = new Float64Array(0);
+  private present = new Uint8Array(0);
+  private candidates = new Int32Array(0);
+  private readonly residual: Float64Array;
+  private bytes = new Int8Array(0);
+
+  /** An empty set of rows stored relative to `centre` (none: the origin). */
+  constructor(centre: ArrayLike<number> | null = null) {
+    this.centre = centre === null ? null : Float64Array.from(centre);
+    this.residual = new Float64Array(centre?.length ?? 0);
+  }
+
+  /**
+   * Quantizes rows 0..count-1 (null: no vector) around `centre`, by default their mean. `vectorOf` may return a
+   * scratch buffer; without a centre it is called twice per row (once for the mean).
+   */
+  static build(count: number, vectorOf: (slot: number) => Float32Array | null, centre?: ArrayLike<number> | null): QuantizedVectors {
+    if (centre !== undefined) {
+      const vectors = new QuantizedVectors(centre);
+      for (let slot = 0; slot < count; slot++) vectors.set(slot, vectorOf(slot));
+      return vectors;
+    }
+    let mean: Float64Array | null = null;
+    let rows = 0;
+    for (let slot = 0; slot < count; slot++) {
+      const vector = vectorOf(slot);
+      if (vector === null) continue;
+      mean ??= new Float64Array(vector.length);
+      if (vector.length !== mean.length) continue;
+      for (let index = 0; index < vector.length; index++) mean[index] = (mean[index] as number) + (vector[index] as number);
+      rows++;
+    }
+    if (mean !== null) for (let index = 0; index < mean.length; index++) mean[index] = (mean[index] as number) / rows;
+    const vectors = new QuantizedVectors(mean);
+    for (let slot = 0; slot < count; slot++) vectors.set(slot, vectorOf(slot));
+    return vectors;
+  }
+
+  /** The vector length, fixed by the first vector stored (null while empty). */
+  get dimensions(): number | null {
+    return this.dims;
+  }
+
+  /** Which scan runs: WebAssembly SIMD, or the JS fallback. */
+  get kernelKind(): 'wasm-simd' | 'js' {
+    return this.kernel.kind;
+  }
+
+  /** Makes room for `rows` rows plus the query and result scratch after them. */
+  private reserve(rows: number): void {
+    if (rows > this.capacity) {
+      let capacity = Math.max(1024, this.capacity);
+      while (capacity < rows) capacity = Math.ceil(capacity * 1.5);
+      this.capacity = capacity;
+    }
+    const needed = this.scratchOffset() + this.stride * 2 + this.capacity * 4 + 16;
+    const have = this.kernel.memory.buffer.byteLength;
+    if (needed > have) this.kernel.memory.grow(Math.ceil((needed - have) / WASM_PAGE));
+  }
+
+  /** Where the query and the results go: after the rows, 16-byte aligned. */
+  private scratchOffset(): number {
+    return Math.ceil((this.capacity * this.stride) / 16) * 16;
+  }
+
+  /** Stores (or clears, with null) the vector of a slot. A vector of another length is refused. */
+  set(slot: number, vector: Float32Array | null): boolean {
+    this.slotCount = Math.max(this.slotCount, slot + 1);
+    this.present = grow(this.present, this.slotCount);
+    this.scales = grow(this.scales, this.slotCount);
+    this.errorNorms = grow(this.errorNorms, this.slotCount);
+    this.quantizedNorms = grow(this.quantizedNorms, this.slotCount);
+    if (vector === null) {
+      this.present[slot] = 0;
+      return true;
+    }
+    if (this.dims === null) {
+      if (this.centre !== null && this.centre.length !== vector.length) return false;
+      this.dims = vector.length;
+      this.stride = Math.ceil(vector.length / 8) * 8;
+    }
+    if (vector.length !== this.dims) return false;
+    this.reserve(this.slotCount);
+    const residual = this.residual.length === vector.length ? this.residual : new Float64Array(vector.length);
+    let largest = 0;
+    for (let index = 0; index < vector.length; index++) {
+      const value = (vector[index] as number) - (this.centre?.[index] ?? 0);
+      residual[index] = value;
+      largest = Math.max(largest, Math.abs(value));
+    }
+    const scale = largest / INT8_MAX;
+    if (this.bytes.buffer !== this.kernel.memory.buffer) this.bytes = new Int8Array(this.kernel.memory.buffer);
+    const bytes = this.bytes;
+    const base = slot * this.stride;
+    let lost = 0;
+    let kept = 0;
+    for (let index = 0; index < vector.length; index++) {
+      const level = scale === 0 ? 0 : Math.round((residual[index] as number) / scale);
+      bytes[base + index] = level;
+      lost += ((residual[index] as number) - scale * level) ** 2;
+      kept += (scale * level) ** 2;
+    }
+    this.scales[slot] = scale;
+    this.errorNorms[slot] = Math.sqrt(lost);
+    this.quantizedNorms[slot] = Math.sqrt(kept);
+    this.present[slot] = 1;
+    return true;
+  }
+
+  /** Forgets a slot's vector. */
+  remove(slot: number): void {
+    if (slot < this.slotCount) this.present[slot] = 0;
+  }
+
+  /** True when the slot has a vector. */
+  has(slot: number): boolean {
+    return this.present[slot] === 1;
+  }
+
+  /**
+   * The exact top `limit` slots for `query`, best first (ties: lower slot first): one int8 scan over every row,
+   * then `exact(slot)` for the rows `accept` keeps whose upper bound reaches the limit-th best lower bound.
+   * `statistics` receives the approximate score of every accepted row (each within its bound of the exact one).
+   */
+  search(
+    query: Float32Array,
+    limit: number,
+    exact: (slot: number) => number,
+    accept?: (slot: number) => boolean,
+    statistics?: ScoreStatistics,
+  ): { slot: number; score: number }[] {
+    const dims = this.dims;
+    if (dims === null || query.length !== dims || limit <= 0 || this.slotCount === 0) return [];
+    let largest = 0;
+    let queryNorm = 0;
+    let base = 0;
+    for (let index = 0; index < dims; index++) {
+      const value = query[index] as number;
+      largest = Math.max(largest, Math.abs(value));
+      queryNorm += value * value;
+      base += (this.centre?.[index] ?? 0) * value;
+    }
+    queryNorm = Math.sqrt(queryNorm);
+    if (largest === 0) return this.rankExactly(limit, exact, accept, statistics);
+    const step = largest / INT16_MAX;
+    const rows = this.slotCount;
+    this.reserve(rows);
+    const queryOffset = this.scratchOffset();
+    const resultOffset = queryOffset + this.stride * 2;
+    const buffer = this.kernel.memory.buffer;
+    const words = new Int16Array(buffer, queryOffset, this.stride);
+    words.fill(0);
+    let queryError = 0;
+    for (let index = 0; index < dims; index++) {
+      const level = Math.round((query[index] as number) / step);
+      words[index] = level;
+      queryError += ((query[index] as number) - step * level) ** 2;
+    }
+    queryError = Math.sqrt(queryError);
+    this.kernel.scan(0, rows, this.stride, queryOffset, resultOffset);
+    const dots = new Int32Array(buffer, resultOffset, rows);
+    const slack = 1e-9 * (1 + Math.abs(base));
+    const scales = this.scales;
+    const errorNorms = this.errorNorms;
+    const quantizedNorms = this.quantizedNorms;
+    const present = this.present;
+    const lowerBounds = new TopK(limit);
+    this.candidates = grow(this.candidates, rows);
+    const candidates = this.candidates;
+    let count = 0;
+    let floor = -Infinity;
+    for (let slot = 0; slot < rows; slot++) {
+      if (present[slot] !== 1) continue;
+      const approximate = base + (scales[slot] as number) * step * (dots[slot] as number);
+      if (statistics !== undefined) {
+        if (accept !== undefined && !accept(slot)) continue;
+        statistics.add(approximate);
+      }
+      const error = (errorNorms[slot] as number) * queryNorm + (quantizedNorms[slot] as number) * queryError + slack;
+      if (approximate + error < floor) continue;
+      if (statistics === undefined && accept !== undefined && !accept(slot)) continue;
+      candidates[count++] = slot;
+      if (approximate - error > floor) {
+        lowerBounds.push(slot, approximate - error);
+        floor = lowerBounds.threshold;
+      }
+    }
+    const top = new TopK(limit);
+    for (let index = 0; index < count; index++) {
+      const slot = candidates[index] as number;
+      const approximate = base + (scales[slot] as number) * step * (dots[slot] as number);
+      const error = (errorNorms[slot] as number) * queryNorm + (quantizedNorms[slot] as number) * queryError + slack;
+      if (approximate + error < floor) continue;
+      top.push(slot, exact(slot));
+    }
+    return top.sorted();
+  }
+
+  /** Ranks every accepted row by its exact score (a zero query: nothing to approximate with). */
+  private rankExactly(limit: number, exact: (slot: number) => number, accept?: (slot: number) => boolean, statistics?: ScoreStatistics): { slot: number; score: number }[] {
+    const top = new TopK(limit);
+    for (let slot = 0; slot < this.slotCount; slot++) {
+      if (this.present[slot] !== 1 || (accept !== undefined && !accept(slot))) continue;
+      const score = exact(slot);
+      statistics?.add(score);
+      top.push(slot, score);
+    }
+    return top.sorted();
+  }
+}

@@ -1,0 +1,35 @@
+// The mean and deviation of an arm's scores over every document it scored, for z-score fusion.
+
+/**
+ * Count, sum and sum of squares of scores, added one at a time in a fixed order (so the result is reproducible).
+ *
+ * @example
+ * ```ts
+ * const statistics = new ScoreStatistics();
+ * for (const score of [1, 2, 3]) statistics.add(score);
+ * statistics.mean; // 2
+ * ```
+ */
+export class ScoreStatistics {
+  count = 0;
+  sum = 0;
+  sumOfSquares = 0;
+
+  add(score: number): void {
+    this.count++;
+    this.sum += score;
+    this.sumOfSquares += score * score;
+  }
+
+  /** The mean score (0 when empty). */
+  get mean(): number {
+    return this.count === 0 ? 0 : this.sum / this.count;
+  }
+
+  /** The population standard deviation (0 when empty or constant). */
+  get deviation(): number {
+    if (this.count === 0) return 0;
+    const mean = this.mean;
+    return Math.sqrt(Math.max(0, this.sumOfSquares / this.count - mean * mean));
+  }
+}

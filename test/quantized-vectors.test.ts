@@ -1,0 +1,129 @@
+// The int8 scan of the semantic arm: the SIMD kernel equals the JS one, and search equals a float32 scan exactly.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { createDotKernel, jsDotKernel } from '../src/retrieval/int8-dot-kernel.js';
+import type { DotKernel } from '../src/retrieval/int8-dot-kernel.js';
+import { QuantizedVectors } from '../src/retrieval/quantized-vectors.js';
+import { ScoreStatistics } from '../src/retrieval/score-statistics.js';
+import { TopK } from '../src/retrieval/top-k.js';
+import { dotProduct, VectorIndex } from '../src/retrieval/vector-index.js';
+import { seededRandom } from '../bench/synthetic-corpus.js';
+
+/** Unit vectors sharing a large common component, as sentence vectors do. */
+function vectors(count: number, dims: number, seed: number): Float32Array[] {
+  const random = seededRandom(seed);
+  const common = Array.from({ length: dims }, () => random() - 0.5);
+  return Array.from({ length: count }, () => {
+    const vector = Float32Array.from(common, (value) => 3 * value + (random() - 0.5));
+    const norm = Math.hypot(...vector);
+    return vector.map((value) => value / norm);
+  });
+}
+
+/** The reference: every row scored in float, the best `limit` kept (ties: lower slot). */
+function floatScan(rows: readonly (Float32Array | null)[], query: Float32Array, limit: number, accept?: (slot: number) => boolean) {
+  const top = new TopK(limit);
+  rows.forEach((row, slot) => {
+    if (row !== null && (accept === undefined || accept(slot))) top.push(slot, dotProduct(row, 0, query, query.length));
+  });
+  return top.sorted();
+}
+
+function runScan(kernel: DotKernel, rows: Int8Array[], query: Int16Array): number[] {
+  const stride = query.length;
+  const need = rows.length * stride + stride * 2 + rows.length * 4 + 64;
+  if (kernel.memory.buffer.byteLength < need) kernel.memory.grow(Math.ceil((need - kernel.memory.buffer.byteLength) / 65_536));
+  const bytes = new Int8Array(kernel.memory.buffer);
+  rows.forEach((row, index) => bytes.set(row, index * stride));
+  const queryOffset = Math.ceil((rows.length * stride) / 16) * 16;
+  new Int16Array(kernel.memory.buffer, queryOffset, stride).set(query);
+  const outOffset = queryOffset + stride * 2;
+  kernel.scan(0, rows.length, stride, queryOffset, outOffset);
+  return [...new Int32Array(kernel.memory.buffer, outOffset, rows.length)];
+}
+
+describe('int8 dot kernel', () => {
+  it('runs as WebAssembly SIMD on this Node, and gives the JS fallback\'s integers bit for bit', () => {
+    const simd = createDotKernel();
+    expect(simd.kind).toBe('wasm-simd');
+    const random = seededRandom(3);
+    for (const stride of [8, 16, 104]) {
+      const rows = Array.from({ length: 37 }, () => Int8Array.from({ length: stride }, () => Math.round(random() * 254) - 127));
+      const query = Int16Array.from({ length: stride }, () => Math.round(random() * 65_534) - 32_767);
+      const expected = rows.map((row) => row.reduce((sum, value, index) => sum + value * (query[index] as number), 0));
+      expect(runScan(simd, rows, query)).toEqual(expected);
+      expect(runScan(jsDotKernel(), rows, query)).toEqual(expected);
+    }
+  });
+});
+
+describe('QuantizedVectors', () => {
+  const rows = vectors(3000, 100, 11);
+  const exact = (query: Float32Array) => (slot: number) => dotProduct(rows[slot] as Float32Array, 0, query, query.length);
+
+  it('returns exactly the float32 top k, scores included, filtered or not', () => {
+    const quantized = QuantizedVectors.build(rows.length, (slot) => rows[slot] ?? null);
+    for (const [seed, query] of vectors(20, 100, 99).entries()) {
+      for (const limit of [1, 10, 50]) {
+        expect(quantized.search(query, limit, exact(query))).toEqual(floatScan(rows, query, limit));
+        const odd = (slot: number) => slot % 2 === 1 || slot === seed;
+        expect(quantized.search(query, limit, exact(query), odd)).toEqual(floatScan(rows, query, limit, odd));
+      }
+    }
+  });
+
+  it('stays exact for any data, centre and query (property)', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 1_000_000 }), fc.integer({ min: 1, max: 40 }), fc.integer({ min: 1, max: 12 }), fc.boolean(), (seed, count, limit, centred) => {
+        const data = vectors(count, 24, seed);
+        const query = vectors(1, 24, seed + 1)[0] as Float32Array;
+        const score = (slot: number) => dotProduct(data[slot] as Float32Array, 0, query, 24);
+        const quantized = centred ? QuantizedVectors.build(count, (slot) => data[slot] ?? null) : QuantizedVectors.build(count, (slot) => data[slot] ?? null, null);
+        expect(quantized.search(query, limit, score)).toEqual(floatScan(data, query, limit));
+      }),
+      { seed: 42, numRuns: 60 },
+    );
+  });
+
+  it('breaks ties by the lower slot, skips removed rows, and ranks a zero query exactly', () => {
+    const same = rows[5] as Float32Array;
+    const data: (Float32Array | null)[] = [rows[1] as Float32Array, same, rows[2] as Float32Array, same, same];
+    const quantized = QuantizedVectors.build(data.length, (slot) => data[slot] ?? null);
+    const score = (slot: number) => dotProduct(data[slot] as Float32Array, 0, same, same.length);
+    expect(quantized.search(same, 2, score).map(({ slot }) => slot)).toEqual([1, 3]);
+    quantized.remove(1);
+    data[1] = null;
+    expect(quantized.search(same, 2, score).map(({ slot }) => slot)).toEqual([3, 4]);
+    const zero = new Float32Array(same.length);
+    expect(quantized.search(zero, 2, () => 0).map(({ slot }) => slot)).toEqual([0, 2]);
+  });
+
+  it('reports the statistics of every accepted row, each within the error bound', () => {
+    const quantized = QuantizedVectors.build(rows.length, (slot) => rows[slot] ?? null);
+    const query = vectors(1, 100, 5)[0] as Float32Array;
+    const statistics = new ScoreStatistics();
+    quantized.search(query, 10, exact(query), (slot) => slot < 1000, statistics);
+    const reference = new ScoreStatistics();
+    for (let slot = 0; slot < 1000; slot++) reference.add(exact(query)(slot));
+    expect(statistics.count).toBe(1000);
+    expect(statistics.mean).toBeCloseTo(reference.mean, 3);
+    expect(statistics.deviation).toBeCloseTo(reference.deviation, 3);
+  });
+});
+
+describe('VectorIndex on the int8 scan', () => {
+  it('searches the same as before it had an int8 copy, and keeps it in step with later writes', () => {
+    const data = vectors(500, 100, 21);
+    const index = new VectorIndex();
+    data.forEach((vector, slot) => index.set(slot, vector));
+    const [query, later] = vectors(2, 100, 22) as [Float32Array, Float32Array];
+    expect(index.search(query, 10)).toEqual(floatScan(data, query, 10));
+    index.set(500, query);
+    index.remove(3);
+    const current: (Float32Array | null)[] = [...data, query];
+    current[3] = null;
+    expect(index.search(query, 5)).toEqual(floatScan(current, query, 5));
+    expect(index.search(later, 5)).toEqual(floatScan(current, later, 5));
+    expect(index.search(query, 1)[0]).toEqual({ slot: 500, score: dotProduct(query, 0, query, 100) });
+  });
+});
