@@ -10,8 +10,7 @@ import type { CorpusRow } from './corpus.js';
 import type { Engine, EngineCollection, QueryMode } from './engine.js';
 import { packageVersion } from './package-version.js';
 
-/** The one save every collection holds. */
-export const SAVE = 'bench';
+const SAVE = 'bench';
 
 /**
  * An embedder that computes nothing: it hands back the vectors the benchmark computed once with the static

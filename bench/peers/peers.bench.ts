@@ -16,6 +16,7 @@ import { locomoFolder, prepareVectors } from './corpus.js';
 import type { QueryMode } from './engine.js';
 import { QUERY_MODES } from './engine.js';
 import { latencyChart } from './latency-chart.js';
+import { VECTOR_SEARCH_DEFAULTS } from '../../src/stores/postgres/index.js';
 import { packageVersion } from './package-version.js';
 import { collectionSchema, configuredPostgresUrl, dropSchemas, postgresVersion, startPostgresServer, stopPostgresServer } from './postgres-server.js';
 import { runWorker } from './run-worker.js';
@@ -117,6 +118,7 @@ async function measureSize(engine: string, size: number): Promise<SizeResult> {
   const query = await runWorker<QueryResult>({ kind: 'query', engine, work, folder, queries: queryCount, k, secondsPerMode }, timeoutMs, threads);
   progress(`  ${ENGINE_NAMES[engine]} ${size}: ${query.ok ? QUERY_MODES.map((mode) => `${mode} p50 ${query.value.latency[mode]?.p50.toFixed(2) ?? query.value.failures[mode]} ms`).join(', ') : query.reason}`);
   if (!values.keep) await removeCollection(engine, folder);
+  else if (engine === 'mnemo-pg') progress(`  kept ${folder} in the schema ${collectionSchema(folder)}`);
   return { engine, size, ingest, diskBytes, query };
 }
 
@@ -231,7 +233,7 @@ const ENGINE_VERSIONS: Record<string, () => string> = {
 const versions = engines.map((engine) => ENGINE_VERSIONS[engine]?.() ?? engine);
 const out: string[] = [];
 out.push(`Machine: ${cpus().length} cores (${cpus()[0]?.model.trim() ?? 'unknown CPU'}), ${(totalmem() / 1024 ** 3).toFixed(0)} GiB, node ${process.version}, ${process.platform}-${process.arch}. Engines: ${versions.join(', ')}.`);
-out.push(`Setup: vectors from Mnemo's static embedder (100-d), computed once and given to every engine (query vectors too); k = ${k}; up to ${queryCount} queries per mode (four-word spans of the corpus; fewer, at least 20, where a mode takes over ${secondsPerMode} s: the count is in the cost-curve table), timed after one cold query and 5 untimed ones per mode; ingest in batches of ${batch}; every phase in a fresh process; ratio = engine ÷ Mnemo.${engines.includes('mnemo-pg') ? ' Mnemo (PostgreSQL): one schema per collection, loaded as a bulk import (rows without an index, then createVectorIndexes() and analyze(), counted in ingest); its size on disk is the schema\'s tables and indexes; saves above 5,000 chunks are searched through HNSW (approximate), smaller ones exactly.' : ''}`);
+out.push(`Setup: vectors from Mnemo's static embedder (100-d), computed once and given to every engine (query vectors too); k = ${k}; up to ${queryCount} queries per mode (four-word spans of the corpus; fewer, at least 20, where a mode takes over ${secondsPerMode} s: the count is in the cost-curve table), timed after one cold query and 5 untimed ones per mode; ingest in batches of ${batch}; every phase in a fresh process; ratio = engine ÷ Mnemo.${engines.includes('mnemo-pg') ? ` Mnemo (PostgreSQL): one schema per collection, loaded as a bulk import (rows without an index, then createVectorIndexes() and analyze(), counted in ingest); its size on disk is the schema's tables and indexes; saves above ${format(VECTOR_SEARCH_DEFAULTS.exactBelow, 0)} chunks are searched through HNSW (approximate, ef_search ${VECTOR_SEARCH_DEFAULTS.efSearch}), smaller ones exactly.` : ''}`);
 for (const size of sizes) {
   out.push('', `### ${size.toLocaleString('en-US')} chunks`, '', ...metricTable(sizeMetrics(size)));
 }
