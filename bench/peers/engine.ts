@@ -5,7 +5,7 @@ import type { CorpusRow } from './corpus.js';
 export const QUERY_MODES = ['hybrid', 'vector', 'lexical'] as const;
 export type QueryMode = (typeof QUERY_MODES)[number];
 
-/** One collection of one engine (a Mnemo save, a LanceDB table, an Orama database), in its own folder. */
+/** One collection of one engine (a Mnemo save, a LanceDB table, an Orama database), in its own folder (or schema). */
 export interface EngineCollection {
   /** Adds rows (ids, texts and vectors given: the engine computes no vector). */
   add(rows: readonly CorpusRow[]): Promise<void>;
@@ -13,6 +13,11 @@ export interface EngineCollection {
   finish(): Promise<void>;
   /** The ids of the best `k` rows for a query, best first. */
   query(mode: QueryMode, text: string, vector: Float32Array, k: number): Promise<string[]>;
+  /**
+   * Bytes the collection takes where it lives, for an engine that keeps it outside its folder (Mnemo on
+   * PostgreSQL: its schema); absent, the benchmark measures the folder.
+   */
+  sizeOnDisk?(): Promise<number>;
   close(): Promise<void>;
 }
 

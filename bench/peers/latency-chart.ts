@@ -12,8 +12,8 @@ export interface ChartPanel {
   series: ChartSeries[];
 }
 
-const COLOURS: Record<string, string> = { Mnemo: '#1b7f3b', LanceDB: '#c2410c', Orama: '#2563eb' };
-const FALLBACK = ['#7c3aed', '#0f766e', '#b91c1c'];
+const COLOURS: Record<string, string> = { Mnemo: '#1b7f3b', 'Mnemo (PostgreSQL)': '#7c3aed', LanceDB: '#c2410c', Orama: '#2563eb' };
+const FALLBACK = ['#0f766e', '#b91c1c', '#a16207'];
 const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 const sizeLabel = (size: number) => (size >= 1_000_000 ? `${size / 1_000_000}M` : size >= 1000 ? `${size / 1000}k` : String(size));
 
@@ -74,12 +74,14 @@ export function latencyChart(panels: readonly ChartPanel[], caption: string): st
       }
     }
   });
-  engines.forEach((engine, index) => {
-    const lx = 20 + index * 120;
+  // The legend on one line, each entry as wide as its name (about 6.5 px a character at 11 px).
+  let lx = 20;
+  for (const engine of engines) {
     const ly = height - 12;
     out.push(`<line x1="${lx}" y1="${ly - 4}" x2="${lx + 20}" y2="${ly - 4}" stroke="${colour(engine)}" stroke-width="3"/>`);
     out.push(`<text x="${lx + 26}" y="${ly}">${escape(engine)}</text>`);
-  });
+    lx += 26 + Math.ceil(engine.length * 6.5) + 24;
+  }
   out.push('</svg>');
   return `${out.join('\n')}\n`;
 }

@@ -1,4 +1,5 @@
 // Mnemo in the peer benchmark: the embedded default (SQLite file, narrative defaults), fed the shared vectors.
+// PrecomputedEmbedder and MnemoCollection are shared with mnemo-postgres-engine.ts (the same engine on PostgreSQL).
 import { join } from 'node:path';
 import { silentLogger } from '../../src/core/logger.js';
 import { openMemory } from '../../src/open-memory.js';
@@ -16,7 +17,7 @@ const SAVE = 'bench';
  * embedder (the same ones every engine gets), under the static embedder's identity. A text it was not given is
  * an error, so no vector is ever made behind the benchmark's back.
  */
-class PrecomputedEmbedder implements Embedder {
+export class PrecomputedEmbedder implements Embedder {
   readonly provider: string;
   readonly modelId: string;
   readonly dimensions: number;
@@ -48,8 +49,9 @@ class PrecomputedEmbedder implements Embedder {
   }
 }
 
-class MnemoCollection implements EngineCollection {
-  constructor(private readonly memory: Mnemo, private readonly embedder: PrecomputedEmbedder) {}
+/** One Mnemo (one save) fed precomputed vectors; the store behind it is whatever `openMemory` was given. */
+export class MnemoCollection implements EngineCollection {
+  constructor(protected readonly memory: Mnemo, private readonly embedder: PrecomputedEmbedder) {}
 
   async add(rows: readonly CorpusRow[]): Promise<void> {
     for (const row of rows) this.embedder.give(row.text, row.vector);

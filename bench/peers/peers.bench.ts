@@ -1,10 +1,14 @@
 // Mnemo against LanceDB and Orama: the same corpus and the same vectors, each engine in its own processes.
-// Usage: npm run bench:peers [-- --sizes 10000,100000,1000000 --engines mnemo,lancedb,orama --queries 200
+// Usage: npm run bench:peers [-- --sizes 10000,100000,1000000 --engines mnemo,mnemo-pg,lancedb,orama --queries 200
 //        --seconds-per-mode 60 --k 10 --batch 10000 --timeout-minutes 15 --work <folder>
 //        --chart docs/benchmarks-latency.svg --json <file> --skip-locomo --keep]
+// Engines: mnemo (SQLite, the embedded default), mnemo-pg (Mnemo on PostgreSQL + pgvector), lancedb, orama. The
+// default list is mnemo,lancedb,orama, with mnemo-pg added when a server is configured (MNEMO_BENCH_PG_URL, else
+// MNEMO_TEST_PG_URL). Asked for with no server configured, mnemo-pg gets a throwaway one from
+// scripts/postgres-test-server.sh, stopped at the end. Each mnemo-pg collection is a schema (dropped unless --keep).
 // The vectors are computed once by Mnemo's static embedder and handed to every engine (none embeds anything).
 // LoCoMo is read at run time from ../shared/bench/locomo (never copied into the repository).
-import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -12,7 +16,9 @@ import { locomoFolder, prepareVectors } from './corpus.js';
 import type { QueryMode } from './engine.js';
 import { QUERY_MODES } from './engine.js';
 import { latencyChart } from './latency-chart.js';
+import { VECTOR_SEARCH_DEFAULTS } from '../../src/stores/postgres/index.js';
 import { packageVersion } from './package-version.js';
+import { collectionSchema, configuredPostgresUrl, dropSchemas, postgresVersion, startPostgresServer, stopPostgresServer } from './postgres-server.js';
 import { runWorker } from './run-worker.js';
 import type { WorkerOutcome } from './run-worker.js';
 import type { Latency } from './worker.js';
@@ -20,7 +26,7 @@ import type { Latency } from './worker.js';
 const { values } = parseArgs({
   options: {
     sizes: { type: 'string', default: '10000,100000' },
-    engines: { type: 'string', default: 'mnemo,lancedb,orama' },
+    engines: { type: 'string' },
     queries: { type: 'string', default: '200' },
     k: { type: 'string', default: '10' },
     batch: { type: 'string', default: '10000' },
@@ -34,10 +40,11 @@ const { values } = parseArgs({
   },
 });
 
-const ENGINE_NAMES: Record<string, string> = { mnemo: 'Mnemo', lancedb: 'LanceDB', orama: 'Orama' };
+const ENGINE_NAMES: Record<string, string> = { mnemo: 'Mnemo', 'mnemo-pg': 'Mnemo (PostgreSQL)', lancedb: 'LanceDB', orama: 'Orama' };
 const sizes = values.sizes.split(',').map(Number);
-const engines = values.engines.split(',');
-for (const engine of engines) if (ENGINE_NAMES[engine] === undefined) throw new Error(`--engines: expected mnemo, lancedb, orama; got ${engine}`);
+const configuredUrl = configuredPostgresUrl();
+const engines = (values.engines ?? (configuredUrl === undefined ? 'mnemo,lancedb,orama' : 'mnemo,mnemo-pg,lancedb,orama')).split(',');
+for (const engine of engines) if (ENGINE_NAMES[engine] === undefined) throw new Error(`--engines: expected mnemo, mnemo-pg, lancedb, orama; got ${engine}`);
 if (sizes.some((size) => !Number.isInteger(size) || size < 1000)) throw new Error(`--sizes: expected whole numbers >= 1000, got ${values.sizes}`);
 const queryCount = Number(values.queries);
 const k = Number(values.k);
@@ -51,6 +58,8 @@ const locomo = values['skip-locomo'] ? null : locomoFolder();
 interface IngestResult {
   seconds: number;
   peakRssMb: number;
+  /** The collection's own measure of its size (Mnemo on PostgreSQL: its schema), instead of the folder's. */
+  diskBytes?: number;
 }
 interface QueryResult {
   coldOpenMs: number;
@@ -84,39 +93,63 @@ function folderBytes(path: string): number {
   return total;
 }
 
+/**
+ * Removes a collection: its folder, and for Mnemo on PostgreSQL the schemas of the folder and of its subfolders
+ * (LoCoMo: one per conversation), which live on the server.
+ */
+async function removeCollection(engine: string, folder: string): Promise<void> {
+  if (engine === 'mnemo-pg' && postgresUrl !== undefined) {
+    const subfolders = existsSync(folder) ? readdirSync(folder, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => join(folder, entry.name)) : [];
+    await dropSchemas(postgresUrl, [folder, ...subfolders].map(collectionSchema));
+  }
+  rmSync(folder, { recursive: true, force: true });
+}
+
 async function measureSize(engine: string, size: number): Promise<SizeResult> {
   const folder = join(work, 'data', `${engine}-${size}`);
   rmSync(folder, { recursive: true, force: true });
   const ingest = await runWorker<IngestResult>({ kind: 'ingest', engine, work, folder, size, batch }, timeoutMs, threads);
   progress(`  ${ENGINE_NAMES[engine]} ${size}: ingest ${ingest.ok ? `${(size / ingest.value.seconds).toFixed(0)} chunks/s` : ingest.reason}`);
   if (!ingest.ok) {
-    rmSync(folder, { recursive: true, force: true });
+    await removeCollection(engine, folder);
     return { engine, size, ingest, diskBytes: null, query: null };
   }
-  const diskBytes = folderBytes(folder);
+  const diskBytes = ingest.value.diskBytes ?? folderBytes(folder);
   const query = await runWorker<QueryResult>({ kind: 'query', engine, work, folder, queries: queryCount, k, secondsPerMode }, timeoutMs, threads);
   progress(`  ${ENGINE_NAMES[engine]} ${size}: ${query.ok ? QUERY_MODES.map((mode) => `${mode} p50 ${query.value.latency[mode]?.p50.toFixed(2) ?? query.value.failures[mode]} ms`).join(', ') : query.reason}`);
-  if (!values.keep) rmSync(folder, { recursive: true, force: true });
+  if (!values.keep) await removeCollection(engine, folder);
+  else if (engine === 'mnemo-pg') progress(`  kept ${folder} in the schema ${collectionSchema(folder)}`);
   return { engine, size, ingest, diskBytes, query };
 }
 
 // ---- run ----
-const prepared = await prepareVectors(work, Math.max(...sizes), queryCount, locomo);
-progress(`vectors of ${Math.max(...sizes)} chunks, ${queryCount} queries${locomo === null ? '' : ' and LoCoMo'} ready in ${prepared.seconds.toFixed(1)} s (${work})`);
+// Mnemo on PostgreSQL: the configured server, else a throwaway one (stopped in the `finally`). The workers read
+// the URL from MNEMO_BENCH_PG_URL.
+const startedServer = engines.includes('mnemo-pg') && configuredUrl === undefined;
+const postgresUrl = engines.includes('mnemo-pg') ? (configuredUrl ?? startPostgresServer()) : undefined;
+if (postgresUrl !== undefined) process.env['MNEMO_BENCH_PG_URL'] = postgresUrl;
 const results: SizeResult[] = [];
-for (const size of sizes) {
-  for (const engine of engines) results.push(await measureSize(engine, size));
-}
 const locomoResults = new Map<string, WorkerOutcome<LocomoResult>>();
-if (locomo !== null) {
-  for (const engine of engines) {
-    const folder = join(work, 'data', `${engine}-locomo`);
-    rmSync(folder, { recursive: true, force: true });
-    const outcome = await runWorker<LocomoResult>({ kind: 'locomo', engine, work, folder, locomo, k }, timeoutMs, threads);
-    rmSync(folder, { recursive: true, force: true });
-    locomoResults.set(engine, outcome);
-    progress(`  ${ENGINE_NAMES[engine]} LoCoMo: ${outcome.ok ? `R@${k} hybrid ${outcome.value.recall.hybrid?.toFixed(1)}` : outcome.reason}`);
+let serverVersion = '';
+try {
+  if (postgresUrl !== undefined) serverVersion = await postgresVersion(postgresUrl);
+  const prepared = await prepareVectors(work, Math.max(...sizes), queryCount, locomo);
+  progress(`vectors of ${Math.max(...sizes)} chunks, ${queryCount} queries${locomo === null ? '' : ' and LoCoMo'} ready in ${prepared.seconds.toFixed(1)} s (${work})`);
+  for (const size of sizes) {
+    for (const engine of engines) results.push(await measureSize(engine, size));
   }
+  if (locomo !== null) {
+    for (const engine of engines) {
+      const folder = join(work, 'data', `${engine}-locomo`);
+      rmSync(folder, { recursive: true, force: true });
+      const outcome = await runWorker<LocomoResult>({ kind: 'locomo', engine, work, folder, locomo, k }, timeoutMs, threads);
+      if (!values.keep) await removeCollection(engine, folder);
+      locomoResults.set(engine, outcome);
+      progress(`  ${ENGINE_NAMES[engine]} LoCoMo: ${outcome.ok ? `R@${k} hybrid ${outcome.value.recall.hybrid?.toFixed(1)}` : outcome.reason}`);
+    }
+  }
+} finally {
+  if (startedServer && postgresUrl !== undefined) stopPostgresServer(postgresUrl);
 }
 
 // ---- report ----
@@ -191,10 +224,16 @@ function sizeMetrics(size: number): Metric[] {
   ];
 }
 
-const versions = engines.map((engine) => (engine === 'mnemo' ? `mnemo ${packageVersion('mnemo')} (better-sqlite3 ${packageVersion('better-sqlite3')})` : engine === 'lancedb' ? `@lancedb/lancedb ${packageVersion('@lancedb/lancedb')}` : `@orama/orama ${packageVersion('@orama/orama')}`));
+const ENGINE_VERSIONS: Record<string, () => string> = {
+  mnemo: () => `mnemo ${packageVersion('mnemo')} (better-sqlite3 ${packageVersion('better-sqlite3')})`,
+  'mnemo-pg': () => `mnemo ${packageVersion('mnemo')} on ${serverVersion} (pg ${packageVersion('pg')}; ${startedServer ? 'a throwaway server' : 'the configured server'}${postgresUrl !== undefined && /@(127\.0\.0\.1|localhost)[:/]/.test(postgresUrl) ? ' on this machine' : ''})`,
+  lancedb: () => `@lancedb/lancedb ${packageVersion('@lancedb/lancedb')}`,
+  orama: () => `@orama/orama ${packageVersion('@orama/orama')}`,
+};
+const versions = engines.map((engine) => ENGINE_VERSIONS[engine]?.() ?? engine);
 const out: string[] = [];
 out.push(`Machine: ${cpus().length} cores (${cpus()[0]?.model.trim() ?? 'unknown CPU'}), ${(totalmem() / 1024 ** 3).toFixed(0)} GiB, node ${process.version}, ${process.platform}-${process.arch}. Engines: ${versions.join(', ')}.`);
-out.push(`Setup: vectors from Mnemo's static embedder (100-d), computed once and given to every engine (query vectors too); k = ${k}; up to ${queryCount} queries per mode (four-word spans of the corpus; fewer, at least 20, where a mode takes over ${secondsPerMode} s: the count is in the cost-curve table), timed after one cold query and 5 untimed ones per mode; ingest in batches of ${batch}; every phase in a fresh process; ratio = engine ÷ Mnemo.`);
+out.push(`Setup: vectors from Mnemo's static embedder (100-d), computed once and given to every engine (query vectors too); k = ${k}; up to ${queryCount} queries per mode (four-word spans of the corpus; fewer, at least 20, where a mode takes over ${secondsPerMode} s: the count is in the cost-curve table), timed after one cold query and 5 untimed ones per mode; ingest in batches of ${batch}; every phase in a fresh process; ratio = engine ÷ Mnemo.${engines.includes('mnemo-pg') ? ` Mnemo (PostgreSQL): one schema per collection, loaded as a bulk import (rows without an index, then createVectorIndexes() and analyze(), counted in ingest); its size on disk is the schema's tables and indexes; saves above ${format(VECTOR_SEARCH_DEFAULTS.exactBelow, 0)} chunks are searched through HNSW (approximate, ef_search ${VECTOR_SEARCH_DEFAULTS.efSearch}), smaller ones exactly.` : ''}`);
 for (const size of sizes) {
   out.push('', `### ${size.toLocaleString('en-US')} chunks`, '', ...metricTable(sizeMetrics(size)));
 }

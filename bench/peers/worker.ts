@@ -31,13 +31,12 @@ const peakRssMb = () => process.resourceUsage().maxRSS / 1024;
 const percentile = (sorted: readonly number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 
 async function engineNamed(name: string, work: string): Promise<Engine> {
-  if (name === 'mnemo') {
-    const { mnemoEngine } = await import('./mnemo-engine.js');
-    return mnemoEngine(JSON.parse(readFileSync(preparedPaths(work).identity, 'utf8')) as EmbedderIdentity);
-  }
+  const identity = () => JSON.parse(readFileSync(preparedPaths(work).identity, 'utf8')) as EmbedderIdentity;
+  if (name === 'mnemo') return (await import('./mnemo-engine.js')).mnemoEngine(identity());
+  if (name === 'mnemo-pg') return (await import('./mnemo-postgres-engine.js')).mnemoPostgresEngine(identity());
   if (name === 'lancedb') return (await import('./lancedb-engine.js')).lancedbEngine;
   if (name === 'orama') return (await import('./orama-engine.js')).oramaEngine;
-  throw new Error(`unknown engine ${name}: expected mnemo, lancedb or orama`);
+  throw new Error(`unknown engine ${name}: expected mnemo, mnemo-pg, lancedb or orama`);
 }
 
 async function ingest(task: Extract<WorkerTask, { kind: 'ingest' }>) {
@@ -63,8 +62,12 @@ async function ingest(task: Extract<WorkerTask, { kind: 'ingest' }>) {
   if (rows.length > 0) await flush();
   process.stderr.write(`progress: ${done} rows ingested, finishing (index build, persist)\n`);
   await collection.finish();
+  // The size is read before closing (the engine may need its connection) and its time is not counted.
+  const measuring = performance.now();
+  const diskBytes = collection.sizeOnDisk === undefined ? undefined : await collection.sizeOnDisk();
+  const measuringMs = performance.now() - measuring;
   await collection.close();
-  return { seconds: (performance.now() - started) / 1000, peakRssMb: peakRssMb() };
+  return { seconds: (performance.now() - started - measuringMs) / 1000, peakRssMb: peakRssMb(), diskBytes };
 }
 
 /** Times up to `count` queries, stopping early (after at least MINIMUM_QUERIES) once `seconds` have passed. */
