@@ -10,7 +10,17 @@ import { tokenize } from './tokenize.js';
 import { dotProduct, VectorIndex } from './vector-index.js';
 
 /** Turns text into index terms. The default is `tokenize`. */
-export type Analyzer = (text: string) => string[];
+export interface Analyzer {
+  (text: string): string[];
+  /**
+   * Present when the analyzer works word by word: `analyzer(text)` is then `tokenize(text)` with each token
+   * mapped through `termOf` and the nulls (stop words) dropped, so an index can cache each token's term id.
+   */
+  readonly termOf?: (token: string) => string | null;
+}
+
+/** Most distinct tokens an index caches the term id of (as many as the analyzer caches terms of). */
+const TOKEN_CACHE_LIMIT = 200_000;
 
 /** How a corpus index is built. */
 export interface CorpusIndexOptions {
@@ -74,6 +84,11 @@ export class CorpusIndex {
   readonly bm25: Bm25Index;
   readonly vectors = new VectorIndex();
   private readonly analyzer: Analyzer;
+  /** The analyzer's word-by-word form (tokenize is its own: each token is its term), or null. */
+  private readonly termOf: ((token: string) => string | null) | null;
+  /** Token -> its term's id in the BM25 index, -1 for a stop word (with `termOf`). */
+  private readonly tokenTermIds = new Map<string, number>();
+  private termIdScratch = new Int32Array(64);
   private readonly ids: string[] = [];
   private readonly slotsById = new Map<string, number>();
   private turnIds = new Int32Array(64);
@@ -103,6 +118,7 @@ export class CorpusIndex {
   constructor(version: number, options: CorpusIndexOptions = {}) {
     this.version = version;
     this.analyzer = options.analyzer ?? tokenize;
+    this.termOf = this.analyzer.termOf ?? (this.analyzer === tokenize ? (token) => token : null);
     this.bm25 = new Bm25Index(options.bm25);
     this.keepVectors = options.vectors ?? true;
     this.neighbourWeight = this.keepVectors ? (options.neighbourWeight ?? 0) : 0;
@@ -161,7 +177,7 @@ export class CorpusIndex {
   /** Adds rows in order. */
   add(rows: readonly IndexDocument[]): void {
     for (const row of rows) {
-      const slot = this.bm25.addTokens(this.analyzer(row.text));
+      const slot = this.termOf === null ? this.bm25.addTokens(this.analyzer(row.text)) : this.addText(row.text, this.termOf);
       this.ids[slot] = row.id;
       this.slotsById.set(row.id, slot);
       this.turnIds = grow(this.turnIds, slot + 1);
@@ -186,6 +202,24 @@ export class CorpusIndex {
         if (previous >= 0) this.refreshContext(previous);
       }
     }
+  }
+
+  /** Indexes a text word by word, one map lookup per token (the same terms, in the same order, as the analyzer's). */
+  private addText(text: string, termOf: (token: string) => string | null): number {
+    const tokens = tokenize(text);
+    this.termIdScratch = grow(this.termIdScratch, tokens.length);
+    const ids = this.termIdScratch;
+    let count = 0;
+    for (const token of tokens) {
+      let id = this.tokenTermIds.get(token);
+      if (id === undefined) {
+        const term = termOf(token);
+        id = term === null ? -1 : this.bm25.termId(term);
+        if (this.tokenTermIds.size < TOKEN_CACHE_LIMIT) this.tokenTermIds.set(token, id);
+      }
+      if (id >= 0) ids[count++] = id;
+    }
+    return this.bm25.addTermIds(ids, count);
   }
 
   private noteDimensions(length: number | null): void {
