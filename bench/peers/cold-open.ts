@@ -34,11 +34,13 @@ const texts = (JSON.parse(readFileSync(paths.queryTexts, 'utf8')) as string[]).s
 const vectors = readVectors(paths.queryVectors, 0, texts.length);
 const engine = mnemoEngine(JSON.parse(readFileSync(paths.identity, 'utf8')) as EmbedderIdentity);
 const opened = performance.now();
+const cpu = process.cpuUsage();
 const collection = await engine.open(folder);
 await collection.query('hybrid', texts[0] as string, vectors[0] as Float32Array, 10);
 const coldOpenMs = performance.now() - opened;
+const { user, system } = process.cpuUsage(cpu);
 const rssMb = process.resourceUsage().maxRSS / 1024;
-console.log(`cold open + first hybrid query: ${coldOpenMs.toFixed(0)} ms, peak RSS ${rssMb.toFixed(0)} MB (${size} chunks)`);
+console.log(`cold open + first hybrid query: ${coldOpenMs.toFixed(0)} ms (CPU ${((user + system) / 1000).toFixed(0)} ms), peak RSS ${rssMb.toFixed(0)} MB (${size} chunks)`);
 if (values.dump !== undefined) {
   const rankings: Record<string, string[][]> = {};
   for (const mode of QUERY_MODES) {

@@ -267,20 +267,20 @@ export class CorpusIndex {
    * into a scratch buffer (valid until the next call); null otherwise.
    */
   private computeContext(slot: number): Float32Array | null {
-    const own = this.vectors.vectorOf(slot);
-    if (own === null || !this.bm25.isAlive(slot)) return null;
-    if (this.contextBuffer.length !== own.length) this.contextBuffer = new Float32Array(own.length);
+    const dims = this.vectors.dimensions;
+    if (dims === null || !this.vectors.has(slot) || !this.bm25.isAlive(slot)) return null;
+    if (this.contextBuffer.length !== dims) this.contextBuffer = new Float32Array(dims);
     const mixed = this.contextBuffer;
-    mixed.set(own);
-    for (const direction of [-1, 1] as const) {
-      const other = this.neighbour(slot, direction);
-      const vector = other === null ? null : this.vectors.vectorOf(other);
-      if (vector !== null) for (let index = 0; index < mixed.length; index++) mixed[index] = (mixed[index] as number) + this.neighbourWeight * (vector[index] as number);
-    }
+    this.vectors.copyTo(mixed, slot);
+    // Each sum is stored in float32, the previous neighbour's first, then the next one's.
+    const previous = this.neighbour(slot, -1);
+    if (previous !== null) this.vectors.addScaledTo(mixed, previous, this.neighbourWeight);
+    const next = this.neighbour(slot, 1);
+    if (next !== null) this.vectors.addScaledTo(mixed, next, this.neighbourWeight);
     let norm = 0;
-    for (const value of mixed) norm += value * value;
+    for (let index = 0; index < dims; index++) norm += (mixed[index] as number) * (mixed[index] as number);
     norm = Math.sqrt(norm);
-    if (norm > 0) for (let index = 0; index < mixed.length; index++) mixed[index] = (mixed[index] as number) / norm;
+    if (norm > 0) for (let index = 0; index < dims; index++) mixed[index] = (mixed[index] as number) / norm;
     return mixed;
   }
 
