@@ -6,6 +6,7 @@ import type { Bm25Parameters } from './bm25.js';
 import { grow, reserve } from './grow.js';
 import { QuantizedVectors } from './quantized-vectors.js';
 import type { ScoreStatistics } from './score-statistics.js';
+import { TokenIds } from './token-ids.js';
 import { tokenize } from './tokenize.js';
 import { dotProduct, VectorIndex } from './vector-index.js';
 
@@ -84,11 +85,9 @@ export class CorpusIndex {
   readonly bm25: Bm25Index;
   readonly vectors = new VectorIndex();
   private readonly analyzer: Analyzer;
-  /** The analyzer's word-by-word form (tokenize is its own: each token is its term), or null. */
-  private readonly termOf: ((token: string) => string | null) | null;
   /** Token -> its term's id in the BM25 index, -1 for a stop word (with `termOf`). */
-  private readonly tokenTermIds = new Map<string, number>();
-  private termIdScratch = new Int32Array(64);
+  private readonly tokenTermIds: TokenIds | null;
+  private termIdScratch: Int32Array = new Int32Array(64);
   private readonly ids: string[] = [];
   private readonly slotsById = new Map<string, number>();
   private turnIds = new Int32Array(64);
@@ -118,7 +117,11 @@ export class CorpusIndex {
   constructor(version: number, options: CorpusIndexOptions = {}) {
     this.version = version;
     this.analyzer = options.analyzer ?? tokenize;
-    this.termOf = this.analyzer.termOf ?? (this.analyzer === tokenize ? (token) => token : null);
+    const termOf = this.analyzer.termOf ?? (this.analyzer === tokenize ? (token: string) => token : null);
+    this.tokenTermIds = termOf === null ? null : new TokenIds((token) => {
+      const term = termOf(token);
+      return term === null ? -1 : this.bm25.termId(term);
+    }, TOKEN_CACHE_LIMIT);
     this.bm25 = new Bm25Index(options.bm25);
     this.keepVectors = options.vectors ?? true;
     this.neighbourWeight = this.keepVectors ? (options.neighbourWeight ?? 0) : 0;
@@ -177,7 +180,7 @@ export class CorpusIndex {
   /** Adds rows in order. */
   add(rows: readonly IndexDocument[]): void {
     for (const row of rows) {
-      const slot = this.termOf === null ? this.bm25.addTokens(this.analyzer(row.text)) : this.addText(row.text, this.termOf);
+      const slot = this.tokenTermIds === null ? this.bm25.addTokens(this.analyzer(row.text)) : this.addText(row.text, this.tokenTermIds);
       this.ids[slot] = row.id;
       this.slotsById.set(row.id, slot);
       this.turnIds = grow(this.turnIds, slot + 1);
@@ -204,21 +207,10 @@ export class CorpusIndex {
     }
   }
 
-  /** Indexes a text word by word, one map lookup per token (the same terms, in the same order, as the analyzer's). */
-  private addText(text: string, termOf: (token: string) => string | null): number {
-    const tokens = tokenize(text);
-    this.termIdScratch = grow(this.termIdScratch, tokens.length);
-    const ids = this.termIdScratch;
-    let count = 0;
-    for (const token of tokens) {
-      let id = this.tokenTermIds.get(token);
-      if (id === undefined) {
-        const term = termOf(token);
-        id = term === null ? -1 : this.bm25.termId(term);
-        if (this.tokenTermIds.size < TOKEN_CACHE_LIMIT) this.tokenTermIds.set(token, id);
-      }
-      if (id >= 0) ids[count++] = id;
-    }
+  /** Indexes a text word by word, its tokens' term ids cached (the same terms, in the same order, as the analyzer's). */
+  private addText(text: string, tokenTermIds: TokenIds): number {
+    const { ids, count } = tokenTermIds.idsOf(text, this.termIdScratch);
+    this.termIdScratch = ids;
     return this.bm25.addTermIds(ids, count);
   }
 
