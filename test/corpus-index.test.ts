@@ -91,3 +91,22 @@ describe('CorpusIndex term cache', () => {
     for (const text of texts) expect(analyzer(text)).toEqual(tokenize(text).flatMap((token) => analyzer.termOf?.(token) ?? []));
   });
 });
+
+describe('CorpusIndex slots by id', () => {
+  it('finds live chunks only, whether asked before or after removals and re-adds', () => {
+    const build = () => {
+      const index = new CorpusIndex(0);
+      index.add([row('a', 1, null), row('b', 2, null), row('c', 3, null)]);
+      return index;
+    };
+    const early = build();
+    expect(early.slotOf('b')).toBe(1);
+    const late = build();
+    for (const index of [early, late]) {
+      index.removeTurn(2, 'narrative');
+      index.add([row('d', 4, null), row('b', 2, null)]);
+      index.removeAfterTurn(3);
+    }
+    for (const index of [early, late]) expect(['a', 'b', 'c', 'd'].map((id) => index.slotOf(id))).toEqual([0, 4, 2, undefined]);
+  });
+});

@@ -26,7 +26,7 @@ const expected = (texts: readonly string[]) => {
 const actual = (texts: readonly string[], limit?: number) => {
   const { resolve } = resolver();
   const table = new TokenIds(resolve, limit);
-  let scratch = new Int32Array(2);
+  let scratch: Int32Array = new Int32Array(2);
   return texts.map((text) => {
     const { ids, count } = table.idsOf(text, scratch);
     scratch = ids;

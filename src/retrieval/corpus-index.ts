@@ -89,7 +89,8 @@ export class CorpusIndex {
   private readonly tokenTermIds: TokenIds | null;
   private termIdScratch: Int32Array = new Int32Array(64);
   private readonly ids: string[] = [];
-  private readonly slotsById = new Map<string, number>();
+  /** Chunk id -> live slot, made on the first `slotOf` (only a store that searches vectors itself asks). */
+  private slotsById: Map<string, number> | null = null;
   private turnIds = new Int32Array(64);
   private typeIds = new Int32Array(64);
   private readonly typeNames = new Map<string, number>();
@@ -182,7 +183,7 @@ export class CorpusIndex {
     for (const row of rows) {
       const slot = this.tokenTermIds === null ? this.bm25.addTokens(this.analyzer(row.text)) : this.addText(row.text, this.tokenTermIds);
       this.ids[slot] = row.id;
-      this.slotsById.set(row.id, slot);
+      this.slotsById?.set(row.id, slot);
       this.turnIds = grow(this.turnIds, slot + 1);
       this.typeIds = grow(this.typeIds, slot + 1);
       this.turnIds[slot] = row.turnId;
@@ -302,7 +303,7 @@ export class CorpusIndex {
       }
       this.bm25.remove(slot);
       this.vectors.remove(slot);
-      this.slotsById.delete(this.ids[slot] as string);
+      this.slotsById?.delete(this.ids[slot] as string);
       removed++;
     }
     this.removedCount += removed;
@@ -414,6 +415,10 @@ export class CorpusIndex {
 
   /** The slot holding a chunk id, or undefined. */
   slotOf(id: string): number | undefined {
+    if (this.slotsById === null) {
+      this.slotsById = new Map();
+      for (let slot = 0; slot < this.ids.length; slot++) if (this.bm25.isAlive(slot)) this.slotsById.set(this.ids[slot] as string, slot);
+    }
     return this.slotsById.get(id);
   }
 }
