@@ -213,8 +213,9 @@ export class Bm25Index {
       const list = postings[id] as Postings;
       if (added === 0 || list.length > 0) {
         if (added > 0) {
-          list.slots = reserve(list.slots, list.length + added);
-          list.frequencies = reserve(list.frequencies, list.length + added);
+          // Doubling, as appends do, so that loads alternating with reads stay amortised.
+          list.slots = grow(list.slots, list.length + added);
+          list.frequencies = grow(list.frequencies, list.length + added);
         }
         cursor[id] = -1;
       } else {
