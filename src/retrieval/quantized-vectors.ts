@@ -6,11 +6,13 @@ import { grow } from './grow.js';
 import { TopK } from './top-k.js';
 
 const INT8_MAX = 127;
+const INT16_MAX = 32_767;
 
 /**
  * Math.round for |x| < 2^52 (the same value, up to the sign of a zero), without its data-dependent branch:
  * floor(x + 0.5) is Math.round's integer or one more when the addition rounded up, which `level - 0.5 > x`
- * (exact: level - 0.5 is representable) detects. Quantizing noise-like values, this is twice as fast.
+ * (exact: level - 0.5 is representable) detects. On noise-like values (a vector's residuals) the branch is
+ * mispredicted half the time; this one almost never is.
  *
  * @example
  * ```ts
@@ -22,7 +24,6 @@ export function roundHalfUp(x: number): number {
   const level = Math.floor(x + 0.5);
   return level - 0.5 > x ? level - 1 : level;
 }
-const INT16_MAX = 32_767;
 
 /**
  * Vectors stored as int8 with one scale per row (a quarter of float32's memory), for a fast exhaustive scan
@@ -162,10 +163,8 @@ export class QuantizedVectors {
       const value = residual[index] as number;
       const level = scale === 0 ? 0 : roundHalfUp(value / scale);
       bytes[base + index] = level;
-      const error = value - scale * level;
-      const part = scale * level;
-      lost += error * error;
-      kept += part * part;
+      lost += (value - scale * level) ** 2;
+      kept += (scale * level) ** 2;
     }
     this.scales[slot] = scale;
     this.errorNorms[slot] = Math.sqrt(lost);
