@@ -46,6 +46,12 @@ describe('TokenIds', () => {
     );
   });
 
+  it('restarts through tokenize at the first character beyond ASCII, resolving ids in the same order', () => {
+    const texts = ['alpha beta gamma, delta Kaël', 'new1 new2 new3=\u0338 new4', 'zeta e\u0301ta theta', 'omega ωmega OMEGA', 'iota, kappa'];
+    expect(actual(texts)).toEqual(expected(texts));
+    expect(actual([texts[0] as string])).toEqual([[0, 1, 2, 3, 4]]);
+  });
+
   it('grows its table and stops caching past its limit without changing an id', () => {
     const texts = Array.from({ length: 300 }, (_, index) => `Word${index} w${index % 7} THE word${(index * 13) % 300} ümlaut${index % 5}`);
     expect(actual(texts)).toEqual(expected(texts));

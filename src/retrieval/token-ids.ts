@@ -1,8 +1,6 @@
 // A text's tokens as cached ids: tokenize + one lookup per token, with a scan for ASCII text that makes no strings.
 import { tokenize } from './tokenize.js';
 
-/** Any UTF-16 code unit beyond ASCII. */
-const NON_ASCII = /[\u0080-\uffff]/;
 const EMPTY = '';
 
 /** FNV-style hash step over one UTF-16 code unit. */
@@ -17,8 +15,10 @@ const mix = (hash: number) => {
 /**
  * Maps the tokens of texts (as `tokenize` makes them) to ids, each token resolved once by `resolve` and cached.
  * ASCII text (most of it) is scanned in place: letters and digits lowercased as they are hashed and compared,
- * so a token already seen costs no string; other text goes through `tokenize`. Both find the same tokens:
- * for ASCII, NFC changes nothing and `tokenize`'s words are the runs of [a-z0-9] once lowercased.
+ * so a token already seen costs no string; at the first character beyond ASCII the text starts again through
+ * `tokenize`. Both find the same tokens: for ASCII, NFC changes nothing and `tokenize`'s words are the runs of
+ * [a-z0-9] once lowercased. The tokens met before the restart are the first ones `tokenize` finds too (each
+ * ended at an ASCII separator, which later characters cannot change), so ids are resolved in the same order.
  * At most `limit` tokens are cached; later new ones are resolved every time.
  *
  * @example
@@ -47,7 +47,6 @@ export class TokenIds {
    * when too short (the array written is returned with the count).
    */
   idsOf(text: string, target: Int32Array): { ids: Int32Array; count: number } {
-    if (NON_ASCII.test(text)) return this.idsOfTokens(tokenize(text), target);
     // A text has no more tokens than characters.
     const ids = target.length >= text.length ? target : new Int32Array(text.length);
     let written = 0;
@@ -56,6 +55,7 @@ export class TokenIds {
     while (index < length) {
       let code = text.charCodeAt(index);
       if (!(code >= 97 ? code <= 122 : code >= 65 ? code <= 90 : code >= 48 && code <= 57)) {
+        if (code >= 128) return this.idsOfTokens(tokenize(text), target);
         index++;
         continue;
       }
@@ -66,6 +66,7 @@ export class TokenIds {
         hash = step(hash, code);
         code = ++index < length ? text.charCodeAt(index) : 0;
       } while (code >= 97 ? code <= 122 : code >= 65 ? code <= 90 : code >= 48 && code <= 57);
+      if (code >= 128) return this.idsOfTokens(tokenize(text), target);
       const id = this.lookupRange(text, start, index, mix(hash));
       if (id >= 0) ids[written++] = id;
     }
