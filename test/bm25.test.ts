@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Bm25Index, buildBm25, rankByBm25, rankWithBm25 } from '../src/retrieval/bm25.js';
+import { seededRandom } from '../bench/synthetic-corpus.js';
 
 // Hand computation for the corpus below, k1 = 1.2, b = 0.75:
 // docs: d0 = "cat sat mat" (3 tokens), d1 = "cat cat dog" (3), d2 = "dog bird" (2); N = 3, avgdl = 8/3.
@@ -76,5 +77,47 @@ describe('BM25 with pseudo-relevance feedback in one pass', () => {
     const matching = [...index.scoreAll(['dragon']).entries()].filter(([slot, score]) => slot < 200 && score > 0);
     expect(statistics.count).toBe(matching.length);
     expect(statistics.mean).toBeCloseTo(matching.reduce((sum, [, score]) => sum + score, 0) / matching.length, 10);
+  });
+
+  it('scores the same whether postings are appended per document or by a bulk counting sort', () => {
+    const random = seededRandom(11);
+    const words = Array.from({ length: 40 }, (_, index) => `w${index}`);
+    // Skewed word choice (like text), repeated words, some empty documents.
+    const documents = Array.from({ length: 700 }, () => Array.from({ length: Math.floor(random() * 12) }, () => words[Math.floor(random() ** 2 * words.length)] as string));
+    const queries = Array.from({ length: 30 }, () => [words[Math.floor(random() * words.length)] as string, words[Math.floor(random() * words.length)] as string]);
+    // One document at a time, searching after each (the per-document path).
+    const incremental = new Bm25Index();
+    // Bulk loads (a rebuild) mixed with small batches and removals, searching only between batches.
+    const bulk = new Bm25Index();
+    const batches = [300, 5, 1, 200, 64, 65, 65];
+    let next = 0;
+    for (const size of batches) {
+      for (const document of documents.slice(next, next + size)) {
+        incremental.addTokens(document);
+        incremental.search(['w0'], 1);
+        bulk.addTokens(document);
+      }
+      next += size;
+      if (size === 5) for (const slot of [3, 17, next - 1]) { incremental.remove(slot); bulk.remove(slot); }
+      for (const query of queries) {
+        expect(bulk.search(query, 20)).toEqual(incremental.search(query, 20));
+        expect([...bulk.scoreAll(query)]).toEqual([...incremental.scoreAll(query)]);
+      }
+      expect(bulk.feedbackTerms([0, 1, 2, next - 1], new Set(['w1']), 5)).toEqual(incremental.feedbackTerms([0, 1, 2, next - 1], new Set(['w1']), 5));
+      expect(bulk.scoreOf(['w2', 'w3'], next - 2)).toBe(incremental.scoreOf(['w2', 'w3'], next - 2));
+    }
+    expect(next).toBe(documents.length);
+  });
+
+  it('indexes term ids as it indexes their terms', () => {
+    const byTokens = new Bm25Index();
+    const byIds = new Bm25Index();
+    for (const document of [['red', 'door', 'red'], ['blue', 'door'], []]) {
+      byTokens.addTokens(document);
+      byIds.addTermIds(Int32Array.from(document, (term) => byIds.termId(term)), document.length);
+    }
+    expect(byIds.termId('door')).toBe(1);
+    expect([...byIds.scoreAll(['red', 'door'])]).toEqual([...byTokens.scoreAll(['red', 'door'])]);
+    expect(byIds.averageLength).toBe(byTokens.averageLength);
   });
 });

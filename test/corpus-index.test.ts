@@ -1,6 +1,8 @@
 // The per-save index: neighbour context vectors stay right through adds and removals; exact per-slot scores.
 import { describe, expect, it } from 'vitest';
+import { createAnalyzer } from '../src/retrieval/analyzer.js';
 import { CorpusIndex } from '../src/retrieval/corpus-index.js';
+import { tokenize } from '../src/retrieval/tokenize.js';
 import type { IndexRow } from '../src/seams/store.js';
 
 const unit = (...values: number[]) => {
@@ -54,5 +56,57 @@ describe('exact per-slot scores', () => {
     for (const { slot, score } of index.lexical(terms, 10)) expect(index.bm25.scoreOf(terms, slot)).toBeCloseTo(score, 12);
     expect(index.bm25.scoreOf(terms, index.slotOf('c') as number)).toBe(0);
     for (const { slot, score } of index.semantic(unit(1, 0), 10)) expect(index.vectors.scoreOf(unit(1, 0), slot)).toBeCloseTo(score, 6);
+  });
+});
+
+describe('CorpusIndex term cache', () => {
+  const texts = [
+    'The doors opened; Kaël opened the door again.',
+    'What was behind the doors? Nothing but dust.',
+    'Opening doors, opening DOORS, and the dust settles',
+    'the the the',
+    '',
+    'Dust and doors: Tindel walks through the opened gate.',
+  ];
+  const rows = texts.map((text, index) => row(`t${index}`, index, null, text));
+
+  it('indexes word by word (term ids cached per token) exactly as the analyzer indexes whole texts', () => {
+    for (const analyzer of [createAnalyzer(), createAnalyzer({ language: 'none' }), createAnalyzer({ stem: false })]) {
+      const cached = new CorpusIndex(0, { analyzer });
+      // A plain function (no termOf): the index analyzes each text whole, as before the cache.
+      const whole = new CorpusIndex(0, { analyzer: (text) => analyzer(text) });
+      cached.add(rows);
+      whole.add(rows);
+      for (const query of ['doors opened', 'dust', 'kaël gate', 'the']) {
+        const terms = analyzer(query);
+        expect(cached.lexical(terms, 10)).toEqual(whole.lexical(terms, 10));
+        expect(cached.expandQuery(terms, { documents: 2, terms: 3, weight: 0.5 })).toEqual(whole.expandQuery(terms, { documents: 2, terms: 3, weight: 0.5 }));
+      }
+      expect(cached.bm25.averageLength).toBe(whole.bm25.averageLength);
+    }
+  });
+
+  it('maps a text to the terms tokenize and termOf give, stop words dropped', () => {
+    const analyzer = createAnalyzer();
+    for (const text of texts) expect(analyzer(text)).toEqual(tokenize(text).flatMap((token) => analyzer.termOf?.(token) ?? []));
+  });
+});
+
+describe('CorpusIndex slots by id', () => {
+  it('finds live chunks only, whether asked before or after removals and re-adds', () => {
+    const build = () => {
+      const index = new CorpusIndex(0);
+      index.add([row('a', 1, null), row('b', 2, null), row('c', 3, null)]);
+      return index;
+    };
+    const early = build();
+    expect(early.slotOf('b')).toBe(1);
+    const late = build();
+    for (const index of [early, late]) {
+      index.removeTurn(2, 'narrative');
+      index.add([row('d', 4, null), row('b', 2, null)]);
+      index.removeAfterTurn(3);
+    }
+    for (const index of [early, late]) expect(['a', 'b', 'c', 'd'].map((id) => index.slotOf(id))).toEqual([0, 4, 2, undefined]);
   });
 });

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createDotKernel, jsDotKernel } from '../src/retrieval/int8-dot-kernel.js';
 import type { DotKernel } from '../src/retrieval/int8-dot-kernel.js';
-import { QuantizedVectors } from '../src/retrieval/quantized-vectors.js';
+import { QuantizedVectors, roundHalfUp } from '../src/retrieval/quantized-vectors.js';
 import { ScoreStatistics } from '../src/retrieval/score-statistics.js';
 import { TopK } from '../src/retrieval/top-k.js';
 import { dotProduct, VectorIndex } from '../src/retrieval/vector-index.js';
@@ -125,5 +125,17 @@ describe('VectorIndex on the int8 scan', () => {
     expect(index.search(query, 5)).toEqual(floatScan(current, query, 5));
     expect(index.search(later, 5)).toEqual(floatScan(current, later, 5));
     expect(index.search(query, 1)[0]).toEqual({ slot: 500, score: dotProduct(query, 0, query, 100) });
+  });
+});
+
+describe('roundHalfUp', () => {
+  it('equals Math.round (zeros compared as numbers), at halves, next to them and on random values', () => {
+    const below = (x: number) => x - Math.abs(x) * Number.EPSILON / 2 - Number.MIN_VALUE;
+    const tricky = [0, -0, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 126.5, -126.5, 127.49999999999999, 0.49999999999999994, -0.49999999999999994, 0.5000000000000001, 1e-300, -1e-300, 5e-324, 127, -127, 127.00000000000003];
+    const halves = Array.from({ length: 257 }, (_, index) => index - 128 + 0.5);
+    const random = seededRandom(5);
+    const values = [...tricky, ...halves, ...halves.map(below), ...halves.map((x) => -below(-x)), ...Array.from({ length: 100_000 }, () => (random() - 0.5) * 260)];
+    for (const value of values) expect(roundHalfUp(value) === Math.round(value), `${value}`).toBe(true);
+    expect(Number.isNaN(roundHalfUp(Number.NaN))).toBe(true);
   });
 });

@@ -5,6 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { MIGRATIONS, openSqliteStore, SCHEMA_VERSION } from '../src/stores/sqlite/index.js';
 import { openMemory } from '../src/open-memory.js';
 import { silentLogger } from '../src/core/logger.js';
+import { blobAsVector, blobToVector } from '../src/stores/sqlite/vectors.js';
+import type { IndexRow } from '../src/seams/store.js';
 import { tempDir } from './helpers.js';
 
 const dir = tempDir();
@@ -43,6 +45,62 @@ describe('SQLite store', () => {
     expect(await first.query('s', 'lantern', { k: 5 })).toHaveLength(0);
     await first.close();
     await second.close();
+  });
+});
+
+describe('SQLite chunk scan', () => {
+  const chunk = (saveId: string, index: number) => ({
+    id: `${saveId}-${index}`,
+    saveId,
+    turnId: 100 - index,
+    chunkType: 'narrative',
+    text: `${saveId} chunk ${index}`,
+    entryId: null,
+    metadata: {},
+    createdAt: 0,
+    embedding: index % 3 === 0 ? null : new Float32Array([index, -index, 0.5]),
+  });
+  const scan = async (store: Awaited<ReturnType<typeof openSqliteStore>>, saveId: string) => {
+    const rows: IndexRow[] = [];
+    await store.scanChunks(saveId, (row) => rows.push(row));
+    return rows.map((row) => ({ id: row.id, turnId: row.turnId, text: row.text, embedding: row.embedding === null ? null : [...row.embedding] }));
+  };
+
+  it('reads a save in insertion order whether it fills its range or is interleaved with others', async () => {
+    const store = await openSqliteStore({ path: join(tempDir(), 'scan.db') });
+    // "alone" is written in one piece (its rows fill their seq range: walked in seq order); "odd" and "even"
+    // alternate, with a few of "odd" written far apart (under half of its range: read through the index).
+    await store.insertChunks(Array.from({ length: 40 }, (_, index) => chunk('alone', index)));
+    for (let index = 0; index < 30; index++) {
+      await store.insertChunks([chunk('odd', index)]);
+      await store.insertChunks([chunk('even', index)]);
+    }
+    await store.insertChunks(Array.from({ length: 50 }, (_, index) => chunk('filler', index)));
+    await store.insertChunks([chunk('odd', 30), chunk('odd', 31)]);
+    for (const [saveId, count] of [['alone', 40], ['even', 30], ['odd', 32]] as const) {
+      const expected = Array.from({ length: count }, (_, index) => chunk(saveId, index)).map((row) => ({ id: row.id, turnId: row.turnId, text: row.text, embedding: row.embedding === null ? null : [...row.embedding] }));
+      expect(await scan(store, saveId)).toEqual(expected);
+    }
+    expect(await scan(store, 'missing')).toEqual([]);
+    await store.close();
+  });
+
+  it('views a blob it owns whole and copies any other', () => {
+    const owned = Buffer.from(new Float32Array([1, 2, 3]).buffer);
+    const view = blobAsVector(owned) as Float32Array;
+    expect([...view]).toEqual([1, 2, 3]);
+    expect(view.buffer).toBe(owned.buffer);
+    const shared = new Uint8Array(20);
+    shared.set(new Uint8Array(new Float32Array([4, 5]).buffer), 4);
+    const slice = shared.subarray(4, 12);
+    const copy = blobAsVector(slice) as Float32Array;
+    expect([...copy]).toEqual([4, 5]);
+    expect(copy.buffer).not.toBe(shared.buffer);
+    const unaligned = new Uint8Array(9).subarray(1);
+    expect(blobAsVector(unaligned)?.buffer).not.toBe(unaligned.buffer);
+    expect(blobAsVector(null)).toBeNull();
+    expect(blobAsVector(Buffer.alloc(0))).toBeNull();
+    expect(blobToVector(owned)?.buffer).not.toBe(owned.buffer);
   });
 });
 

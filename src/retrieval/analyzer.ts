@@ -68,7 +68,7 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
     }
     return term;
   };
-  return (text) => {
+  const analyze = (text: string): string[] => {
     const terms: string[] = [];
     for (const token of tokenize(text)) {
       const term = termOf(token);
@@ -76,4 +76,5 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
     }
     return terms;
   };
+  return Object.assign(analyze, { termOf });
 }

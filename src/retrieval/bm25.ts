@@ -19,6 +19,11 @@ interface Postings {
   length: number;
 }
 
+const EMPTY_SLOTS = new Int32Array(0);
+const EMPTY_FREQUENCIES = new Uint16Array(0);
+/** Above this many pending documents, postings are appended by a counting sort (see `post`). */
+const BULK_POSTING = 64;
+
 /**
  * An inverted index scored with Okapi BM25, idf = ln(1 + (N - df + 0.5) / (df + 0.5)) (never negative).
  * Documents are numbered by slot in insertion order; removing one updates N, the average length and every
@@ -42,6 +47,11 @@ export class Bm25Index {
   private alive = new Uint8Array(64);
   private termsFlat = new Int32Array(256);
   private termsStart = new Int32Array(65);
+  /** Each document's term frequencies, aligned with termsFlat. */
+  private frequenciesFlat = new Uint16Array(256);
+  /** Documents whose terms are in the postings lists; the later ones wait in termsFlat until a read (`post`). */
+  private postedSlots = 0;
+  private idScratch = new Int32Array(64);
   private slotCount = 0;
   private liveCount = 0;
   private totalLength = 0;
@@ -100,53 +110,157 @@ export class Bm25Index {
 
   /** Indexes already tokenised text and returns its slot. */
   addTokens(tokens: readonly string[]): number {
+    this.idScratch = grow(this.idScratch, tokens.length);
+    const ids = this.idScratch;
+    for (let index = 0; index < tokens.length; index++) ids[index] = this.termId(tokens[index] as string);
+    return this.addTermIds(ids, tokens.length);
+  }
+
+  /**
+   * The id of an index term, made (in order of first appearance) when the index has not met it yet. With
+   * `addTermIds`, a caller that caches its terms' ids indexes a document without a lookup per term.
+   */
+  termId(term: string): number {
+    let id = this.termIds.get(term);
+    if (id === undefined) {
+      id = this.termNames.length;
+      this.termIds.set(term, id);
+      this.termNames.push(term);
+      this.documentFrequency = grow(this.documentFrequency, id + 1);
+      this.seenIn = grow(this.seenIn, id + 1);
+      this.countScratch = grow(this.countScratch, id + 1);
+    }
+    return id;
+  }
+
+  /**
+   * Indexes a document given as the ids (from `termId`) of its first `count` terms, in text order, and returns
+   * its slot. Its postings are appended on the next read, all pending documents at once (see `post`).
+   */
+  addTermIds(ids: ArrayLike<number>, count: number): number {
     const slot = this.slotCount++;
     this.lengths = grow(this.lengths, this.slotCount);
     this.alive = grow(this.alive, this.slotCount);
     // Count the document's terms without allocating: seenIn[id] = slot + 1 marks a term met in this document.
-    this.uniqueScratch = grow(this.uniqueScratch, tokens.length);
+    this.uniqueScratch = grow(this.uniqueScratch, count);
+    const seenIn = this.seenIn;
+    const counts = this.countScratch;
+    const uniqueIds = this.uniqueScratch;
     let unique = 0;
-    for (const token of tokens) {
-      let id = this.termIds.get(token);
-      if (id === undefined) {
-        id = this.postings.length;
-        this.termIds.set(token, id);
-        this.termNames.push(token);
-        this.postings.push({ slots: new Int32Array(4), frequencies: new Uint16Array(4), length: 0 });
-        this.documentFrequency = grow(this.documentFrequency, id + 1);
-        this.seenIn = grow(this.seenIn, id + 1);
-        this.countScratch = grow(this.countScratch, id + 1);
-      }
-      if (this.seenIn[id] !== slot + 1) {
-        this.seenIn[id] = slot + 1;
-        this.countScratch[id] = 1;
-        this.uniqueScratch[unique++] = id;
+    for (let index = 0; index < count; index++) {
+      const id = ids[index] as number;
+      if (seenIn[id] !== slot + 1) {
+        seenIn[id] = slot + 1;
+        counts[id] = 1;
+        uniqueIds[unique++] = id;
       } else {
-        this.countScratch[id] = (this.countScratch[id] as number) + 1;
+        counts[id] = (counts[id] as number) + 1;
       }
     }
     let position = this.termsStart[slot] as number;
     this.termsFlat = grow(this.termsFlat, position + unique);
+    this.frequenciesFlat = grow(this.frequenciesFlat, position + unique);
     this.termsStart = grow(this.termsStart, slot + 2);
+    const documentFrequency = this.documentFrequency;
     for (let index = 0; index < unique; index++) {
-      const id = this.uniqueScratch[index] as number;
-      const list = this.postings[id] as Postings;
-      if (list.length === list.slots.length) {
-        list.slots = grow(list.slots, list.length + 1);
-        list.frequencies = grow(list.frequencies, list.length + 1);
-      }
-      list.slots[list.length] = slot;
-      list.frequencies[list.length] = Math.min(this.countScratch[id] as number, 65535);
-      list.length++;
-      this.documentFrequency[id] = (this.documentFrequency[id] as number) + 1;
-      this.termsFlat[position++] = id;
+      const id = uniqueIds[index] as number;
+      documentFrequency[id] = (documentFrequency[id] as number) + 1;
+      this.termsFlat[position] = id;
+      this.frequenciesFlat[position++] = Math.min(counts[id] as number, 65535);
     }
     this.termsStart[slot + 1] = position;
-    this.lengths[slot] = tokens.length;
+    this.lengths[slot] = count;
     this.alive[slot] = 1;
     this.liveCount++;
-    this.totalLength += tokens.length;
+    this.totalLength += count;
     return slot;
+  }
+
+  /**
+   * Appends the pending documents' terms to the postings lists (slot order, so lists stay sorted). A document
+   * added in play appends to doubling lists; a bulk load (a rebuild) is a counting sort: the new lists are views
+   * of two flat arrays, filled in one pass.
+   */
+  private post(): void {
+    const from = this.postedSlots;
+    const to = this.slotCount;
+    if (from === to) return;
+    const termsFlat = this.termsFlat;
+    const frequenciesFlat = this.frequenciesFlat;
+    const termsStart = this.termsStart;
+    const postings = this.postings;
+    while (postings.length < this.termNames.length) postings.push({ slots: EMPTY_SLOTS, frequencies: EMPTY_FREQUENCIES, length: 0 });
+    this.postedSlots = to;
+    if (to - from <= BULK_POSTING) {
+      for (let slot = from; slot < to; slot++) {
+        for (let position = termsStart[slot] as number; position < (termsStart[slot + 1] as number); position++) {
+          this.append(termsFlat[position] as number, slot, frequenciesFlat[position] as number);
+        }
+      }
+      return;
+    }
+    const first = termsStart[from] as number;
+    const last = termsStart[to] as number;
+    // cursor[id]: where term id's next posting goes in the flat arrays, or -1 when its list already had some.
+    const cursor = new Int32Array(postings.length);
+    for (let position = first; position < last; position++) {
+      const id = termsFlat[position] as number;
+      cursor[id] = (cursor[id] as number) + 1;
+    }
+    let total = 0;
+    for (let id = 0; id < postings.length; id++) {
+      const added = cursor[id] as number;
+      const list = postings[id] as Postings;
+      if (added === 0 || list.length > 0) {
+        if (added > 0) {
+          // Doubling, as appends do, so that loads alternating with reads stay amortised.
+          list.slots = grow(list.slots, list.length + added);
+          list.frequencies = grow(list.frequencies, list.length + added);
+        }
+        cursor[id] = -1;
+      } else {
+        cursor[id] = total;
+        total += added;
+      }
+    }
+    const flatSlots = new Int32Array(total);
+    const flatFrequencies = new Uint16Array(total);
+    const starts = Int32Array.from(cursor);
+    for (let slot = from; slot < to; slot++) {
+      for (let position = termsStart[slot] as number; position < (termsStart[slot + 1] as number); position++) {
+        const id = termsFlat[position] as number;
+        const at = cursor[id] as number;
+        if (at >= 0) {
+          flatSlots[at] = slot;
+          flatFrequencies[at] = frequenciesFlat[position] as number;
+          cursor[id] = at + 1;
+        } else {
+          this.append(id, slot, frequenciesFlat[position] as number);
+        }
+      }
+    }
+    for (let id = 0; id < postings.length; id++) {
+      const start = starts[id] as number;
+      if (start < 0) continue;
+      const end = cursor[id] as number;
+      if (end === start) continue;
+      const list = postings[id] as Postings;
+      list.slots = flatSlots.subarray(start, end);
+      list.frequencies = flatFrequencies.subarray(start, end);
+      list.length = end - start;
+    }
+  }
+
+  /** Appends one posting to term `id`'s list. */
+  private append(id: number, slot: number, frequency: number): void {
+    const list = this.postings[id] as Postings;
+    if (list.length === list.slots.length) {
+      list.slots = list.length === 0 ? new Int32Array(4) : grow(list.slots, list.length + 1);
+      list.frequencies = list.length === 0 ? new Uint16Array(4) : grow(list.frequencies, list.length + 1);
+    }
+    list.slots[list.length] = slot;
+    list.frequencies[list.length] = frequency;
+    list.length++;
   }
 
   /** Removes a document; its postings stay as dead entries, skipped when scoring. */
@@ -247,6 +361,7 @@ export class Bm25Index {
     const touched = this.touched;
     const alive = this.alive;
     const norms = this.currentNorms();
+    this.post();
     let count = this.touchedCount;
     for (const term of terms) {
       const id = this.termIds.get(term);
@@ -319,6 +434,7 @@ export class Bm25Index {
 
   /** How often term `id` occurs in `slot` (binary search of its postings). */
   private frequencyIn(id: number, slot: number): number {
+    this.post();
     const list = this.postings[id] as Postings;
     let low = 0;
     let high = list.length - 1;

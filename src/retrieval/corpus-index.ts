@@ -6,11 +6,22 @@ import type { Bm25Parameters } from './bm25.js';
 import { grow, reserve } from './grow.js';
 import { QuantizedVectors } from './quantized-vectors.js';
 import type { ScoreStatistics } from './score-statistics.js';
+import { TokenIds } from './token-ids.js';
 import { tokenize } from './tokenize.js';
 import { dotProduct, VectorIndex } from './vector-index.js';
 
 /** Turns text into index terms. The default is `tokenize`. */
-export type Analyzer = (text: string) => string[];
+export interface Analyzer {
+  (text: string): string[];
+  /**
+   * Present when the analyzer works word by word: `analyzer(text)` is then `tokenize(text)` with each token
+   * mapped through `termOf` and the nulls (stop words) dropped, so an index can cache each token's term id.
+   */
+  readonly termOf?: (token: string) => string | null;
+}
+
+/** Most distinct tokens an index caches the term id of (as many as the analyzer caches terms of). */
+const TOKEN_CACHE_LIMIT = 200_000;
 
 /** How a corpus index is built. */
 export interface CorpusIndexOptions {
@@ -74,8 +85,12 @@ export class CorpusIndex {
   readonly bm25: Bm25Index;
   readonly vectors = new VectorIndex();
   private readonly analyzer: Analyzer;
+  /** Token -> its term's id in the BM25 index, -1 for a stop word (with `termOf`). */
+  private readonly tokenTermIds: TokenIds | null;
+  private termIdScratch: Int32Array = new Int32Array(64);
   private readonly ids: string[] = [];
-  private readonly slotsById = new Map<string, number>();
+  /** Chunk id -> live slot, made on the first `slotOf` (only a store that searches vectors itself asks). */
+  private slotsById: Map<string, number> | null = null;
   private turnIds = new Int32Array(64);
   private typeIds = new Int32Array(64);
   private readonly typeNames = new Map<string, number>();
@@ -103,6 +118,11 @@ export class CorpusIndex {
   constructor(version: number, options: CorpusIndexOptions = {}) {
     this.version = version;
     this.analyzer = options.analyzer ?? tokenize;
+    const termOf = this.analyzer.termOf ?? (this.analyzer === tokenize ? (token: string) => token : null);
+    this.tokenTermIds = termOf === null ? null : new TokenIds((token) => {
+      const term = termOf(token);
+      return term === null ? -1 : this.bm25.termId(term);
+    }, TOKEN_CACHE_LIMIT);
     this.bm25 = new Bm25Index(options.bm25);
     this.keepVectors = options.vectors ?? true;
     this.neighbourWeight = this.keepVectors ? (options.neighbourWeight ?? 0) : 0;
@@ -161,9 +181,9 @@ export class CorpusIndex {
   /** Adds rows in order. */
   add(rows: readonly IndexDocument[]): void {
     for (const row of rows) {
-      const slot = this.bm25.addTokens(this.analyzer(row.text));
+      const slot = this.tokenTermIds === null ? this.bm25.addTokens(this.analyzer(row.text)) : this.addText(row.text, this.tokenTermIds);
       this.ids[slot] = row.id;
-      this.slotsById.set(row.id, slot);
+      this.slotsById?.set(row.id, slot);
       this.turnIds = grow(this.turnIds, slot + 1);
       this.typeIds = grow(this.typeIds, slot + 1);
       this.turnIds[slot] = row.turnId;
@@ -186,6 +206,13 @@ export class CorpusIndex {
         if (previous >= 0) this.refreshContext(previous);
       }
     }
+  }
+
+  /** Indexes a text word by word, its tokens' term ids cached (the same terms, in the same order, as the analyzer's). */
+  private addText(text: string, tokenTermIds: TokenIds): number {
+    const { ids, count } = tokenTermIds.idsOf(text, this.termIdScratch);
+    this.termIdScratch = ids;
+    return this.bm25.addTermIds(ids, count);
   }
 
   private noteDimensions(length: number | null): void {
@@ -233,20 +260,20 @@ export class CorpusIndex {
    * into a scratch buffer (valid until the next call); null otherwise.
    */
   private computeContext(slot: number): Float32Array | null {
-    const own = this.vectors.vectorOf(slot);
-    if (own === null || !this.bm25.isAlive(slot)) return null;
-    if (this.contextBuffer.length !== own.length) this.contextBuffer = new Float32Array(own.length);
+    const dims = this.vectors.dimensions;
+    if (dims === null || !this.vectors.has(slot) || !this.bm25.isAlive(slot)) return null;
+    if (this.contextBuffer.length !== dims) this.contextBuffer = new Float32Array(dims);
     const mixed = this.contextBuffer;
-    mixed.set(own);
-    for (const direction of [-1, 1] as const) {
-      const other = this.neighbour(slot, direction);
-      const vector = other === null ? null : this.vectors.vectorOf(other);
-      if (vector !== null) for (let index = 0; index < mixed.length; index++) mixed[index] = (mixed[index] as number) + this.neighbourWeight * (vector[index] as number);
-    }
+    this.vectors.copyTo(mixed, slot);
+    // Each sum is stored in float32, the previous neighbour's first, then the next one's.
+    const previous = this.neighbour(slot, -1);
+    if (previous !== null) this.vectors.addScaledTo(mixed, previous, this.neighbourWeight);
+    const next = this.neighbour(slot, 1);
+    if (next !== null) this.vectors.addScaledTo(mixed, next, this.neighbourWeight);
     let norm = 0;
-    for (const value of mixed) norm += value * value;
+    for (let index = 0; index < dims; index++) norm += (mixed[index] as number) * (mixed[index] as number);
     norm = Math.sqrt(norm);
-    if (norm > 0) for (let index = 0; index < mixed.length; index++) mixed[index] = (mixed[index] as number) / norm;
+    if (norm > 0) for (let index = 0; index < dims; index++) mixed[index] = (mixed[index] as number) / norm;
     return mixed;
   }
 
@@ -276,7 +303,7 @@ export class CorpusIndex {
       }
       this.bm25.remove(slot);
       this.vectors.remove(slot);
-      this.slotsById.delete(this.ids[slot] as string);
+      this.slotsById?.delete(this.ids[slot] as string);
       removed++;
     }
     this.removedCount += removed;
@@ -388,6 +415,10 @@ export class CorpusIndex {
 
   /** The slot holding a chunk id, or undefined. */
   slotOf(id: string): number | undefined {
+    if (this.slotsById === null) {
+      this.slotsById = new Map();
+      for (let slot = 0; slot < this.ids.length; slot++) if (this.bm25.isAlive(slot)) this.slotsById.set(this.ids[slot] as string, slot);
+    }
     return this.slotsById.get(id);
   }
 }

@@ -9,6 +9,23 @@ const INT8_MAX = 127;
 const INT16_MAX = 32_767;
 
 /**
+ * Math.round for |x| < 2^52 (the same value, up to the sign of a zero), without its data-dependent branch:
+ * floor(x + 0.5) is Math.round's integer or one more when the addition rounded up, which `level - 0.5 > x`
+ * (exact: level - 0.5 is representable) detects. On noise-like values (a vector's residuals) the branch is
+ * mispredicted half the time; this one almost never is.
+ *
+ * @example
+ * ```ts
+ * roundHalfUp(2.5); // 3
+ * roundHalfUp(0.49999999999999994); // 0, where Math.floor(x + 0.5) gives 1
+ * ```
+ */
+export function roundHalfUp(x: number): number {
+  const level = Math.floor(x + 0.5);
+  return level - 0.5 > x ? level - 1 : level;
+}
+
+/**
  * Vectors stored as int8 with one scale per row (a quarter of float32's memory), for a fast exhaustive scan
  * whose every approximate score comes with a proven error bound. `search` uses the bound to pick the rows that
  * could be in the exact top `limit`, asks the caller for their exact scores and ranks by those: the result is
@@ -32,6 +49,8 @@ export class QuantizedVectors {
   /** Row length in bytes: the dimensions rounded up to a multiple of 8 (the kernel reads 8 at a time). */
   private stride = 0;
   private capacity = 0;
+  /** Rows a build will store: room for them is made at once (the capacity reached is the same). */
+  private plannedRows = 0;
   private slotCount = 0;
   private scales = new Float64Array(0);
   /** |e| per row: the norm of what quantization lost. */
@@ -41,6 +60,8 @@ export class QuantizedVectors {
   private present = new Uint8Array(0);
   private candidates = new Int32Array(0);
   private readonly residual: Float64Array;
+  /** Zeros: the centre of rows stored without one. */
+  private origin = new Float64Array(0);
   private bytes = new Int8Array(0);
 
   /** An empty set of rows stored relative to `centre` (none: the origin). */
@@ -56,6 +77,7 @@ export class QuantizedVectors {
   static build(count: number, vectorOf: (slot: number) => Float32Array | null, centre?: ArrayLike<number> | null): QuantizedVectors {
     if (centre !== undefined) {
       const vectors = new QuantizedVectors(centre);
+      vectors.plannedRows = count;
       for (let slot = 0; slot < count; slot++) vectors.set(slot, vectorOf(slot));
       return vectors;
     }
@@ -71,6 +93,7 @@ export class QuantizedVectors {
     }
     if (mean !== null) for (let index = 0; index < mean.length; index++) mean[index] = (mean[index] as number) / rows;
     const vectors = new QuantizedVectors(mean);
+    vectors.plannedRows = count;
     for (let slot = 0; slot < count; slot++) vectors.set(slot, vectorOf(slot));
     return vectors;
   }
@@ -119,11 +142,14 @@ export class QuantizedVectors {
       this.stride = Math.ceil(vector.length / 8) * 8;
     }
     if (vector.length !== this.dims) return false;
-    this.reserve(this.slotCount);
-    const residual = this.residual.length === vector.length ? this.residual : new Float64Array(vector.length);
+    this.reserve(Math.max(this.slotCount, this.plannedRows));
+    const dims = vector.length;
+    const residual = this.residual.length === dims ? this.residual : new Float64Array(dims);
+    // Without a centre, values are taken relative to zeros (v - 0, as the origin gives).
+    const centre = this.centre ?? (this.origin.length === dims ? this.origin : (this.origin = new Float64Array(dims)));
     let largest = 0;
-    for (let index = 0; index < vector.length; index++) {
-      const value = (vector[index] as number) - (this.centre?.[index] ?? 0);
+    for (let index = 0; index < dims; index++) {
+      const value = (vector[index] as number) - (centre[index] as number);
       residual[index] = value;
       largest = Math.max(largest, Math.abs(value));
     }
@@ -133,10 +159,11 @@ export class QuantizedVectors {
     const base = slot * this.stride;
     let lost = 0;
     let kept = 0;
-    for (let index = 0; index < vector.length; index++) {
-      const level = scale === 0 ? 0 : Math.round((residual[index] as number) / scale);
+    for (let index = 0; index < dims; index++) {
+      const value = residual[index] as number;
+      const level = scale === 0 ? 0 : roundHalfUp(value / scale);
       bytes[base + index] = level;
-      lost += ((residual[index] as number) - scale * level) ** 2;
+      lost += (value - scale * level) ** 2;
       kept += (scale * level) ** 2;
     }
     this.scales[slot] = scale;

@@ -10,7 +10,7 @@ import { SqliteLoreStore } from './lore-store.js';
 import { SqliteLivingStore } from './living-store.js';
 import { migrate } from './migrations.js';
 import { SqliteRecallStore } from './recall-store.js';
-import { blobToVector, vectorToBlob } from './vectors.js';
+import { blobAsVector, vectorToBlob } from './vectors.js';
 
 /** Options of the SQLite store. */
 export interface SqliteStoreOptions {
@@ -261,10 +261,20 @@ export class SqliteStore implements Store {
     this.ensureOpen();
     return this.db.transaction(() => {
       const version = this.currentVersion(saveId);
-      // Raw rows (arrays, not objects): a save is read whole when its index is built, so this loop is hot.
-      const statement = this.db.prepare('SELECT id, turn_id, chunk_type, text, embedding FROM chunks WHERE save_id = ? ORDER BY seq').raw(true);
-      for (const [id, turnId, chunkType, text, embedding] of statement.iterate(saveId) as Iterable<[string, number, string, string, Buffer | null]>) {
-        visit({ id, turnId, chunkType, text, embedding: blobToVector(embedding) });
+      const span = this.db.prepare('SELECT MIN(seq) AS first, MAX(seq) AS last, COUNT(*) AS rows FROM chunks WHERE save_id = ?').get(saveId) as { first: number | null; last: number | null; rows: number };
+      if (span.first === null || span.last === null) return version;
+      // Raw rows (arrays, not objects): a save is read whole when its index is built, so this loop is hot. When the
+      // save holds at least half of its seq range (one save per file, or a few written apart), the table is walked
+      // in seq order over that range, skipping other saves' rows; otherwise (saves interleaved) the save's rows are
+      // found through its index and sorted. The same rows in the same order either way.
+      const walk = span.rows * 2 >= span.last - span.first + 1;
+      const statement = walk
+        ? this.db.prepare('SELECT id, turn_id, chunk_type, text, embedding FROM chunks WHERE seq BETWEEN ? AND ? AND +save_id = ? ORDER BY seq').raw(true)
+        : this.db.prepare('SELECT id, turn_id, chunk_type, text, embedding FROM chunks WHERE save_id = ? ORDER BY seq').raw(true);
+      const rows = (walk ? statement.iterate(span.first, span.last, saveId) : statement.iterate(saveId)) as Iterable<[string, number, string, string, Buffer | null]>;
+      for (const [id, turnId, chunkType, text, embedding] of rows) {
+        // The blob is fresh from SQLite and held by no one else: its vector can be a view of it.
+        visit({ id, turnId, chunkType, text, embedding: blobAsVector(embedding) });
       }
       return version;
     }).deferred();
