@@ -1,4 +1,4 @@
-// The hybrid ranking pipeline: lexical and semantic arms, capped, fused with RRF, focus-boosted, reranked.
+// The hybrid ranking pipeline: lexical and semantic arms, capped, fused (z-score or RRF), focus-boosted, reranked.
 import type { ArmRank, Explanation } from '../core/types.js';
 import type { Reranker } from '../seams/reranker.js';
 import { capPerSource } from './cap-per-source.js';
