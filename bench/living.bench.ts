@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ConsolidationAction, FactInput } from '../src/core/living-types.js';
 import { silentLogger } from '../src/core/logger.js';
+import { hashingEmbedder } from '../src/embedders/hashing/hashing-embedder.js';
+import { ensureEmbedderIdentity } from '../src/embedding/index.js';
 import { ScriptedLlm } from '../src/llms/scripted/index.js';
 import type { ScriptedCall } from '../src/llms/scripted/index.js';
 import { openMemory } from '../src/open-memory.js';
@@ -31,6 +33,8 @@ const FACTS_PER_TURN = 50;
 const CREATES_PER_TURN = 5;
 const UPDATES_PER_TURN = 5;
 const MODELS_PER_TURN = 5;
+/** The embedder the saves are recorded under (its vectors' length is the corpus's). */
+const EMBEDDER = hashingEmbedder({ dimensions: DIMS });
 const SUBJECTS = Array.from({ length: 50 }, (_, index) => `Character${index}`);
 
 const median = (list: number[]) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)] as number;
@@ -40,6 +44,8 @@ const mb = (path: string) => ['', '-wal'].reduce((total, suffix) => total + (exi
 /** Builds the large save: chunks with vectors, facts, beliefs with histories, model versions, done jobs. */
 async function build(path: string) {
   const store = openSqliteStore({ path, durability: 'normal' });
+  // The vectors are random, recorded as the hashing embedder's (the one the pipeline part opens the save with).
+  await ensureEmbedderIdentity(store, EMBEDDER);
   const random = seededRandom(11);
   const text = sentences(TURNS * CHUNKS_PER_TURN, 5, 5000);
   const beliefIds: number[] = [];
@@ -134,7 +140,7 @@ function instantModel() {
 
 async function pipeline(path: string, label: string, firstTurn: number) {
   const { llm, answerMs } = instantModel();
-  const memory = await openMemory({ path, llm, logger: silentLogger, living: { autoStart: false, minBeliefs: 1 } });
+  const memory = await openMemory({ path, llm, embedder: EMBEDDER, logger: silentLogger, living: { autoStart: false, minBeliefs: 1 } });
   const text = sentences(PIPELINE_TURNS * 4, 9, 3000);
   const recordMs: number[] = [];
   const stageMs: number[] = [];
