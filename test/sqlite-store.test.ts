@@ -21,6 +21,25 @@ describe('SQLite store', () => {
     await store.close();
   });
 
+  it('makes new files with 16 KiB pages, and keeps the page size of an existing file', async () => {
+    const fresh = openSqliteStore({ path: join(dir, 'pages-new.db') });
+    expect(fresh.database.pragma('page_size', { simple: true })).toBe(16384);
+    await fresh.close();
+
+    const path = join(dir, 'pages-old.db');
+    const raw = new Database(path);
+    raw.pragma('page_size = 4096');
+    raw.exec('CREATE TABLE keep (x INTEGER)');
+    raw.close();
+    const old = await openMemory({ path, logger: silentLogger });
+    await old.add({ saveId: 's', turnId: 1, text: 'the ferry leaves at dawn' });
+    expect((await old.query('s', 'ferry')).map((hit) => hit.turnId)).toEqual([1]);
+    await old.close();
+    const reopened = new Database(path, { readonly: true });
+    expect(reopened.pragma('page_size', { simple: true })).toBe(4096);
+    reopened.close();
+  });
+
   it('refuses a database written by a newer Mnemo, naming both versions', async () => {
     const path = join(dir, 'newer.db');
     const raw = new Database(path);

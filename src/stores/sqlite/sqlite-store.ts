@@ -12,6 +12,13 @@ import { migrate } from './migrations.js';
 import { SqliteRecallStore } from './recall-store.js';
 import { blobAsVector, vectorToBlob } from './vectors.js';
 
+/**
+ * The page size of a new database file. Chunk rows are large (text, metadata and a vector, about 700 bytes at
+ * 100 dimensions): with 16 KiB pages instead of SQLite's 4 KiB, deleting 50,000 of them in a rewind took 55
+ * instead of 170 ms here, bulk inserts 30% less and a full scan 20% less, for about 10% more per lookup by id.
+ */
+const PAGE_SIZE = 16384;
+
 /** Options of the SQLite store. */
 export interface SqliteStoreOptions {
   /** The database file (created if absent), or `:memory:`. */
@@ -89,6 +96,8 @@ export class SqliteStore implements Store {
     }
     this.db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
     if (!options.readonly) {
+      // Only a new, empty file takes it (an existing one keeps its page size); see PAGE_SIZE.
+      this.db.pragma(`page_size = ${PAGE_SIZE}`);
       this.db.pragma('journal_mode = WAL');
       this.db.pragma(`synchronous = ${options.durability === 'normal' ? 'NORMAL' : 'FULL'}`);
       migrate(this.db);
