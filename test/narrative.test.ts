@@ -208,3 +208,29 @@ describe('z-score fusion', () => {
     await memory.close();
   });
 });
+
+describe('warm', () => {
+  it('builds a save index before the first query, which then reads nothing more from the store, and ranks the same', async () => {
+    const path = dbPath();
+    const writer = await openMemory({ path, embedder: hashingEmbedder(), logger: silentLogger });
+    for (const [index, text] of TURNS.entries()) await writer.add({ saveId: 's', turnId: index + 1, text });
+    const expected = await writer.query('s', 'Borin and the captain', { k: 5 });
+    await writer.close();
+
+    const reader = await openMemory({ path, embedder: hashingEmbedder(), logger: silentLogger });
+    let scans = 0;
+    const scan = reader.store.scanChunks.bind(reader.store);
+    reader.store.scanChunks = (...args) => {
+      scans++;
+      return scan(...args);
+    };
+    expect(await reader.warm('s')).toBe(TURNS.length);
+    expect(scans).toBe(1);
+    const hits = await reader.query('s', 'Borin and the captain', { k: 5 });
+    expect(scans).toBe(1);
+    expect(hits.map((hit) => [hit.id, hit.score])).toEqual(expected.map((hit) => [hit.id, hit.score]));
+    expect(await reader.warm('empty-save')).toBe(0);
+    await expect(reader.warm('')).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await reader.close();
+  });
+});

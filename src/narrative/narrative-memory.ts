@@ -181,6 +181,17 @@ export class NarrativeMemory {
     return result.removed;
   }
 
+  /**
+   * Builds a save's search index now (or brings it up to date), with the int8 copy of its vectors the semantic
+   * arm scans, so the first query does not pay for it. Returns the number of chunks indexed.
+   */
+  async warm(saveId: string): Promise<number> {
+    requireSaveId(saveId);
+    const index = await this.cache.get(saveId);
+    index.prepare();
+    return index.size;
+  }
+
   /** Number of chunks in a save, optionally of one type. */
   async count(saveId: string, options: { chunkType?: string } = {}): Promise<number> {
     requireSaveId(saveId);

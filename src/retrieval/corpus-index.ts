@@ -402,13 +402,30 @@ export class CorpusIndex {
   }
 
   /**
+   * Makes what the first semantic search would make (the int8 copy of the vectors it scans), so no query pays for
+   * it; returns that copy (null without vectors held in the index).
+   *
+   * @example
+   * ```ts
+   * index.prepare(); // after loading, before the first query
+   * ```
+   */
+  prepare(): QuantizedVectors | null {
+    if (!this.keepVectors || this.vectors.dimensions === null) return null;
+    if (this.neighbourWeight <= 0) return this.vectors.prepare();
+    // Centred on the mean own vector: close to the contexts' mean, and one pass cheaper than computing it.
+    this.contextVectors ??= QuantizedVectors.build(this.bm25.slots, (slot) => this.computeContext(slot), this.vectors.mean());
+    return this.contextVectors;
+  }
+
+  /**
    * The semantic arm: exact cosine similarity (with neighbour context when configured), filtered before ranking.
    * Context vectors are scanned as int8; the rows that can rank get their exact score from a recomputed context.
    */
   semantic(queryVector: Float32Array, limit: number, accept?: SlotFilter, statistics?: ScoreStatistics): { slot: number; score: number }[] {
     if (this.neighbourWeight <= 0) return this.vectors.search(queryVector, limit, accept, statistics);
-    // Centred on the mean own vector: close to the contexts' mean, and one pass cheaper than computing it.
-    const contexts = (this.contextVectors ??= QuantizedVectors.build(this.bm25.slots, (slot) => this.computeContext(slot), this.vectors.mean()));
+    const contexts = this.prepare();
+    if (contexts === null) return [];
     const dims = queryVector.length;
     return contexts.search(queryVector, limit, (slot) => dotProduct(this.computeContext(slot) as Float32Array, 0, queryVector, dims), accept, statistics);
   }

@@ -143,6 +143,13 @@ export class VectorIndex {
     return dot;
   }
 
+  /** Makes the int8 copy every search scans, if not made yet (the first search would); null while empty. */
+  prepare(): QuantizedVectors | null {
+    if (this.dims === null) return null;
+    this.quantized ??= QuantizedVectors.build(this.slotCount, (slot) => this.vectorOf(slot));
+    return this.quantized;
+  }
+
   /**
    * The `limit` slots most similar to `query`, best first (ties: lower slot first); `accept` filters first;
    * `statistics` receives every accepted slot's score (from the int8 scan: within 0.01 of the exact one).
@@ -150,8 +157,9 @@ export class VectorIndex {
   search(query: Float32Array, limit: number, accept?: (slot: number) => boolean, statistics?: ScoreStatistics): { slot: number; score: number }[] {
     const dims = this.dims;
     if (dims === null || query.length !== dims || limit <= 0) return [];
-    this.quantized ??= QuantizedVectors.build(this.slotCount, (slot) => this.vectorOf(slot));
+    const quantized = this.prepare();
+    if (quantized === null) return [];
     const data = this.data;
-    return this.quantized.search(query, limit, (slot) => dotProduct(data, slot * dims, query, dims), accept, statistics);
+    return quantized.search(query, limit, (slot) => dotProduct(data, slot * dims, query, dims), accept, statistics);
   }
 }
