@@ -138,6 +138,7 @@ describe('HTTP API: narrative', () => {
     const window = (await api.ok('queryMemory', '/v1/saves/scratch/query', { body: { query: 'gate', k: 5, currentTurnId: 1 } })).hits as { turnId: number }[];
     expect(window.map((hit) => hit.turnId)).toEqual([1]);
 
+    expect(await api.ok('warmSave', '/v1/saves/scratch/warm')).toEqual({ chunks: 3 });
     expect(await api.ok('fork', '/v1/saves/scratch/fork', { body: { newSaveId: 'scratch-branch', atTurn: 2 } })).toMatchObject({ chunks: 2 });
     await api.fails('/v1/saves/scratch/fork', 409, 'CONFLICT', { body: { newSaveId: 'scratch-branch', atTurn: 2 } });
     expect(await api.ok('rewind', '/v1/saves/scratch/rewind', { body: { turnId: 1 } })).toEqual({ chunks: 2, living: { facts: 0, beliefsDeleted: 0, beliefsUpdated: 0, modelsDeleted: 0, modelsUpdated: 0, jobsCancelled: 0 } });
