@@ -3,7 +3,7 @@
 // Usage: npm run bench:postgres [-- --sizes 100000 --queries 300 --recall-queries 200 --dims 100]
 // The server: MNEMO_BENCH_PG_URL, else MNEMO_TEST_PG_URL, else a throwaway one started (and stopped) with
 // scripts/postgres-test-server.sh.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +17,7 @@ import { DEFAULT_NEIGHBOUR_WEIGHT } from '../src/retrieval/retrieval-defaults.js
 import { openPostgresStore, VECTOR_SEARCH_DEFAULTS } from '../src/stores/postgres/index.js';
 import type { PostgresStore } from '../src/stores/postgres/index.js';
 import { seededRandom, sentences } from './synthetic-corpus.js';
+import { configuredPostgresUrl, startPostgresServer, stopPostgresServer } from './postgres-server.js';
 
 const { values } = parseArgs({
   options: {
@@ -36,7 +37,6 @@ const dimensions = Number(values.dims);
 const batch = Number(values.batch);
 const SAVE = 'bench';
 const script = fileURLToPath(import.meta.url);
-const repository = join(script, '..', '..');
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
 const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(0);
@@ -204,12 +204,9 @@ async function measure(url: string, size: number) {
 if (values.child !== undefined) {
   await queryPhase(values.child, values.target as string, values.schema as string, Number(values.size));
 } else {
-  let url = process.env.MNEMO_BENCH_PG_URL ?? process.env.MNEMO_TEST_PG_URL;
-  const serverScript = join(repository, 'scripts', 'postgres-test-server.sh');
-  const started = url === undefined;
-  if (url === undefined) {
-    url = execFileSync(serverScript, ['start'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, MNEMO_PG_SERVER_OPTIONS: process.env.MNEMO_PG_SERVER_OPTIONS ?? '-c shared_buffers=1GB -c maintenance_work_mem=1GB' } }).trim();
-  }
+  const configured = configuredPostgresUrl();
+  const started = configured === undefined;
+  const url = configured ?? startPostgresServer();
   try {
     const version = await openPostgresStore({ url, schema: 'bench_admin' });
     const server = (await version.database.query<{ server: string; vector: string }>("SELECT current_setting('server_version') AS server, (SELECT extversion FROM pg_extension WHERE extname = 'vector') AS vector")).rows[0];
@@ -232,6 +229,6 @@ if (values.child !== undefined) {
     console.log('|---|---|---|---|');
     for (const line of sweeps) console.log(line);
   } finally {
-    if (started) execFileSync(serverScript, ['stop', url], { stdio: ['ignore', 'ignore', 'inherit'] });
+    if (started) stopPostgresServer(url);
   }
 }

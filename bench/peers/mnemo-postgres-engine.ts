@@ -8,7 +8,8 @@ import type { PostgresStore } from '../../src/stores/postgres/index.js';
 import type { Engine, EngineCollection } from './engine.js';
 import { MnemoCollection, PrecomputedEmbedder } from './mnemo-engine.js';
 import { packageVersion } from './package-version.js';
-import { collectionSchema, configuredPostgresUrl, dropSchemas, schemaBytes } from './postgres-server.js';
+import { configuredPostgresUrl } from '../postgres-server.js';
+import { collectionSchema, dropSchemas, schemaBytes } from './postgres-server.js';
 
 /** A Mnemo collection whose store is a PostgreSQL schema: `finish` builds the HNSW index once and analyzes. */
 class MnemoPostgresCollection extends MnemoCollection {

@@ -1,37 +1,8 @@
-// The PostgreSQL side of the peer benchmark: which server, a throwaway one if asked, one schema per collection folder.
+// The PostgreSQL side of the peer benchmark: one schema per collection folder, its size, the server's versions.
 import { createHash } from 'node:crypto';
-import { execFileSync } from 'node:child_process';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { resolve } from 'node:path';
 import pg from 'pg';
 import type { SqlClient } from '../../src/stores/postgres/index.js';
-
-const serverScript = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'scripts', 'postgres-test-server.sh');
-
-/** The server the benchmark was given: `MNEMO_BENCH_PG_URL`, else `MNEMO_TEST_PG_URL`, else undefined. */
-export function configuredPostgresUrl(): string | undefined {
-  return process.env['MNEMO_BENCH_PG_URL'] ?? process.env['MNEMO_TEST_PG_URL'];
-}
-
-/**
- * Starts a throwaway server with scripts/postgres-test-server.sh (as bench/postgres.bench.ts does: 1 GB of shared
- * buffers and of maintenance memory unless MNEMO_PG_SERVER_OPTIONS says otherwise) and returns its URL.
- *
- * @example
- * ```ts
- * const url = startPostgresServer();
- * try { await run(url); } finally { stopPostgresServer(url); }
- * ```
- */
-export function startPostgresServer(): string {
-  const options = process.env['MNEMO_PG_SERVER_OPTIONS'] ?? '-c shared_buffers=1GB -c maintenance_work_mem=1GB';
-  return execFileSync(serverScript, ['start'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, MNEMO_PG_SERVER_OPTIONS: options } }).trim();
-}
-
-/** Stops a server `startPostgresServer` started and removes its folder. */
-export function stopPostgresServer(url: string): void {
-  execFileSync(serverScript, ['stop', url], { stdio: ['ignore', 'ignore', 'inherit'] });
-}
 
 /**
  * The schema of the collection in `folder`: `peers_` and the first 12 hex digits of the SHA-1 of its absolute
