@@ -86,7 +86,6 @@ export async function hybridSearch(input: HybridSearchInput): Promise<RankedId[]
   const semantic = input.queryVector === null || !runSemantic ? [] : await semanticArm(input, armLimit, statistics?.semantic);
   const lexicalRanks = armRanks(index, lexical);
   const semanticRanks = armRanks(index, semantic);
-  const lists = [lexical, semantic].filter((list) => list.length > 0).map((list) => capPerSource(list.map(({ slot }) => index.idOf(slot)), input.capPerSource));
   let fused: [string, number][];
   if (input.fusion === 'zscore') {
     const queryVector = input.queryVector;
@@ -106,6 +105,7 @@ export async function hybridSearch(input: HybridSearchInput): Promise<RankedId[]
       statistics,
     ).map(([slot, score]) => [index.idOf(slot), score]);
   } else {
+    const lists = [lexical, semantic].filter((list) => list.length > 0).map((list) => capPerSource(list.map(({ slot }) => index.idOf(slot)), input.capPerSource));
     fused = reciprocalRankFusion(lists, input.rrfK ?? RRF_K);
   }
 
