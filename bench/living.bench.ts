@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import type { ConsolidationAction, FactInput } from '../src/core/living-types.js';
 import { silentLogger } from '../src/core/logger.js';
 import { hashingEmbedder } from '../src/embedders/hashing/hashing-embedder.js';
-import { ensureEmbedderIdentity } from '../src/embedding/index.js';
+import { ensureEmbedderIdentity } from '../src/embedders/index.js';
 import { ScriptedLlm } from '../src/llms/scripted/index.js';
 import type { ScriptedCall } from '../src/llms/scripted/index.js';
 import { openMemory } from '../src/open-memory.js';

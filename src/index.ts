@@ -49,8 +49,8 @@ export type { HttpRerankerOptions } from './rerankers/http/index.js';
 export { toUnitScores, sigmoid } from './rerankers/unit-scores.js';
 export type { ScoreKind } from './rerankers/unit-scores.js';
 export { defaultModelDir } from './transformers/index.js';
-export { reindex, resolveEmbedder, ensureEmbedderIdentity, identityOf, describeIdentity, EmbeddingCache, EMBEDDER_NAMES } from './embedding/index.js';
-export type { ReindexOptions, ReindexResult, EmbedderName, ResolveEmbedderOptions } from './embedding/index.js';
+export { reindex, resolveEmbedder, ensureEmbedderIdentity, identityOf, describeIdentity, EmbeddingCache, EMBEDDER_NAMES } from './embedders/index.js';
+export type { ReindexOptions, ReindexResult, EmbedderName, ResolveEmbedderOptions } from './embedders/index.js';
 export { tokenize, uniqueTokens } from './retrieval/tokenize.js';
 export { Bm25Index, buildBm25, rankWithBm25, rankByBm25, BM25_DEFAULTS } from './retrieval/bm25.js';
 export { reciprocalRankFusion, RRF_K } from './retrieval/reciprocal-rank-fusion.js';
@@ -103,5 +103,5 @@ export { renderTemplate, templatePlaceholders } from './context/render-template.
 export { CONTEXT_SECTIONS } from './context/context-types.js';
 export type { ContextRequest, ContextResult, ContextSection, ContextLine, ContextSource, ContextSectionName, ContextVariables } from './context/context-types.js';
 export type { TokenCounter } from './seams/token-counter.js';
-export { gptTokenCounter, estimateTokenCounter, GPT_ENCODINGS } from './tokenizers/index.js';
-export type { GptEncoding } from './tokenizers/index.js';
+export { gptTokenCounter, estimateTokenCounter, GPT_ENCODINGS } from './token-counters/index.js';
+export type { GptEncoding } from './token-counters/index.js';

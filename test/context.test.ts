@@ -9,7 +9,7 @@ import { hashingEmbedder } from '../src/embedders/hashing/index.js';
 import { openMemory } from '../src/open-memory.js';
 import type { Mnemo } from '../src/open-memory.js';
 import type { TokenCounter } from '../src/seams/token-counter.js';
-import { estimateTokenCounter, gptTokenCounter } from '../src/tokenizers/index.js';
+import { estimateTokenCounter, gptTokenCounter } from '../src/token-counters/index.js';
 import { tempDir } from './helpers.js';
 import { MARTA, MARTA_TAGS, ORIEL_TAGS, SAVE, seedScene } from './serving-fixture.js';
 import type { Scene } from './serving-fixture.js';

@@ -10,7 +10,7 @@ import type { NarrativeMemory } from '../narrative/narrative-memory.js';
 import { createAnalyzer } from '../retrieval/analyzer.js';
 import type { Analyzer } from '../retrieval/corpus-index.js';
 import type { TokenCounter } from '../seams/token-counter.js';
-import { gptTokenCounter } from '../tokenizers/gpt-token-counter.js';
+import { gptTokenCounter } from '../token-counters/gpt-token-counter.js';
 import { allocateBudget } from './allocate-budget.js';
 import { beliefLines, byTurn, factLines, loreLines, memoryLines, modelLines, termOverlap } from './context-lines.js';
 import type { LineStyle } from './context-lines.js';

@@ -3,9 +3,9 @@ import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
 import { MnemoError } from '../../core/errors.js';
 import { consoleLogger } from '../../core/logger.js';
-import { describeIdentity } from '../../embedding/embedder-identity.js';
-import { EmbeddingCache } from '../../embedding/embedding-cache.js';
-import { reindex } from '../../embedding/reindex.js';
+import { describeIdentity } from '../../embedders/embedder-identity.js';
+import { EmbeddingCache } from '../../embedders/embedding-cache.js';
+import { reindex } from '../../embedders/reindex.js';
 import type { Output } from '../context.js';
 import { embedderByName, globalOptions, openStoreFor, parseInteger } from '../context.js';
 

@@ -1,7 +1,7 @@
 // `mnemo stats`: the saves in a database with their counts, and the file's size (SQLite).
 import { statSync } from 'node:fs';
 import type { Command } from 'commander';
-import { describeIdentity } from '../../embedding/embedder-identity.js';
+import { describeIdentity } from '../../embedders/embedder-identity.js';
 import type { Output } from '../context.js';
 import { globalOptions, withMemory } from '../context.js';
 

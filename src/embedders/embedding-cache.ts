@@ -1,6 +1,6 @@
 // The embedding cache: vectors kept under (embedder identity, sha256 of the text), so the same text is embedded once.
 import { createHash } from 'node:crypto';
-import { embedInBatches } from '../embedders/embed-in-batches.js';
+import { embedInBatches } from './embed-in-batches.js';
 import type { Embedder } from '../seams/embedder.js';
 import type { EmbeddingStore } from '../seams/embedding-store.js';
 

@@ -2,7 +2,7 @@
 import type { Embedder } from '../seams/embedder.js';
 import type { EmbedderIdentity, ReindexProgress } from '../seams/embedding-store.js';
 import type { Store } from '../seams/store.js';
-import { embedInBatches } from '../embedders/embed-in-batches.js';
+import { embedInBatches } from './embed-in-batches.js';
 import { searchText } from '../recall/recall-index.js';
 import { identityOf } from './embedder-identity.js';
 import type { EmbeddingCache } from './embedding-cache.js';

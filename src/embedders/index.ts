@@ -1,4 +1,4 @@
-// The embedding layer: identity checks, the embedding cache, reindexing, and choosing an embedder by name.
+// Embedder code: the adapters (static/, hashing/, transformers/, openai-compatible/) and the layer over them (identity checks, the cache, batching, reindexing, choosing an embedder by name).
 export { identityOf, describeIdentity, ensureEmbedderIdentity } from './embedder-identity.js';
 export { EmbeddingCache, EMBEDDING_CACHE_ENTRIES, textHash, cacheModelKey } from './embedding-cache.js';
 export { reindex } from './reindex.js';

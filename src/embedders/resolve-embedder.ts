@@ -2,9 +2,9 @@
 import { isMnemoError, MnemoError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import { silentLogger } from '../core/logger.js';
-import { hashingEmbedder } from '../embedders/hashing/index.js';
-import { loadStaticEmbedder } from '../embedders/static/index.js';
-import { loadTransformersEmbedder, MINILM_MODEL } from '../embedders/transformers/index.js';
+import { hashingEmbedder } from './hashing/index.js';
+import { loadStaticEmbedder } from './static/index.js';
+import { loadTransformersEmbedder, MINILM_MODEL } from './transformers/index.js';
 import type { Embedder } from '../seams/embedder.js';
 import type { EmbedderIdentity } from '../seams/embedding-store.js';
 import { findModel, modelSearchPath } from '../transformers/index.js';
