@@ -1,5 +1,5 @@
-// Mnemo's servers, for embedding in your own process (`import { createApi, startHttpServer } from 'mnemo/server'`);
-// a separate entry point so that `import 'mnemo'` does not load hono or the MCP SDK.
+// Mnemo's servers, for embedding in your own process (`import { createApi, startHttpServer } from 'mnemo-engine/server'`);
+// a separate entry point so that `import 'mnemo-engine'` does not load hono or the MCP SDK.
 export { createApi, DEFAULT_MAX_BODY_BYTES } from './create-api.js';
 export type { ApiOptions } from './create-api.js';
 export { startHttpServer } from './start-http-server.js';
