@@ -1,5 +1,5 @@
 // The lore commands end to end through main(): import (and dry run), search as a character, list, wipe with confirmation.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
@@ -48,6 +48,15 @@ describe('mnemo lore', () => {
     const json = JSON.parse((await run('--db', db, 'lore', 'list', '--json')).out) as { title: string; contentHash: string }[];
     expect(json).toHaveLength(34);
     expect(json[0]?.contentHash).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('dry-runs against a database that does not exist without creating it', async () => {
+    const path = join(dir, 'never-created.db');
+    const dry = await run('--db', path, 'lore', 'import', EXAMPLE, '--dry-run');
+    expect(dry.code).toBe(0);
+    expect(dry.out).toContain('the import would give 34 created, 0 updated, 0 unchanged, 0 removed');
+    expect(existsSync(path)).toBe(false);
+    expect(existsSync(`${path}-wal`)).toBe(false);
   });
 
   it('refuses to wipe without confirmation, wipes with --yes, and an import restores the book', async () => {

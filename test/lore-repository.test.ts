@@ -1,5 +1,5 @@
 // Reading a lore repository: the manifest decides what is read, and every problem comes back with file, entry and line:column.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../src/core/logger.js';
@@ -156,6 +156,65 @@ entries:
     expect(await problemsOf({ 'index.yaml': 'files: [a.yaml]\n', 'a.yaml': 'entries: []\n' })).toEqual(['a.yaml:1:1: source is required']);
     expect(await problemsOf({ 'index.yaml': 'files: [a.yaml]\n', 'a.yaml': 'source: a.yaml\nentries: none\n' })).toEqual(['a.yaml:2:10: entries must be a list of entries, got "none"']);
     expect(await problemsOf({ 'index.yaml': 'files: [a.yaml]\n', 'a.yaml': '' })).toEqual(['a.yaml: the file must be a mapping with `source` and `entries`, got null']);
+  });
+});
+
+describe('symbolic links in a lore repository', () => {
+  const outside = () => {
+    const folder = join(dir, `outside-${++counter}`);
+    mkdirSync(join(folder, 'deep'), { recursive: true });
+    writeFileSync(join(folder, 'secret.txt'), 'db_password=hunter2\n');
+    writeFileSync(join(folder, 'town.yaml'), GOOD);
+    writeFileSync(join(folder, 'deep', 'town.yaml'), GOOD);
+    return folder;
+  };
+
+  it('refuses a listed file that is a symbolic link, without reading it or echoing its content', async () => {
+    const away = outside();
+    const root = repository({ 'index.yaml': 'files: [town.yaml, notes.yaml]\n' });
+    symlinkSync(join(away, 'town.yaml'), join(root, 'town.yaml'));
+    symlinkSync(join(away, 'secret.txt'), join(root, 'notes.yaml'));
+    const reading = await readLoreRepository(root);
+    expect(reading.entries).toEqual([]);
+    expect(reading.problems.map(formatProblem)).toEqual([
+      'index.yaml:1:9: files[0] town.yaml is a symbolic link; lore is read only from files inside the repository, so symbolic links are refused: put the file itself there',
+      'index.yaml:1:20: files[1] notes.yaml is a symbolic link; lore is read only from files inside the repository, so symbolic links are refused: put the file itself there',
+    ]);
+    expect(JSON.stringify(reading.problems)).not.toContain('hunter2');
+  });
+
+  it('refuses a listed file under a folder that is a symbolic link, and a symbolic link as index.yaml', async () => {
+    const away = outside();
+    const root = repository({ 'index.yaml': 'files: [deep/town.yaml]\n' });
+    symlinkSync(join(away, 'deep'), join(root, 'deep'));
+    expect((await readLoreRepository(root)).problems.map(formatProblem)).toEqual([
+      'index.yaml:1:9: files[0] deep/town.yaml is under deep, a symbolic link; lore is read only from files inside the repository, so symbolic links are refused: put the folder itself there',
+    ]);
+    const linkedManifest = repository({ 'town.yaml': GOOD });
+    writeFileSync(join(away, 'index.yaml'), 'files: [town.yaml]\n');
+    symlinkSync(join(away, 'index.yaml'), join(linkedManifest, 'index.yaml'));
+    expect((await readLoreRepository(linkedManifest)).problems.map(formatProblem)).toEqual([
+      'index.yaml: is a symbolic link; lore is read only from files inside the repository, so symbolic links are refused: put the file itself there',
+    ]);
+  });
+
+  it('keeps the book when a repository of symbolic links is imported (the sync removes nothing)', async () => {
+    const store = openSqliteStore({ path: join(dir, `symlinks-${++counter}.db`) });
+    const memory = new Mnemo({ store, embedder: null, reranker: null, logger: silentLogger });
+    await memory.lore.importRepository(EXAMPLE);
+    const away = outside();
+    const root = repository({ 'index.yaml': 'files: [town.yaml]\n' });
+    symlinkSync(join(away, 'town.yaml'), join(root, 'town.yaml'));
+    await expect(memory.lore.importRepository(root)).rejects.toMatchObject({ code: 'LORE_INVALID' });
+    expect(await memory.lore.count()).toBe(34);
+    await memory.close();
+  });
+
+  it('reads a repository whose root folder is reached through a symbolic link', async () => {
+    const root = repository({ 'index.yaml': 'files: [town.yaml]\n', 'town.yaml': GOOD });
+    const alias = join(dir, `alias-${++counter}`);
+    symlinkSync(root, alias);
+    expect((await readLoreRepository(alias)).entries.map((entry) => entry.title)).toEqual(['Good']);
   });
 });
 

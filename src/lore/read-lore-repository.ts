@@ -1,16 +1,17 @@
 // Reads a lore repository (index.yaml naming YAML content files) into entries, collecting every problem with its position.
 import { createHash } from 'node:crypto';
-import { readFile, stat } from 'node:fs/promises';
-import { isAbsolute, join, posix, resolve } from 'node:path';
+import { isAbsolute, posix } from 'node:path';
 import { isSeq } from 'yaml';
 import type { z } from 'zod';
-import { MnemoError } from '../core/errors.js';
+import type { LoreOriginIdentity } from '../seams/lore-store.js';
 import { canonicalTags, manifestSchema, repositoryEntrySchema, repositoryFileSchema, scopeTagsProblem } from './lore-schema.js';
 import type { LoreEntryDraft } from './lore-schema.js';
 import { fieldName } from './lore-problem.js';
 import type { LoreProblem } from './lore-problem.js';
 import { keyNodeAt, nodeAt, parseYaml, positionAt } from './parse-yaml.js';
 import type { ParsedFile } from './parse-yaml.js';
+import { folderLoreSource } from './sources/folder-lore-source.js';
+import type { LoreSnapshot } from './sources/lore-source.js';
 
 /** The manifest's name, at the repository root. */
 export const MANIFEST = 'index.yaml';
@@ -24,8 +25,8 @@ export interface LocatedLoreEntry extends LoreEntryDraft {
 
 /** Everything read from a repository: the entries when valid, and every problem found. */
 export interface LoreRepositoryReading {
-  /** The repository folder, resolved. */
-  root: string;
+  /** Where the files were read: reader, location (the folder, resolved, or the git URL), ref and commit. */
+  origin: LoreOriginIdentity;
   /** The content files read, in manifest order (relative paths). */
   files: string[];
   entries: LocatedLoreEntry[];
@@ -107,16 +108,6 @@ function checkManifestPath(path: string): { path: string } | { message: string }
   return { path: normalised };
 }
 
-async function readText(path: string): Promise<{ text: string } | { missing: true } | { message: string }> {
-  try {
-    return { text: await readFile(path, 'utf8') };
-  } catch (error) {
-    const code = (error as { code?: string }).code;
-    if (code === 'ENOENT') return { missing: true };
-    return { message: code === 'EISDIR' ? 'is a folder, not a file' : `could not be read: ${(error as Error).message}` };
-  }
-}
-
 /** Reports every (source, title) used twice, pointing at both places. */
 export function duplicateProblems(entries: readonly LocatedLoreEntry[]): LoreProblem[] {
   const seen = new Map<string, LocatedLoreEntry>();
@@ -139,7 +130,8 @@ export function duplicateProblems(entries: readonly LocatedLoreEntry[]): LorePro
  * `source` and a list of `entries` (title, content, scope_level, scope_tags). A file the manifest does not name
  * is never read; a file it names but which is absent is a problem. Nothing throws for bad content: every problem
  * is collected with its file, entry and line:column, so one run shows them all. With a `cache`, files whose
- * bytes it has already seen validated are not parsed again.
+ * bytes it has already seen validated are not parsed again. The same rules hold whatever the reader: a folder
+ * path reads that folder; a snapshot (a git commit) is read through its `read`.
  *
  * @example
  * ```ts
@@ -147,14 +139,10 @@ export function duplicateProblems(entries: readonly LocatedLoreEntry[]): LorePro
  * if (problems.length > 0) console.error(problems.map(formatProblem).join('\n'));
  * ```
  */
-export async function readLoreRepository(directory: string, options: { cache?: LoreParseCache } = {}): Promise<LoreRepositoryReading> {
-  const root = resolve(directory);
-  const isFolder = await stat(root).then((info) => info.isDirectory(), () => false);
-  if (!isFolder) {
-    throw new MnemoError('NOT_FOUND', `Lore repository: expected a folder holding ${MANIFEST}, got ${JSON.stringify(directory)}, which is not a folder. Pass the repository's root folder, e.g. examples/lore.`, { details: { path: directory } });
-  }
-  const reading: LoreRepositoryReading = { root, files: [], entries: [], problems: [], validFiles: [] };
-  const manifestText = await readText(join(root, MANIFEST));
+export async function readLoreRepository(repository: string | LoreSnapshot, options: { cache?: LoreParseCache } = {}): Promise<LoreRepositoryReading> {
+  const snapshot = typeof repository === 'string' ? await folderLoreSource(repository).snapshot() : repository;
+  const reading: LoreRepositoryReading = { origin: snapshot.origin, files: [], entries: [], problems: [], validFiles: [] };
+  const manifestText = await snapshot.read(MANIFEST);
   if (!('text' in manifestText)) {
     const message = 'missing' in manifestText ? `not found: a lore repository lists its content files in ${MANIFEST} at its root, e.g. "files: [continental.yaml]"` : manifestText.message;
     reading.problems.push({ file: MANIFEST, entry: null, line: null, column: null, message });
@@ -180,7 +168,7 @@ export async function readLoreRepository(directory: string, options: { cache?: L
       continue;
     }
     listed.set(checked.path, index);
-    const content = await readText(join(root, checked.path));
+    const content = await snapshot.read(checked.path);
     if (!('text' in content)) {
       const message = 'missing' in content ? `names ${checked.path}, but there is no such file; create it or remove it from ${MANIFEST}` : `${checked.path} ${content.message}`;
       reading.problems.push({ file: MANIFEST, entry: null, ...at, message: `files[${index}] ${message}` });

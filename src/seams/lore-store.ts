@@ -41,6 +41,25 @@ export interface LoreEntryUpdate {
   updatedAt: number;
 }
 
+/** The readers an import can take its lore from: a folder, a git repository, or entries given in code. */
+export type LoreReader = 'folder' | 'git' | 'entries';
+
+/** Where lore was read: the reader, its location (a folder, or a git URL without credentials), ref and commit. */
+export interface LoreOriginIdentity {
+  reader: LoreReader;
+  /** The folder (resolved) or the repository URL, never with credentials; null for entries given in code. */
+  location: string | null;
+  /** The ref asked for (branch, tag or commit) for git; null otherwise. */
+  ref: string | null;
+  /** The commit the ref resolved to for git; null otherwise. */
+  commit: string | null;
+}
+
+/** Where the book's live lore came from, and when it was imported (ms since the epoch). */
+export interface LoreOrigin extends LoreOriginIdentity {
+  importedAt: number;
+}
+
 /** Everything one import writes, applied in one transaction. */
 export interface LoreChangeSet {
   /** The book version the changes were planned against; another version means someone wrote in between. */

@@ -1,10 +1,13 @@
 // `mnemo lore import`: validate a lore repository and bring the book in line with it (or, with --dry-run, say what would change).
+import { existsSync } from 'node:fs';
 import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
 import type { LoreImportReport } from '../../lore/lore-book.js';
 import type { LoreChangeSummary } from '../../lore/plan-lore-import.js';
+import type { Mnemo } from '../../open-memory.js';
+import { isPostgresUrl } from '../../stores/postgres/identifiers.js';
 import type { Output } from '../context.js';
-import { withMemory } from '../context.js';
+import { globalOptions, openWithEmbedder } from '../context.js';
 
 const SHOWN = 50;
 
@@ -23,6 +26,16 @@ export function formatImportReport(report: LoreImportReport): string {
   return [head, ...changeLines('+', report.created), ...changeLines('~', report.updated), ...changeLines('-', report.removed)].join('\n');
 }
 
+/**
+ * Opens Mnemo for an import. A dry run against a SQLite file that does not exist plans against an empty book in
+ * memory, so it creates no file (a dry run writes nothing, not even a schema).
+ */
+async function openForImport(command: Command, dryRun: boolean): Promise<Mnemo> {
+  const { db, embedder } = globalOptions(command);
+  const absent = dryRun && db !== ':memory:' && !isPostgresUrl(db) && !existsSync(db);
+  return openWithEmbedder(absent ? ':memory:' : db, embedder);
+}
+
 /** Registers `mnemo lore import <dir> [--dry-run]`. */
 export function registerLoreImport(lore: Command, output: Output): void {
   lore
@@ -33,7 +46,8 @@ export function registerLoreImport(lore: Command, output: Output): void {
     .option('--json', 'print the report as JSON')
     .action(async (directory: string, flags: { dryRun?: boolean; json?: boolean }, command: Command) => {
       let bar: SingleBar | null = null;
-      const report = await withMemory(command, async (memory) => {
+      const memory = await openForImport(command, flags.dryRun === true);
+      const report = await (async () => {
         try {
           return await memory.lore.importRepository(directory, {
             dryRun: flags.dryRun === true,
@@ -47,8 +61,9 @@ export function registerLoreImport(lore: Command, output: Output): void {
           });
         } finally {
           (bar as SingleBar | null)?.stop();
+          await memory.close();
         }
-      });
+      })();
       output.out(flags.json ? JSON.stringify(report, null, 2) : formatImportReport(report));
     });
 }
