@@ -7,10 +7,10 @@ import { requireQueryText } from '../core/validate.js';
 import type { Tracer } from '../tracing/tracer.js';
 import { TraceEventType } from '../tracing/trace-event.js';
 import { byScoreThenNewest, exactScore } from './exact-score.js';
-import type { MemoryBackend, StoreOptions } from './memory-backend.js';
+import type { KeyedMemoryBackend, StoreOptions } from './memory-backend.js';
 import { withScore } from './memory-entry.js';
 import type { MemoryEntry } from './memory-entry.js';
-import { optionalDecayMs, optionalScope, prepareMetadata, requireMemoryKey, requireMemoryValue, requireTopK } from './validate-recall-input.js';
+import { optionalDecayMs, optionalScope, prepareMetadata, requireMemoryKey, requireMemoryKeys, requireMemoryValue, requireScope, requireTopK } from './validate-recall-input.js';
 import { valueTypeName } from './value-type-name.js';
 
 interface Held {
@@ -44,7 +44,7 @@ export interface InMemoryBackendOptions {
  * await memory.retrieve('contract', 2); // contract_type and contract_date, score 0.7 each
  * ```
  */
-export class InMemoryBackend implements MemoryBackend {
+export class InMemoryBackend implements KeyedMemoryBackend {
   readonly retrieval = 'exact' as const;
   private readonly entries = new Map<string, Held>();
   private readonly tracer: Tracer | null;
@@ -111,6 +111,26 @@ export class InMemoryBackend implements MemoryBackend {
 
   async purgeExpired(): Promise<number> {
     return this.purge(this.clock());
+  }
+
+  async get(key: string, scope: string): Promise<MemoryEntry | null> {
+    const checkedKey = requireMemoryKey(key);
+    const scopeName = requireScope(scope);
+    this.purge(this.clock());
+    const held = this.entries.get(`${scopeName}\u0000${checkedKey}`);
+    return held === undefined ? null : withScore(held.entry, 1);
+  }
+
+  async keys(scope: string): Promise<string[]> {
+    const scopeName = requireScope(scope);
+    this.purge(this.clock());
+    return [...this.entries.values()].filter((held) => held.scope === scopeName).sort((a, b) => a.seq - b.seq).map((held) => held.entry.key);
+  }
+
+  async forget(keys: readonly string[], scope: string): Promise<number> {
+    const doomed = new Set(requireMemoryKeys(keys));
+    const scopeName = requireScope(scope);
+    return this.remove((held) => held.scope === scopeName && doomed.has(held.entry.key));
   }
 
   /** Expired means now is past expiresAt (the seed: now - timestamp > decay). */

@@ -1,5 +1,5 @@
 // Remember / recall (seed 001): backends, entries, declarations, and the remember() / recall() functions.
-export type { MemoryBackend, RetrievalMode, StoreOptions } from './memory-backend.js';
+export type { KeyedMemoryBackend, MemoryBackend, RetrievalMode, StoreOptions } from './memory-backend.js';
 export { memoryEntry, withScore } from './memory-entry.js';
 export type { MemoryEntry, MemoryEntryInput } from './memory-entry.js';
 export { InMemoryBackend } from './in-memory-backend.js';

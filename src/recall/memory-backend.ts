@@ -40,3 +40,26 @@ export interface MemoryBackend {
   /** Deletes every expired entry now; returns how many. (Reads purge too, so this is for housekeeping.) */
   purgeExpired(): Promise<number>;
 }
+
+/**
+ * A MemoryBackend that also reads, lists and deletes by key within one scope (a key-value store's calls, as
+ * LangChain's `BaseStore` needs them). Keys are exact here (case-sensitive), unlike retrieval's matching. Every
+ * backend Mnemo ships is one.
+ *
+ * @example
+ * ```ts
+ * const memory: KeyedMemoryBackend = new InMemoryBackend();
+ * await memory.store('mood', 'wary', { scope: 'marta' });
+ * (await memory.get('mood', 'marta'))?.value; // 'wary'
+ * await memory.keys('marta');                  // ['mood']
+ * await memory.forget(['mood'], 'marta');      // 1
+ * ```
+ */
+export interface KeyedMemoryBackend extends MemoryBackend {
+  /** The live entry stored under exactly `key` in `scope` (score 1), or null. A read, not a search: no trace event. */
+  get(key: string, scope: string): Promise<MemoryEntry | null>;
+  /** The keys of the live entries of `scope`, in the order they were first stored. */
+  keys(scope: string): Promise<string[]>;
+  /** Deletes the entries of `scope` under these exact keys (at most 1000; absent ones are ignored); returns how many went. */
+  forget(keys: readonly string[], scope: string): Promise<number>;
+}

@@ -9,7 +9,7 @@ import type { Store } from '../seams/store.js';
 import { openInMemoryStore } from '../stores/memory/index.js';
 import type { Tracer } from '../tracing/tracer.js';
 import { InMemoryBackend } from './in-memory-backend.js';
-import type { MemoryBackend, RetrievalMode, StoreOptions } from './memory-backend.js';
+import type { KeyedMemoryBackend, MemoryBackend, RetrievalMode, StoreOptions } from './memory-backend.js';
 import type { MemoryDeclaration } from './memory-declaration.js';
 import type { MemoryEntry } from './memory-entry.js';
 import { RecallIndex } from './recall-index.js';
@@ -55,7 +55,7 @@ function backendPair(store: Store, options: RecallMemoryOptions, clock: Clock): 
  * await remember(memory, LongTermKnowledge, 'contract_summary', summary);
  * ```
  */
-export class RecallMemory implements MemoryBackend, BackendResolver {
+export class RecallMemory implements KeyedMemoryBackend, BackendResolver {
   readonly retrieval = 'semantic' as const;
   /** The engine store's backends. */
   readonly persistent: Record<RetrievalMode, StoreMemoryBackend>;
@@ -94,6 +94,43 @@ export class RecallMemory implements MemoryBackend, BackendResolver {
 
   count(scope?: string | null): Promise<number> {
     return this.persistent.semantic.count(scope);
+  }
+
+  /**
+   * The live entry stored under exactly `key` in `scope` of the engine's store, or null (a read by key, not a search).
+   *
+   * @example
+   * ```ts
+   * await memory.recall.store('mood', 'wary', { scope: 'marta' });
+   * (await memory.recall.get('mood', 'marta'))?.value; // 'wary'
+   * ```
+   */
+  get(key: string, scope: string): Promise<MemoryEntry | null> {
+    return this.persistent.semantic.get(key, scope);
+  }
+
+  /**
+   * The keys of the live entries of `scope` in the engine's store, in the order they were first stored.
+   *
+   * @example
+   * ```ts
+   * await memory.recall.keys('marta'); // ['mood', 'debt']
+   * ```
+   */
+  keys(scope: string): Promise<string[]> {
+    return this.persistent.semantic.keys(scope);
+  }
+
+  /**
+   * Deletes the entries of `scope` stored under these exact keys in the engine's store; returns how many went.
+   *
+   * @example
+   * ```ts
+   * await memory.recall.forget(['mood'], 'marta'); // 1
+   * ```
+   */
+  forget(keys: readonly string[], scope: string): Promise<number> {
+    return this.persistent.semantic.forget(keys, scope);
   }
 
   /** Purges the expired entries of every backend (persistent and ephemeral); returns how many went. */

@@ -19,10 +19,10 @@ import type { Tracer } from '../tracing/tracer.js';
 import { TraceEventType } from '../tracing/trace-event.js';
 import { EXACT_KEY_SCORE, byScoreThenNewest, exactScore } from './exact-score.js';
 import type { Ranked } from './exact-score.js';
-import type { MemoryBackend, RetrievalMode, StoreOptions } from './memory-backend.js';
+import type { KeyedMemoryBackend, RetrievalMode, StoreOptions } from './memory-backend.js';
 import type { MemoryEntry } from './memory-entry.js';
 import { RecallIndex, searchText } from './recall-index.js';
-import { optionalDecayMs, optionalScope, prepareMetadata, requireMemoryKey, requireMemoryValue, requireTopK } from './validate-recall-input.js';
+import { optionalDecayMs, optionalScope, prepareMetadata, requireMemoryKey, requireMemoryKeys, requireMemoryValue, requireScope, requireTopK } from './validate-recall-input.js';
 import { valueTypeName } from './value-type-name.js';
 
 /** Semantic-only matches below this cosine similarity are not returned (a word match always is). */
@@ -68,7 +68,7 @@ interface Candidate extends Ranked {
  * const [hit] = await backend.retrieve('contract risk', 3, 'LegalKnowledge');
  * ```
  */
-export class StoreMemoryBackend implements MemoryBackend {
+export class StoreMemoryBackend implements KeyedMemoryBackend {
   readonly retrieval: RetrievalMode;
   readonly embedder: Embedder | null;
   private readonly tracer: Tracer | null;
@@ -129,6 +129,28 @@ export class StoreMemoryBackend implements MemoryBackend {
     const scopeName = optionalScope(scope);
     await this.purge(this.clock());
     const result = await this.entries.clear(scopeName);
+    this.index.afterRemove(result);
+    return result.count;
+  }
+
+  async get(key: string, scope: string): Promise<MemoryEntry | null> {
+    const checkedKey = requireMemoryKey(key);
+    const scopeName = requireScope(scope);
+    const found = (await this.entries.findByFoldedKey(checkedKey.toLowerCase(), scopeName, this.clock())).find((entry) => entry.key === checkedKey);
+    return found === undefined ? null : toMemoryEntry(found, 1);
+  }
+
+  async keys(scope: string): Promise<string[]> {
+    const scopeName = requireScope(scope);
+    const keys: string[] = [];
+    await this.entries.scan(scopeName, this.clock(), (row) => keys.push(row.key));
+    return keys;
+  }
+
+  async forget(keys: readonly string[], scope: string): Promise<number> {
+    const checkedKeys = requireMemoryKeys(keys);
+    const scopeName = requireScope(scope);
+    const result = await this.entries.deleteKeys(scopeName, checkedKeys);
     this.index.afterRemove(result);
     return result.count;
   }

@@ -43,6 +43,34 @@ export function optionalScope(value: unknown, field = 'scope'): string | null {
 }
 
 /**
+ * Checks a required scope: a non-empty string of at most 200 characters (for reads and deletes by key, which name
+ * one namespace).
+ *
+ * @example
+ * ```ts
+ * requireScope('LegalKnowledge'); // 'LegalKnowledge'
+ * ```
+ */
+export function requireScope(value: unknown, field = 'scope'): string {
+  const scope = optionalScope(value, field);
+  if (scope === null) throw invalid(field, 'a non-empty string of at most 200 characters', value, 'Name the scope the keys live in, e.g. "LegalKnowledge".');
+  return scope;
+}
+
+/**
+ * Checks a list of memory keys (at most 1000, each non-empty).
+ *
+ * @example
+ * ```ts
+ * requireMemoryKeys(['mood', 'debt']); // ['mood', 'debt']
+ * ```
+ */
+export function requireMemoryKeys(value: unknown): string[] {
+  if (!Array.isArray(value) || value.length > 1000) throw invalid('keys', 'an array of at most 1000 keys', value, 'Pass the keys to act on, e.g. ["mood", "debt"].');
+  return value.map((key) => requireMemoryKey(key));
+}
+
+/**
  * Checks metadata (absent, null or a plain JSON object) and reads its scope.
  *
  * @example

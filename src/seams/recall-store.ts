@@ -66,6 +66,11 @@ export interface RecallStore {
   listScopes(now: number): Promise<{ scope: string | null; entries: number }[]>;
   /** Deletes every entry of one scope (null: every entry); `removedSeqs` says which. */
   clear(scope: string | null): Promise<RecallWriteResult>;
+  /**
+   * Deletes the entries of one scope (null: the unscoped entries only) whose key is one of `keys` (exact, not
+   * folded), expired or not; `removedSeqs` says which. Writes nothing when none matches.
+   */
+  deleteKeys(scope: string | null, keys: readonly string[]): Promise<RecallWriteResult>;
   /** Deletes the entries expired at `now` (expiresAt < now). Writes nothing when none has expired. */
   purgeExpired(now: number): Promise<RecallWriteResult>;
 }

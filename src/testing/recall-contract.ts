@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { manualClock } from '../core/clock.js';
 import type { Clock } from '../core/clock.js';
 import type { JsonValue } from '../core/types.js';
-import type { MemoryBackend, RetrievalMode } from '../recall/memory-backend.js';
+import type { KeyedMemoryBackend, RetrievalMode } from '../recall/memory-backend.js';
 import type { MemoryEntry } from '../recall/memory-entry.js';
 import { Tracer } from '../tracing/tracer.js';
 
@@ -15,8 +15,8 @@ export interface RecallContext {
 
 /** A backend made for one test; `reopen` (persistent backends) opens the same data again, as after a restart. */
 export interface RecallHandle {
-  backend: MemoryBackend;
-  reopen?(): Promise<MemoryBackend>;
+  backend: KeyedMemoryBackend;
+  reopen?(): Promise<KeyedMemoryBackend>;
   close?(): Promise<void>;
 }
 
@@ -55,7 +55,7 @@ export function runRecallContract(name: string, factory: RecallBackendFactory): 
     let clock: ReturnType<typeof manualClock>;
     let tracer: Tracer;
     let handle: RecallHandle;
-    let memory: MemoryBackend;
+    let memory: KeyedMemoryBackend;
 
     beforeEach(async () => {
       clock = manualClock(SEED_TIME);
@@ -441,6 +441,48 @@ export function runRecallContract(name: string, factory: RecallBackendFactory): 
         });
       });
     }
+
+    describe('by key (get, keys, forget)', () => {
+      it('gets the entry stored under exactly a key in a scope, and null for another case, scope or an absent key', async () => {
+        await memory.store('mood', { toward: 'Rowan', is: 'wary' }, { scope: 'marta', source: 'scene' });
+        await memory.store('mood', 'cheerful', { scope: 'oriel' });
+        expect(await memory.get('mood', 'marta')).toEqual({ key: 'mood', value: { toward: 'Rowan', is: 'wary' }, metadata: { scope: 'marta', source: 'scene' }, score: 1, timestamp: 1704067200, expiresAt: null });
+        expect((await memory.get('mood', 'oriel'))?.value).toBe('cheerful');
+        expect(await memory.get('Mood', 'marta')).toBeNull();
+        expect(await memory.get('mood', 'rowan')).toBeNull();
+        expect(await memory.get('debt', 'marta')).toBeNull();
+      });
+
+      it('lists a scope\'s keys in the order they were first stored (a replacement keeps its place)', async () => {
+        for (const key of ['b', 'a', 'c']) await memory.store(key, key, { scope: 'marta' });
+        await memory.store('a', 'again', { scope: 'marta' });
+        await memory.store('z', 'elsewhere', { scope: 'oriel' });
+        expect(await memory.keys('marta')).toEqual(['b', 'a', 'c']);
+        expect(await memory.keys('nobody')).toEqual([]);
+      });
+
+      it('forgets exact keys of one scope only, returning how many went; the rest stay findable', async () => {
+        await memory.store('mood', 'wary', { scope: 'marta' });
+        await memory.store('debt', 'three silver', { scope: 'marta' });
+        await memory.store('mood', 'cheerful', { scope: 'oriel' });
+        expect(await memory.forget(['mood', 'absent', 'MOOD'], 'marta')).toBe(1);
+        expect(await memory.get('mood', 'marta')).toBeNull();
+        expect(keys(await memory.retrieve('mood', 5))).toEqual(['mood']);
+        expect((await memory.retrieve('mood', 5))[0]?.value).toBe('cheerful');
+        expect(await memory.keys('marta')).toEqual(['debt']);
+        expect(await memory.forget([], 'marta')).toBe(0);
+      });
+
+      it('leaves out expired entries, and refuses a missing scope or an empty key with INVALID_INPUT', async () => {
+        await memory.store('token', 'abc', { scope: 'cache' }, { decayMs: HOUR });
+        expect(await memory.keys('cache')).toEqual(['token']);
+        clock.advance(HOUR + 1);
+        expect(await memory.get('token', 'cache')).toBeNull();
+        expect(await memory.keys('cache')).toEqual([]);
+        await expect(memory.get('token', undefined as unknown as string)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+        await expect(memory.forget([''], 'cache')).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+      });
+    });
 
     it('keeps scopes apart under a query that matches in both', async () => {
       await memory.store('research_summary', 'Quantum computing trends', { scope: 'ResearchKnowledge' });

@@ -134,6 +134,12 @@ export class InMemoryRecallStore implements RecallStore {
     return this.remove((entry) => scope === null || entry.scope === scope);
   }
 
+  async deleteKeys(scope: string | null, keys: readonly string[]): Promise<RecallWriteResult> {
+    this.ensureOpen();
+    const doomed = new Set(keys.map((key) => identity(scope, key)));
+    return this.remove((entry) => doomed.has(identity(entry.scope, entry.key)));
+  }
+
   async purgeExpired(now: number): Promise<RecallWriteResult> {
     this.ensureOpen();
     return this.remove((entry) => entry.expiresAt !== null && entry.expiresAt < now);

@@ -171,6 +171,18 @@ export class PostgresRecallStore implements RecallStore {
     });
   }
 
+  async deleteKeys(scope: string | null, keys: readonly string[]): Promise<RecallWriteResult> {
+    if (keys.length === 0) {
+      const version = await this.version();
+      return { previousVersion: version, version, count: 0, removedSeqs: [] };
+    }
+    return this.store.write(async (client) => {
+      const current = await this.lockedVersion(client);
+      const deleted = await client.query<{ seq: string | number }>(`DELETE FROM ${this.entries} WHERE scope = $1 AND key = ANY($2::text[]) RETURNING seq`, [fromScope(scope), [...keys]]);
+      return this.removed(client, current, deleted.rows);
+    });
+  }
+
   async purgeExpired(now: number): Promise<RecallWriteResult> {
     const any = await this.store.database.query(`SELECT 1 FROM ${this.entries} WHERE expires_at < $1 LIMIT 1`, [now]);
     if (any.rows.length === 0) {

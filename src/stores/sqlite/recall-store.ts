@@ -169,6 +169,18 @@ export class SqliteRecallStore implements RecallStore {
     });
   }
 
+  async deleteKeys(scope: string | null, keys: readonly string[]): Promise<RecallWriteResult> {
+    if (keys.length === 0) return this.unchanged();
+    return this.store.write(() => {
+      const rows: { seq: number }[] = [];
+      for (let start = 0; start < keys.length; start += 500) {
+        const batch = keys.slice(start, start + 500);
+        rows.push(...(this.store.database.prepare(`DELETE FROM recall_entries WHERE scope = ? AND key IN (${batch.map(() => '?').join(',')}) RETURNING seq`).all(fromScope(scope), ...batch) as { seq: number }[]));
+      }
+      return this.removed(rows);
+    });
+  }
+
   async purgeExpired(now: number): Promise<RecallWriteResult> {
     const any = this.statement('SELECT EXISTS (SELECT 1 FROM recall_entries WHERE expires_at < ?) AS found').get(now) as { found: number };
     if (any.found === 0) return this.unchanged();
