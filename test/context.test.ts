@@ -86,6 +86,18 @@ describe('context builder', () => {
     expect(sourcesOf(result, 'facts')).toEqual([{ kind: 'fact', factId: scene.factIds[0], turnId: 3 }]);
   });
 
+  it('leaves out the headers of empty sections in the default template, and keeps a given template as written', async () => {
+    const early = await memory.context.build({ saveId: SAVE, character: MARTA, message: 'salt Rowan debt harbourmaster', tags: MARTA_TAGS, currentTurnId: 5, budget: 3000 });
+    expect(early.variables.mental_model).toBe('');
+    expect(early.prompt.startsWith('## What Marta believes\n- ')).toBe(true);
+    expect(early.prompt).not.toContain('## Who Marta is now');
+    expect(early.prompt).not.toMatch(/^## .*\n(\n|$)/mu);
+    const nothing = await memory.context.build({ saveId: 'no-such-save', character: 'Nobody', message: 'zzzz qqqq', tags: [], limits: { lore: 0 } });
+    expect(nothing.prompt).toBe('');
+    const given = await memory.context.build({ saveId: SAVE, character: MARTA, message: 'salt', tags: MARTA_TAGS, currentTurnId: 5, template: '## Who {character} is now\n{mental_model}\n\n## Beliefs\n{beliefs}' });
+    expect(given.prompt.startsWith('## Who Marta is now\n\n\n## Beliefs\n- ')).toBe(true);
+  });
+
   it('stays within every budget, counts exactly, and never cuts a line', async () => {
     const counter = await gptTokenCounter();
     for (const budget of [1, 15, 40, 75, 120, 250, 600, 1200]) {

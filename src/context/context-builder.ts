@@ -16,7 +16,7 @@ import { beliefLines, byTurn, factLines, loreLines, memoryLines, modelLines, ter
 import type { LineStyle } from './context-lines.js';
 import { CONTEXT_SECTIONS } from './context-types.js';
 import type { ContextRequest, ContextResult, ContextVariables } from './context-types.js';
-import { renderTemplate } from './render-template.js';
+import { renderTemplate, templatePlaceholders } from './render-template.js';
 
 /** The budget when none is given, in tokens. */
 export const DEFAULT_CONTEXT_BUDGET = 1200;
@@ -30,7 +30,11 @@ export const DEFAULT_LIMITS = { beliefs: 20, facts: 20, memories: 8, lore: 5 } a
 /** How many of the most recent beliefs (per subject) and facts (per entity) are ranked against the message. */
 const POOL = 200;
 
-/** The template used when the request gives none: the recall hierarchy, with the lore the character may know. */
+/**
+ * The template used when the request gives none: the recall hierarchy, with the lore the character may know. Its
+ * blocks are separated by blank lines, one section each; a block whose section is empty is left out, so the
+ * prompt never shows a header with nothing under it (a template you pass is rendered as written).
+ */
 export const DEFAULT_CONTEXT_TEMPLATE = [
   '## Who {character} is now',
   '{mental_model}',
@@ -47,6 +51,20 @@ export const DEFAULT_CONTEXT_TEMPLATE = [
   '## What {character} remembers',
   '{memories}',
 ].join('\n');
+
+/**
+ * The default template rendered block by block (blocks are separated by a blank line), leaving out each block
+ * whose sections are all empty.
+ */
+function renderDefaultTemplate(variables: ContextVariables): string {
+  return DEFAULT_CONTEXT_TEMPLATE.split('\n\n')
+    .filter((block) => {
+      const sections = templatePlaceholders(block).filter((name) => (CONTEXT_SECTIONS as readonly string[]).includes(name));
+      return sections.length === 0 || sections.some((name) => variables[name] !== '');
+    })
+    .map((block) => renderTemplate(block, variables))
+    .join('\n\n');
+}
 
 /** The variables every context defines; a request's own variables may not replace them. */
 export const BUILT_IN_VARIABLES = [...CONTEXT_SECTIONS, 'character', 'message'] as const;
@@ -197,7 +215,7 @@ export class ContextBuilder {
     );
     const texts = Object.fromEntries(sections.map((section) => [section.name, section.text])) as Record<(typeof sections)[number]['name'], string>;
     const variables: ContextVariables = { ...extra, ...texts, character, message };
-    const prompt = renderTemplate(template, variables);
+    const prompt = request.template === undefined ? renderDefaultTemplate(variables) : renderTemplate(template, variables);
     return {
       variables,
       sections,
