@@ -1,4 +1,5 @@
 // The candidate lines of each context section, best first, each with its source and a short source tag.
+import { oneLine, shortId } from '../core/one-line.js';
 import type { Fact, MentalModel } from '../core/living-types.js';
 import type { Hit } from '../core/types.js';
 import type { BeliefView } from '../living/living-memory.js';
@@ -13,18 +14,10 @@ export interface LineStyle {
   sourceTags: boolean;
 }
 
-/** One line of prompt text: whitespace collapsed, so a line is never broken and never cut. */
-function oneLine(text: string): string {
-  return text.replace(/\s+/gu, ' ').trim();
-}
-
 function line(style: LineStyle, body: string, tag: string, source: ContextSource): ContextLine {
   const text = `- ${oneLine(body)}${style.sourceTags ? ` [${tag}]` : ''}`;
   return { text, tokens: style.counter.count(text), source };
 }
-
-/** The first 8 characters of a UUID: enough to tell lines apart in a prompt; the full id is in the source. */
-const shortId = (id: string) => id.slice(0, 8);
 
 /** How many of the message's terms a text holds (distinct analyzed terms): the relevance of beliefs and facts. */
 export function termOverlap(analyzer: Analyzer, messageTerms: ReadonlySet<string>, text: string): number {
