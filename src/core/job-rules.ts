@@ -35,3 +35,15 @@ export function queueHeads(jobs: Iterable<LivingJob>): LivingJob[] {
   }
   return [...heads.values()].sort((a, b) => a.jobId - b.jobId);
 }
+
+/**
+ * A job as a fork copies it: a running job is pending again and unclaimed, so the branch's worker finishes it.
+ *
+ * @example
+ * ```ts
+ * forkedJob(runningJob).status; // 'pending'
+ * ```
+ */
+export function forkedJob(job: LivingJob): LivingJob {
+  return { ...job, status: job.status === 'running' ? 'pending' : job.status, claimedBy: null, claimToken: null, claimedAt: null };
+}

@@ -1,12 +1,18 @@
 // The in-memory adapter of the Store seam: the same contract as SQLite, held in maps, gone when the process ends.
 import { MnemoError } from '../../core/errors.js';
+import { requireForkable } from '../../core/fork-rules.js';
+import { runRowProgram } from '../../core/row-program.js';
 import type { Chunk, SaveSummary } from '../../core/types.js';
 import { newId } from '../../core/ids.js';
+import { forkLiving } from '../../living/store/fork-living.js';
+import { rewindLiving } from '../../living/store/rewind-living.js';
+import { RowLivingStore } from '../../living/store/row-living-store.js';
+import { syncLivingBackend } from '../../living/store/sync-living-backend.js';
 import type { ForkCounts, IndexRow, ListChunksOptions, NewChunk, RewindCounts, Store, TurnSummary, WriteResult } from '../../seams/store.js';
 import { InMemoryEmbeddingStore } from './embedding-store.js';
 import { InMemoryRecallStore } from './recall-store.js';
 import { InMemoryLoreStore } from './lore-store.js';
-import { InMemoryLivingStore } from './living-store.js';
+import { InMemoryLivingRows } from './living-rows.js';
 
 /** A chunk as the in-memory store holds it (shared with its sub-stores). */
 export interface StoredChunk extends NewChunk {
@@ -49,7 +55,12 @@ export class InMemoryStore implements Store {
   readonly embeddings: InMemoryEmbeddingStore = new InMemoryEmbeddingStore(this);
   readonly recall = new InMemoryRecallStore(() => this.ensureOpen());
   readonly lore = new InMemoryLoreStore(() => this.ensureOpen());
-  readonly living = new InMemoryLivingStore(() => this.ensureOpen());
+  private readonly livingRows = new InMemoryLivingRows();
+  private readonly whenOpen = <T>(work: () => T): T => {
+    this.ensureOpen();
+    return work();
+  };
+  readonly living = new RowLivingStore(syncLivingBackend(this.livingRows, { read: this.whenOpen, write: this.whenOpen }));
   private readonly chunks = new Map<string, StoredChunk>();
   private readonly versions = new Map<string, number>();
   private readonly meta = new Map<string, string>();
@@ -124,7 +135,7 @@ export class InMemoryStore implements Store {
     this.ensureOpen();
     const doomed = this.saveChunks(saveId).filter((chunk) => chunk.turnId > turnId);
     for (const chunk of doomed) this.chunks.delete(chunk.id);
-    const living = this.living.rollbackWithin(saveId, turnId);
+    const living = runRowProgram(rewindLiving(saveId, turnId), this.livingRows);
     if (doomed.length === 0) {
       const version = this.versions.get(saveId) ?? 0;
       return { previousVersion: version, version, count: 0, removed: { chunks: 0, living } };
@@ -135,18 +146,13 @@ export class InMemoryStore implements Store {
 
   async fork(saveId: string, newSaveId: string, atTurn: number): Promise<ForkCounts> {
     this.ensureOpen();
-    if (saveId === newSaveId) throw new MnemoError('INVALID_INPUT', `fork: expected a new save id different from ${JSON.stringify(saveId)}. Name the copy, e.g. "${saveId}-branch".`);
-    if (this.versions.has(newSaveId) || this.living.holdsData(newSaveId)) {
-      throw new MnemoError('CONFLICT', `fork: save ${JSON.stringify(newSaveId)} already holds data. Fork into a new save id, or rewind or remove that save first.`, { details: { saveId: newSaveId } });
-    }
-    if (!this.versions.has(saveId) && !this.living.holdsData(saveId)) {
-      throw new MnemoError('NOT_FOUND', `fork: save ${JSON.stringify(saveId)} holds nothing to fork. Check the save id (mnemo stats lists them).`, { details: { saveId } });
-    }
+    const holdsData = (id: string) => this.versions.has(id) || this.livingRows.holdsData(id);
+    requireForkable(saveId, newSaveId, { targetHoldsData: holdsData(newSaveId), sourceHoldsData: holdsData(saveId) });
     const copies = this.saveChunks(saveId).filter((chunk) => chunk.turnId <= atTurn)
       .map((chunk) => ({ ...chunk, id: newId(), saveId: newSaveId, metadata: { ...chunk.metadata, saveId: newSaveId } }));
     this.insertAll(copies);
     this.bump(newSaveId);
-    return { chunks: copies.length, living: this.living.forkWithin(saveId, newSaveId, atTurn) };
+    return { chunks: copies.length, living: runRowProgram(forkLiving(saveId, newSaveId, atTurn), this.livingRows) };
   }
 
   async countChunks(saveId: string, chunkType?: string): Promise<number> {

@@ -3,11 +3,18 @@ import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
 import type { Database as SqliteDatabase, Statement } from 'better-sqlite3';
 import { MnemoError } from '../../core/errors.js';
+import { requireForkable } from '../../core/fork-rules.js';
+import { runRowProgram } from '../../core/row-program.js';
 import type { Chunk, SaveSummary } from '../../core/types.js';
+import { forkLiving } from '../../living/store/fork-living.js';
+import { rewindLiving } from '../../living/store/rewind-living.js';
+import { RowLivingStore } from '../../living/store/row-living-store.js';
+import { syncLivingBackend } from '../../living/store/sync-living-backend.js';
+import type { LivingStore } from '../../seams/living-store.js';
 import type { ForkCounts, IndexRow, ListChunksOptions, NewChunk, RewindCounts, Store, TurnSummary, WriteResult } from '../../seams/store.js';
 import { SqliteEmbeddingStore } from './embedding-store.js';
 import { SqliteLoreStore } from './lore-store.js';
-import { SqliteLivingStore } from './living-store.js';
+import { SqliteLivingRows } from './living-rows.js';
 import { migrate } from './migrations.js';
 import { SqliteRecallStore } from './recall-store.js';
 import { blobAsVector, vectorToBlob } from './vectors.js';
@@ -75,7 +82,8 @@ export class SqliteStore implements Store {
   readonly embeddings: SqliteEmbeddingStore;
   readonly recall: SqliteRecallStore;
   readonly lore: SqliteLoreStore;
-  readonly living: SqliteLivingStore;
+  readonly living: LivingStore;
+  private readonly livingRows: SqliteLivingRows;
   private readonly db: SqliteDatabase;
   private closed = false;
   private readonly byIdStatements = new Map<number, Statement>();
@@ -120,7 +128,9 @@ export class SqliteStore implements Store {
     this.recall = new SqliteRecallStore(this);
     this.lore = new SqliteLoreStore(this);
     this.db.function('mnemo_uuid', { deterministic: false }, () => randomUUID());
-    this.living = new SqliteLivingStore(this);
+    const connection = { database: () => this.database, write: <T>(work: () => T) => this.write(work) };
+    this.livingRows = new SqliteLivingRows(connection);
+    this.living = new RowLivingStore(syncLivingBackend(this.livingRows, { read: (work) => work(), write: connection.write }));
   }
 
   /** The underlying better-sqlite3 handle, for adapters of other layers that share this file. */
@@ -185,7 +195,7 @@ export class SqliteStore implements Store {
   async rewind(saveId: string, turnId: number): Promise<WriteResult & { removed: RewindCounts }> {
     return this.write(() => {
       const chunks = this.statements.deleteAfter.run(saveId, turnId).changes;
-      const living = this.living.rollbackWithin(saveId, turnId);
+      const living = runRowProgram(rewindLiving(saveId, turnId), this.livingRows);
       if (chunks === 0) {
         const version = this.currentVersion(saveId);
         return { previousVersion: version, version, count: 0, removed: { chunks, living } };
@@ -197,20 +207,15 @@ export class SqliteStore implements Store {
 
   async fork(saveId: string, newSaveId: string, atTurn: number): Promise<ForkCounts> {
     return this.write(() => {
-      if (saveId === newSaveId) throw new MnemoError('INVALID_INPUT', `fork: expected a new save id different from ${JSON.stringify(saveId)}. Name the copy, e.g. "${saveId}-branch".`);
-      if (this.statements.readVersion.get(newSaveId) !== undefined || this.living.holdsData(newSaveId)) {
-        throw new MnemoError('CONFLICT', `fork: save ${JSON.stringify(newSaveId)} already holds data. Fork into a new save id, or rewind or remove that save first.`, { details: { saveId: newSaveId } });
-      }
-      if (this.statements.readVersion.get(saveId) === undefined && !this.living.holdsData(saveId)) {
-        throw new MnemoError('NOT_FOUND', `fork: save ${JSON.stringify(saveId)} holds nothing to fork. Check the save id (mnemo stats lists them).`, { details: { saveId } });
-      }
+      const holdsData = (id: string) => this.statements.readVersion.get(id) !== undefined || this.livingRows.holdsData(id);
+      requireForkable(saveId, newSaveId, { targetHoldsData: holdsData(newSaveId), sourceHoldsData: holdsData(saveId) });
       const chunks = this.db.prepare(
         `INSERT INTO chunks (id, save_id, turn_id, chunk_type, text, entry_id, metadata, created_at, embedding)
          SELECT mnemo_uuid(), ?, turn_id, chunk_type, text, entry_id, json_set(metadata, '$.saveId', ?), created_at, embedding
          FROM chunks WHERE save_id = ? AND turn_id <= ? ORDER BY seq`,
       ).run(newSaveId, newSaveId, saveId, atTurn).changes;
       this.bump(newSaveId);
-      return { chunks, living: this.living.forkWithin(saveId, newSaveId, atTurn) };
+      return { chunks, living: runRowProgram(forkLiving(saveId, newSaveId, atTurn), this.livingRows) };
     });
   }
 

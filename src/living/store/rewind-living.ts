@@ -1,0 +1,58 @@
+// Rewinding the living layer of a save to a turn, inside the caller's transaction (the store's rewind).
+import { rewindBelief, rewindModel } from '../../core/living-rules.js';
+import type { BeliefRecord } from '../../core/living-rules.js';
+import type { LivingRewindCounts, MentalModel } from '../../core/living-types.js';
+import type { LivingProgram } from '../../seams/living-rows.js';
+import { rows } from './rows.js';
+
+/**
+ * Rolls the beliefs of a save back to their state at `target` (see rewindBelief): those created later are deleted,
+ * the others changed later are restored and flagged stale. A fixed number of statements, whatever the number of
+ * beliefs: every change moves `updatedTurnId`, so "changed after target" is one range read.
+ */
+export function* rewindBeliefs(saveId: string, target: number): LivingProgram<{ deleted: number; updated: number }> {
+  const deleted = yield* rows.deleteBeliefsCreatedAfter(saveId, target);
+  const rolledBack: BeliefRecord[] = [];
+  for (const record of yield* rows.beliefsChangedAfter(saveId, target)) {
+    const { record: before, changed } = rewindBelief(record, target);
+    if (before !== null && changed) rolledBack.push(before);
+  }
+  if (rolledBack.length > 0) yield* rows.updateBeliefs(rolledBack);
+  return { deleted, updated: rolledBack.length };
+}
+
+/**
+ * Rolls the models of a save back to `target` (see rewindModel): versions after it and models created after it are
+ * deleted, models refreshed after it get back their latest version by then and are flagged stale.
+ */
+export function* rewindModels(saveId: string, target: number): LivingProgram<{ deleted: number; updated: number }> {
+  yield* rows.deleteVersionsAfter(saveId, target);
+  const deleted = yield* rows.deleteModelsCreatedAfter(saveId, target);
+  const models = yield* rows.modelsChangedAfter(saveId, target);
+  if (models.length === 0) return { deleted, updated: 0 };
+  const latest = yield* rows.latestVersions(models.map((model) => model.modelId as number), target);
+  const restored: MentalModel[] = [];
+  for (const model of models) {
+    const { model: before } = rewindModel(model, latest.get(model.modelId as number) ?? null, target);
+    if (before !== null) restored.push(before);
+  }
+  yield* rows.updateModels(restored);
+  return { deleted, updated: models.length };
+}
+
+/**
+ * Rewinds facts, beliefs, models and queued jobs of a save to `target` (chunks are the store's). Run inside the
+ * transaction that rewinds the chunks, so every layer moves at once.
+ *
+ * @example
+ * ```ts
+ * const living = runRowProgram(rewindLiving('run-1', 12), sqliteRows); // inside SqliteStore.rewind's transaction
+ * ```
+ */
+export function* rewindLiving(saveId: string, target: number): LivingProgram<LivingRewindCounts> {
+  const facts = yield* rows.deleteFactsAfter(saveId, target);
+  const beliefs = yield* rewindBeliefs(saveId, target);
+  const models = yield* rewindModels(saveId, target);
+  const jobsCancelled = yield* rows.deleteJobsAfter(saveId, target);
+  return { facts, beliefsDeleted: beliefs.deleted, beliefsUpdated: beliefs.updated, modelsDeleted: models.deleted, modelsUpdated: models.updated, jobsCancelled };
+}
