@@ -5,7 +5,6 @@ import type { PostgresStoreOptions } from './postgres-store.js';
 export { PostgresStore } from './postgres-store.js';
 export { PostgresRecallStore } from './recall-store.js';
 export { PostgresLoreStore } from './lore-store.js';
-export { PostgresLivingStore } from './living-store.js';
 export { PostgresEmbeddingStore } from './embedding-store.js';
 export type { PostgresStoreOptions } from './postgres-store.js';
 export { POSTGRES_MIGRATIONS, migratePostgres, checkPostgresSchema } from './migrations.js';

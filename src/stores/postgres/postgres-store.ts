@@ -1,12 +1,19 @@
 // The PostgreSQL adapter of the Store seam: a connection pool, migrations, one transaction per write, pgvector.
 import { MnemoError } from '../../core/errors.js';
+import { forkTargetTaken, requireForkable, requireForkTarget } from '../../core/fork-rules.js';
+import { runRowProgramAsync } from '../../core/row-program.js';
 import type { Chunk, ChunkFilter, Metadata, SaveSummary } from '../../core/types.js';
+import { forkLiving } from '../../living/store/fork-living.js';
+import { rewindLiving } from '../../living/store/rewind-living.js';
+import { RowLivingStore } from '../../living/store/row-living-store.js';
+import type { LivingStore } from '../../seams/living-store.js';
 import type { ForkCounts, IndexRow, ListChunksOptions, NewChunk, RewindCounts, ScanOptions, Store, TurnSummary, VectorMatch, VectorSearchOptions, WriteResult } from '../../seams/store.js';
 import { isPostgresUrl, quoteIdentifier, redactUrl, requireSchemaName } from './identifiers.js';
 import { checkPostgresSchema, migratePostgres } from './migrations.js';
 import { poolQueryable } from './queryable.js';
 import { PostgresEmbeddingStore } from './embedding-store.js';
-import { PostgresLivingStore } from './living-store.js';
+import { postgresLivingBackend, PostgresLivingRows, livingTables } from './living-rows.js';
+import type { LivingTables } from './living-rows.js';
 import { PostgresLoreStore } from './lore-store.js';
 import type { PgPoolLike, Queryable, SqlClient, SqlResult, TransactionOptions } from './queryable.js';
 import { PostgresRecallStore } from './recall-store.js';
@@ -127,7 +134,8 @@ export class PostgresStore implements Store {
   readonly embeddings: PostgresEmbeddingStore;
   readonly recall: PostgresRecallStore;
   readonly lore: PostgresLoreStore;
-  readonly living: PostgresLivingStore;
+  readonly living: LivingStore;
+  private readonly livingTables: LivingTables;
   private closed = false;
   private readonly tables: { meta: string; saves: string; chunks: string };
   /** Whether writes create the HNSW index of a new vector length (`automatic`) or leave it to you (`manual`). */
@@ -146,7 +154,8 @@ export class PostgresStore implements Store {
     this.embeddings = new PostgresEmbeddingStore(this);
     this.recall = new PostgresRecallStore(this);
     this.lore = new PostgresLoreStore(this);
-    this.living = new PostgresLivingStore(this);
+    this.livingTables = livingTables(schema);
+    this.living = new RowLivingStore(postgresLivingBackend({ schema, read: () => this.database, write: (work) => this.write(work) }));
   }
 
   /** Connects, migrates (under the schema lock) and returns the store. Prefer `openPostgresStore`. */
@@ -307,7 +316,7 @@ export class PostgresStore implements Store {
       const current = await this.lockSave(client, saveId);
       const deleted = await client.query(`DELETE FROM ${this.tables.chunks} WHERE save_id = $1 AND turn_id > $2`, [saveId, turnId]);
       const chunks = deleted.rowCount;
-      const living = await this.living.rollbackWithin(client, saveId, turnId);
+      const living = await runRowProgramAsync(rewindLiving(saveId, turnId), new PostgresLivingRows(client, this.livingTables));
       if (chunks === 0) return { previousVersion: current, version: current, count: 0, removed: { chunks, living } };
       const [previousVersion, version] = await this.bump(client, saveId, -chunks);
       return { previousVersion, version, count: chunks, removed: { chunks, living } };
@@ -320,22 +329,18 @@ export class PostgresStore implements Store {
    */
   async fork(saveId: string, newSaveId: string, atTurn: number): Promise<ForkCounts> {
     this.ensureWritable();
-    if (saveId === newSaveId) throw new MnemoError('INVALID_INPUT', `fork: expected a new save id different from ${JSON.stringify(saveId)}. Name the copy, e.g. "${saveId}-branch".`);
+    requireForkTarget(saveId, newSaveId);
     return this.write(async (client) => {
-      const exists = async (id: string) => (await client.query(`SELECT 1 FROM ${this.tables.saves} WHERE save_id = $1`, [id])).rows.length > 0 || (await this.living.holdsData(client, id));
-      if (await exists(newSaveId)) {
-        throw new MnemoError('CONFLICT', `fork: save ${JSON.stringify(newSaveId)} already holds data. Fork into a new save id, or rewind or remove that save first.`, { details: { saveId: newSaveId } });
-      }
-      if (!(await exists(saveId))) {
-        throw new MnemoError('NOT_FOUND', `fork: save ${JSON.stringify(saveId)} holds nothing to fork. Check the save id (mnemo stats lists them).`, { details: { saveId } });
-      }
+      const living = new PostgresLivingRows(client, this.livingTables);
+      const holdsData = async (id: string) => (await client.query(`SELECT 1 FROM ${this.tables.saves} WHERE save_id = $1`, [id])).rows.length > 0 || (await living.holdsData(id));
+      requireForkable(saveId, newSaveId, { targetHoldsData: await holdsData(newSaveId), sourceHoldsData: await holdsData(saveId) });
       // The new save's row first (its version 1): a second fork into the same id waits on it, then conflicts.
       const now = Date.now();
       const created = await client.query(
         `INSERT INTO ${this.tables.saves} (save_id, version, chunk_count, created_at, updated_at) VALUES ($1, 1, 0, $2, $2) ON CONFLICT (save_id) DO NOTHING`,
         [newSaveId, now],
       );
-      if (created.rowCount !== 1) throw new MnemoError('CONFLICT', `fork: save ${JSON.stringify(newSaveId)} was created by another writer meanwhile. Fork into a new save id.`, { details: { saveId: newSaveId } });
+      if (created.rowCount !== 1) throw forkTargetTaken(newSaveId);
       const chunks = (await client.query(
         `INSERT INTO ${this.tables.chunks} (id, save_id, turn_id, chunk_type, text, entry_id, metadata, created_at, embedding)
          SELECT gen_random_uuid()::text, $1, turn_id, chunk_type, text, entry_id, jsonb_set(metadata, '{saveId}', to_jsonb($1::text)), created_at, embedding
@@ -343,7 +348,7 @@ export class PostgresStore implements Store {
         [newSaveId, saveId, atTurn],
       )).rowCount;
       await client.query(`UPDATE ${this.tables.saves} SET chunk_count = $2 WHERE save_id = $1`, [newSaveId, chunks]);
-      return { chunks, living: await this.living.forkWithin(client, saveId, newSaveId, atTurn) };
+      return { chunks, living: await runRowProgramAsync(forkLiving(saveId, newSaveId, atTurn), living) };
     }, { isolation: 'repeatable read' });
   }
 
