@@ -1,6 +1,8 @@
-// Benchmark of living memory on the embedded default: the rewind of a large save across every layer, and the
-// background pipeline's own cost per turn (model time excluded).
-// Usage: npm run bench:living [-- --turns 1000 --trials 5 --pipeline-turns 200]
+// Benchmark of living memory: the rewind of a large save across every layer (SQLite, the embedded default, or
+// PostgreSQL), and the background pipeline's own cost per turn (model time excluded, SQLite).
+// Usage: npm run bench:living [-- --turns 1000 --trials 5 --pipeline-turns 200 --store sqlite|postgres]
+// PostgreSQL: MNEMO_BENCH_PG_URL, else MNEMO_TEST_PG_URL, else a throwaway server started (and stopped) with
+// scripts/postgres-test-server.sh. Each trial rewinds a fresh copy of the built database (CREATE DATABASE ... TEMPLATE).
 import { copyFileSync, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,8 +14,15 @@ import { ensureEmbedderIdentity } from '../src/embedders/index.js';
 import { ScriptedLlm } from '../src/llms/scripted/index.js';
 import type { ScriptedCall } from '../src/llms/scripted/index.js';
 import { openMemory } from '../src/open-memory.js';
-import type { NewChunk, RewindCounts } from '../src/seams/store.js';
+import type { NewChunk, RewindCounts, Store } from '../src/seams/store.js';
+import { openPostgresStore, poolQueryable } from '../src/stores/postgres/index.js';
+import type { PostgresStore } from '../src/stores/postgres/index.js';
 import { openSqliteStore } from '../src/stores/sqlite/index.js';
+import type { SqliteStore } from '../src/stores/sqlite/index.js';
+import { countingQueryable } from '../src/testing/counting-queryable.js';
+import type { CountingQueryable } from '../src/testing/counting-queryable.js';
+import { rewindLivingLayer } from './living-layer-rewind.js';
+import { configuredPostgresUrl, startPostgresServer, stopPostgresServer } from './postgres-server.js';
 import { seededRandom, sentences } from './synthetic-corpus.js';
 
 const { values } = parseArgs({
@@ -22,8 +31,11 @@ const { values } = parseArgs({
     trials: { type: 'string', default: '5' },
     'pipeline-turns': { type: 'string', default: '200' },
     dims: { type: 'string', default: '100' },
+    store: { type: 'string', default: 'sqlite' },
   },
 });
+if (values.store !== 'sqlite' && values.store !== 'postgres') throw new Error(`--store: expected sqlite or postgres, got ${values.store}`);
+const STORE = values.store;
 const TURNS = Number(values.turns);
 const TRIALS = Number(values.trials);
 const PIPELINE_TURNS = Number(values['pipeline-turns']);
@@ -41,9 +53,8 @@ const median = (list: number[]) => [...list].sort((a, b) => a - b)[Math.floor(li
 const percentile = (list: number[], p: number) => [...list].sort((a, b) => a - b)[Math.min(list.length - 1, Math.floor((p / 100) * list.length))] as number;
 const mb = (path: string) => ['', '-wal'].reduce((total, suffix) => total + (existsSync(path + suffix) ? statSync(path + suffix).size : 0), 0) / 1024 / 1024;
 
-/** Builds the large save: chunks with vectors, facts, beliefs with histories, model versions, done jobs. */
-async function build(path: string) {
-  const store = openSqliteStore({ path, durability: 'normal' });
+/** Builds the large save in `store`: chunks with vectors, facts, beliefs with histories, model versions, done jobs. */
+async function build(store: Store) {
   // The vectors are random, recorded as the hashing embedder's (the one the pipeline part opens the save with).
   await ensureEmbedderIdentity(store, EMBEDDER);
   const random = seededRandom(11);
@@ -93,28 +104,124 @@ async function build(path: string) {
     beliefs: (await store.living.getBeliefs('bench', { includeDeleted: true })).length,
     models: await store.living.countModels('bench'),
   };
-  await store.close();
   return { seconds: (performance.now() - started) / 1000, counts };
 }
 
 type Part = 'every layer (store.rewind)' | 'chunks only' | 'living layer only';
 
-/** One rewind to the middle turn on a fresh copy of the source file, of every layer or of one part, timed. */
-async function rewindTrial(source: string, copy: string, durability: 'full' | 'normal', part: Part) {
-  for (const suffix of ['', '-wal', '-shm']) if (existsSync(source + suffix)) copyFileSync(source + suffix, copy + suffix);
-  const store = openSqliteStore({ path: copy, durability });
+/** A fresh copy of the built save, opened, with what a rewind trial needs of it. */
+interface TrialStore {
+  store: Store;
+  deleteChunksAfter(target: number): Promise<void>;
+  /** Statements sent to PostgreSQL since the copy was opened (undefined on SQLite). */
+  statements?: CountingQueryable;
+  close(): Promise<void>;
+}
+
+/** Where the benchmark builds its save and makes the copies its trials rewind. */
+interface Backend {
+  label: string;
+  durabilities: readonly string[];
+  /** Opens the store to build the save in (closed by the caller). */
+  source(): Promise<Store>;
+  /** Opens a fresh copy of the built save. */
+  copy(durability: string, trial: number): Promise<TrialStore>;
+  /** A line about the built save (its size). */
+  describe(): Promise<string>;
+  end(): Promise<void>;
+}
+
+function sqliteBackend(dir: string): Backend {
+  const source = join(dir, 'source.db');
+  return {
+    label: 'SQLite',
+    durabilities: ['full', 'normal'],
+    source: async () => openSqliteStore({ path: source, durability: 'normal' }),
+    async copy(durability, trial) {
+      const copy = join(dir, `trial-${trial}.db`);
+      for (const suffix of ['', '-wal', '-shm']) if (existsSync(source + suffix)) copyFileSync(source + suffix, copy + suffix);
+      const store = openSqliteStore({ path: copy, durability: durability as 'full' | 'normal' });
+      return {
+        store,
+        deleteChunksAfter: async (target) => void store.write(() => store.database.prepare('DELETE FROM chunks WHERE save_id = ? AND turn_id > ?').run('bench', target)),
+        async close() {
+          await store.close();
+          for (const suffix of ['', '-wal', '-shm']) rmSync(copy + suffix, { force: true });
+        },
+      };
+    },
+    describe: async () => `file ${mb(source).toFixed(1)} MB`,
+    end: async () => undefined,
+  };
+}
+
+/** The URL of another database on the same server. */
+function databaseUrl(url: string, database: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${database}`;
+  return parsed.toString();
+}
+
+async function postgresBackend(): Promise<Backend> {
+  const configured = configuredPostgresUrl();
+  const url = configured ?? startPostgresServer();
+  const { default: pg } = await import('pg');
+  const admin = new pg.Pool({ connectionString: url, max: 1 });
+  const source = `mnemo_living_bench_${process.pid}`;
+  const copies: string[] = [];
+  await admin.query(`CREATE DATABASE ${source}`);
+  return {
+    label: `PostgreSQL (${configured === undefined ? 'a throwaway server' : 'the configured server'})`,
+    durabilities: ['server'],
+    // No HNSW index while building: the benchmark measures rewinds, and the index would only slow the build.
+    source: () => openPostgresStore({ url: databaseUrl(url, source), vectorIndexes: 'manual' }),
+    async copy(_durability, trial) {
+      const copy = `${source}_trial_${trial}`;
+      await admin.query(`DROP DATABASE IF EXISTS ${copy}`);
+      await admin.query(`CREATE DATABASE ${copy} TEMPLATE ${source}`);
+      copies.push(copy);
+      const statements = countingQueryable(poolQueryable(new pg.Pool({ connectionString: databaseUrl(url, copy), max: 2 }), { owned: true }));
+      const store: PostgresStore = await openPostgresStore({ client: statements, vectorIndexes: 'manual' });
+      return {
+        store,
+        statements,
+        deleteChunksAfter: async (target) => void await store.write((client) => client.query(`DELETE FROM ${store.table('chunks')} WHERE save_id = $1 AND turn_id > $2`, ['bench', target])),
+        async close() {
+          await store.close();
+          await admin.query(`DROP DATABASE ${copy}`);
+        },
+      };
+    },
+    async describe() {
+      const { rows } = await admin.query<{ size: string }>('SELECT pg_size_pretty(pg_database_size($1)) AS size', [source]);
+      return `database ${rows[0]?.size ?? '?'}`;
+    },
+    async end() {
+      for (const copy of copies) await admin.query(`DROP DATABASE IF EXISTS ${copy}`);
+      await admin.query(`DROP DATABASE IF EXISTS ${source}`);
+      await admin.end();
+      if (configured === undefined) stopPostgresServer(url);
+    },
+  };
+}
+
+/** One rewind to the middle turn on a fresh copy of the built save, of every layer or of one part, timed. */
+async function rewindTrial(backend: Backend, durability: string, trial: number, part: Part) {
+  const copy = await backend.copy(durability, trial);
+  const { store } = copy;
   await store.countChunks('bench');
   await store.living.countFacts('bench');
   const target = Math.floor(TURNS / 2);
+  copy.statements?.reset();
   const started = performance.now();
   let removed: RewindCounts | null = null;
   if (part === 'every layer (store.rewind)') removed = (await store.rewind('bench', target)).removed;
-  else if (part === 'living layer only') await store.living.rollback('bench', target);
-  else store.write(() => store.database.prepare('DELETE FROM chunks WHERE save_id = ? AND turn_id > ?').run('bench', target));
+  else if (part === 'living layer only') await rewindLivingLayer(store as SqliteStore | PostgresStore, 'bench', target);
+  else await copy.deleteChunksAfter(target);
   const ms = performance.now() - started;
-  await store.close();
-  for (const suffix of ['', '-wal', '-shm']) rmSync(copy + suffix, { force: true });
-  return { ms, removed };
+  const statements = copy.statements?.statements;
+  await copy.close();
+  return { ms, removed, statements };
 }
 
 /** A model that answers instantly and records how long its answers took to make. */
@@ -164,23 +271,27 @@ async function pipeline(path: string, label: string, firstTurn: number) {
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'mnemo-living-bench-'));
+const backend = STORE === 'postgres' ? await postgresBackend() : sqliteBackend(dir);
 try {
-  const source = join(dir, 'source.db');
-  console.log(`mnemo living benchmark: node ${process.version}; ${TURNS} turns x (${CHUNKS_PER_TURN} chunks with ${DIMS}-d vectors, ${FACTS_PER_TURN} facts, ${CREATES_PER_TURN} new + ${UPDATES_PER_TURN} updated beliefs, ${MODELS_PER_TURN} model refreshes)`);
-  const built = await build(source);
-  console.log(`built in ${built.seconds.toFixed(1)} s: ${JSON.stringify(built.counts)}, file ${mb(source).toFixed(1)} MB\n`);
+  console.log(`mnemo living benchmark (${backend.label}): node ${process.version}; ${TURNS} turns x (${CHUNKS_PER_TURN} chunks with ${DIMS}-d vectors, ${FACTS_PER_TURN} facts, ${CREATES_PER_TURN} new + ${UPDATES_PER_TURN} updated beliefs, ${MODELS_PER_TURN} model refreshes)`);
+  const store = await backend.source();
+  const built = await build(store);
+  await store.close();
+  console.log(`built in ${built.seconds.toFixed(1)} s: ${JSON.stringify(built.counts)}, ${await backend.describe()}\n`);
 
   console.log(`Rewind to turn ${Math.floor(TURNS / 2)} (store.rewind: chunks, facts, beliefs, models and jobs in one transaction), ${TRIALS} trials on fresh copies`);
-  console.log('| durability | what | median ms | min ms | max ms |');
-  console.log('|---|---|---|---|---|');
+  const counted = STORE === 'postgres';
+  console.log(`| durability | what | median ms | min ms | max ms |${counted ? ' statements |' : ''}`);
+  console.log(`|---|---|---|---|---|${counted ? '---|' : ''}`);
   let removed: RewindCounts | null = null;
-  for (const durability of ['full', 'normal'] as const) {
+  let trialNumber = 0;
+  for (const durability of backend.durabilities) {
     for (const part of ['every layer (store.rewind)', 'chunks only', 'living layer only'] as const) {
       const trials = [];
-      for (let trial = 0; trial < TRIALS; trial++) trials.push(await rewindTrial(source, join(dir, `trial-${trial}.db`), durability, part));
+      for (let trial = 0; trial < TRIALS; trial++) trials.push(await rewindTrial(backend, durability, ++trialNumber, part));
       const times = trials.map((trial) => trial.ms);
       removed ??= trials[0]?.removed ?? null;
-      console.log(`| ${durability} | ${part} | ${median(times).toFixed(1)} | ${Math.min(...times).toFixed(1)} | ${Math.max(...times).toFixed(1)} |`);
+      console.log(`| ${durability} | ${part} | ${median(times).toFixed(1)} | ${Math.min(...times).toFixed(1)} | ${Math.max(...times).toFixed(1)} |${counted ? ` ${trials[0]?.statements ?? '?'} |` : ''}`);
     }
   }
   if (removed !== null) {
@@ -188,16 +299,20 @@ try {
     console.log(`\nremoved: ${chunks} chunks, ${living.facts} facts, beliefs ${living.beliefsDeleted} dropped + ${living.beliefsUpdated} rolled back, models ${living.modelsDeleted} dropped + ${living.modelsUpdated} rolled back, ${living.jobsCancelled} jobs`);
   }
 
-  console.log(`\nPipeline overhead per turn, model time excluded (${PIPELINE_TURNS} turns, instant scripted model, 3 stages per turn)`);
-  console.log('| save | recordTurn p50 ms | recordTurn p99 ms | background per turn mean ms | p50 ms | p99 ms | model calls |');
-  console.log('|---|---|---|---|---|---|---|');
-  const results = [await pipeline(join(dir, 'fresh.db'), 'fresh save', 1)];
-  const big = join(dir, 'big.db');
-  for (const suffix of ['', '-wal', '-shm']) if (existsSync(source + suffix)) copyFileSync(source + suffix, big + suffix);
-  results.push(await pipeline(big, `the ${built.counts.facts / 1000}k-fact save`, TURNS + 1));
-  for (const r of results) {
-    console.log(`| ${r.label} | ${r.recordP50.toFixed(2)} | ${r.recordP99.toFixed(2)} | ${r.perTurnMean.toFixed(2)} | ${r.perTurnP50.toFixed(2)} | ${r.perTurnP99.toFixed(2)} | ${r.calls} |`);
+  if (STORE === 'sqlite') {
+    const source = join(dir, 'source.db');
+    console.log(`\nPipeline overhead per turn, model time excluded (${PIPELINE_TURNS} turns, instant scripted model, 3 stages per turn)`);
+    console.log('| save | recordTurn p50 ms | recordTurn p99 ms | background per turn mean ms | p50 ms | p99 ms | model calls |');
+    console.log('|---|---|---|---|---|---|---|');
+    const results = [await pipeline(join(dir, 'fresh.db'), 'fresh save', 1)];
+    const big = join(dir, 'big.db');
+    for (const suffix of ['', '-wal', '-shm']) if (existsSync(source + suffix)) copyFileSync(source + suffix, big + suffix);
+    results.push(await pipeline(big, `the ${built.counts.facts / 1000}k-fact save`, TURNS + 1));
+    for (const r of results) {
+      console.log(`| ${r.label} | ${r.recordP50.toFixed(2)} | ${r.recordP99.toFixed(2)} | ${r.perTurnMean.toFixed(2)} | ${r.perTurnP50.toFixed(2)} | ${r.perTurnP99.toFixed(2)} | ${r.calls} |`);
+    }
   }
 } finally {
+  await backend.end();
   rmSync(dir, { recursive: true, force: true });
 }
