@@ -68,6 +68,8 @@ export interface LoreChangeSet {
   update: readonly LoreEntryUpdate[];
   /** Ids of entries to delete. */
   remove: readonly string[];
+  /** Where the lore came from, recorded in the same transaction (absent: the recorded origin stays as it is). */
+  origin?: LoreOrigin;
 }
 
 /** The book's version before and after a write, and what the write did. */
@@ -113,8 +115,10 @@ export interface LoreStore {
    * version is not `expectedVersion` or a create clashes with an existing (source, title).
    */
   apply(changes: LoreChangeSet): Promise<LoreWriteResult>;
-  /** Deletes every entry in one transaction. */
+  /** Deletes every entry and the recorded origin in one transaction. */
   wipe(): Promise<LoreWriteResult>;
+  /** Where the live lore came from (recorded by the last import that wrote), or null (never imported, or wiped). */
+  origin(): Promise<LoreOrigin | null>;
   /** Streams every entry in insertion order; returns the version read before the rows. */
   scan(visit: (row: LoreIndexRow) => void): Promise<number>;
   /** The book's current version (0 for a book never written). */

@@ -1,7 +1,7 @@
 // The in-memory adapter of the LoreStore seam: the same contract as SQLite, held in a map.
 import { MnemoError } from '../../core/errors.js';
 import { loreAccessible } from '../../core/lore-access.js';
-import type { LoreChangeSet, LoreEntry, LoreIndexRow, LoreListOptions, LoreStore, LoreWriteResult, NewLoreEntry } from '../../seams/lore-store.js';
+import type { LoreChangeSet, LoreEntry, LoreIndexRow, LoreListOptions, LoreOrigin, LoreStore, LoreWriteResult, NewLoreEntry } from '../../seams/lore-store.js';
 
 /** A lore entry as held (shared with the embedding sub-store, which re-embeds it). */
 export interface StoredEntry extends NewLoreEntry {
@@ -34,6 +34,7 @@ export class InMemoryLoreStore implements LoreStore {
   private readonly entries = new Map<string, StoredEntry>();
   private bookVersion = 0;
   private seq = 0;
+  private recordedOrigin: LoreOrigin | null = null;
 
   constructor(private readonly ensureOpen: () => void) {}
 
@@ -106,6 +107,7 @@ export class InMemoryLoreStore implements LoreStore {
     for (const entry of changes.create) {
       this.entries.set(entry.id, { ...structuredClone(entry), seq: ++this.seq });
     }
+    if (changes.origin !== undefined) this.recordedOrigin = { ...changes.origin };
     const counts = { created: changes.create.length, updated: changes.update.length, removed: changes.remove.length };
     if (counts.created + counts.updated + counts.removed > 0) this.bookVersion++;
     return { previousVersion, version: this.bookVersion, ...counts };
@@ -116,6 +118,7 @@ export class InMemoryLoreStore implements LoreStore {
     const previousVersion = this.bookVersion;
     const removed = this.entries.size;
     this.entries.clear();
+    this.recordedOrigin = null;
     if (removed > 0) this.bookVersion++;
     return { previousVersion, version: this.bookVersion, created: 0, updated: 0, removed };
   }
@@ -132,5 +135,10 @@ export class InMemoryLoreStore implements LoreStore {
   async version(): Promise<number> {
     this.ensureOpen();
     return this.bookVersion;
+  }
+
+  async origin(): Promise<LoreOrigin | null> {
+    this.ensureOpen();
+    return this.recordedOrigin === null ? null : { ...this.recordedOrigin };
   }
 }

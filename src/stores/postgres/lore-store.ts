@@ -1,6 +1,8 @@
 // The PostgreSQL adapter of the LoreStore seam: entries in `lore_entries`, the access rule in SQL, one transaction per write.
 import { MnemoError, isMnemoError } from '../../core/errors.js';
-import type { LoreChangeSet, LoreEntry, LoreIndexRow, LoreListOptions, LoreStore, LoreWriteResult, ScopeLevel } from '../../seams/lore-store.js';
+import type { LoreChangeSet, LoreEntry, LoreIndexRow, LoreListOptions, LoreOrigin, LoreStore, LoreWriteResult, ScopeLevel } from '../../seams/lore-store.js';
+import { LORE_ORIGIN_COLUMNS, originValues, toLoreOrigin } from '../lore-origin-columns.js';
+import type { LoreOriginColumns } from '../lore-origin-columns.js';
 import type { PostgresStore } from './postgres-store.js';
 import type { SqlClient, SqlResult } from './queryable.js';
 import { literalToVector, vectorToLiteral } from './vectors.js';
@@ -69,6 +71,10 @@ export class PostgresLoreStore implements LoreStore {
   private async lockedVersion(client: SqlClient): Promise<number> {
     const result = await client.query<{ version: string | number }>(`SELECT version FROM ${this.book} WHERE id = 1 FOR UPDATE`);
     return Number(result.rows[0]?.version ?? 0);
+  }
+
+  private async setOrigin(client: SqlClient, origin: LoreOrigin | null): Promise<void> {
+    await client.query(`UPDATE ${this.book} SET origin_reader = $1, origin_location = $2, origin_ref = $3, origin_commit = $4, origin_imported_at = $5 WHERE id = 1`, originValues(origin));
   }
 
   private async bump(client: SqlClient): Promise<number> {
@@ -146,6 +152,7 @@ export class PostgresLoreStore implements LoreStore {
         });
       }
     }
+    if (changes.origin !== undefined) await this.setOrigin(client, changes.origin);
     const counts = { created: changes.create.length, updated: changes.update.length, removed: changes.remove.length };
     if (counts.created + counts.updated + counts.removed === 0) return { previousVersion, version: previousVersion, ...counts };
     return { previousVersion, version: await this.bump(client), ...counts };
@@ -155,6 +162,7 @@ export class PostgresLoreStore implements LoreStore {
     return this.store.write(async (client) => {
       const previousVersion = await this.lockedVersion(client);
       const removed = (await client.query(`DELETE FROM ${this.entries}`)).rowCount;
+      await this.setOrigin(client, null);
       if (removed === 0) return { previousVersion, version: previousVersion, created: 0, updated: 0, removed };
       return { previousVersion, version: await this.bump(client), created: 0, updated: 0, removed };
     });
@@ -183,5 +191,10 @@ export class PostgresLoreStore implements LoreStore {
   async version(): Promise<number> {
     const result = await this.store.database.query<{ version: string | number }>(`SELECT version FROM ${this.book} WHERE id = 1`);
     return Number(result.rows[0]?.version ?? 0);
+  }
+
+  async origin(): Promise<LoreOrigin | null> {
+    const result = await this.store.database.query<LoreOriginColumns>(`SELECT ${LORE_ORIGIN_COLUMNS} FROM ${this.book} WHERE id = 1`);
+    return toLoreOrigin(result.rows[0]);
   }
 }

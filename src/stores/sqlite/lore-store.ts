@@ -1,7 +1,9 @@
 // The SQLite adapter of the LoreStore seam: entries in `lore_entries`, the access rule in SQL, one IMMEDIATE transaction per write.
 import type { Statement } from 'better-sqlite3';
 import { MnemoError, isMnemoError } from '../../core/errors.js';
-import type { LoreChangeSet, LoreEntry, LoreIndexRow, LoreListOptions, LoreStore, LoreWriteResult, ScopeLevel } from '../../seams/lore-store.js';
+import type { LoreChangeSet, LoreEntry, LoreIndexRow, LoreListOptions, LoreOrigin, LoreStore, LoreWriteResult, ScopeLevel } from '../../seams/lore-store.js';
+import { LORE_ORIGIN_COLUMNS, originValues, toLoreOrigin } from '../lore-origin-columns.js';
+import type { LoreOriginColumns } from '../lore-origin-columns.js';
 import type { SqliteStore } from './sqlite-store.js';
 import { blobToVector, vectorToBlob } from './vectors.js';
 
@@ -56,7 +58,7 @@ function isUniqueViolation(error: unknown): boolean {
  * ```
  */
 export class SqliteLoreStore implements LoreStore {
-  private prepared: Record<'insert' | 'update' | 'remove' | 'version' | 'bump', Statement> | null = null;
+  private prepared: Record<'insert' | 'update' | 'remove' | 'version' | 'bump' | 'origin' | 'setOrigin', Statement> | null = null;
 
   constructor(private readonly store: SqliteStore) {}
 
@@ -74,6 +76,8 @@ export class SqliteLoreStore implements LoreStore {
       remove: db.prepare('DELETE FROM lore_entries WHERE id = ?'),
       version: db.prepare('SELECT version FROM lore_book WHERE id = 1'),
       bump: db.prepare('UPDATE lore_book SET version = version + 1 WHERE id = 1 RETURNING version'),
+      origin: db.prepare(`SELECT ${LORE_ORIGIN_COLUMNS} FROM lore_book WHERE id = 1`),
+      setOrigin: db.prepare('UPDATE lore_book SET origin_reader = ?, origin_location = ?, origin_ref = ?, origin_commit = ?, origin_imported_at = ? WHERE id = 1'),
     };
     return this.prepared;
   }
@@ -122,7 +126,7 @@ export class SqliteLoreStore implements LoreStore {
   }
 
   private applyInTransaction(changes: LoreChangeSet): LoreWriteResult {
-    const { insert, update, remove, bump } = this.statements;
+    const { insert, update, remove, bump, setOrigin } = this.statements;
     return this.store.write(() => {
       const previousVersion = this.currentVersion();
       if (previousVersion !== changes.expectedVersion) {
@@ -148,6 +152,8 @@ export class SqliteLoreStore implements LoreStore {
           });
         }
       }
+      const { origin } = changes;
+      if (origin !== undefined) setOrigin.run(...originValues(origin));
       const counts = { created: changes.create.length, updated: changes.update.length, removed: changes.remove.length };
       if (counts.created + counts.updated + counts.removed === 0) return { previousVersion, version: previousVersion, ...counts };
       const { version } = bump.get() as { version: number };
@@ -156,10 +162,11 @@ export class SqliteLoreStore implements LoreStore {
   }
 
   async wipe(): Promise<LoreWriteResult> {
-    const { bump } = this.statements;
+    const { bump, setOrigin } = this.statements;
     return this.store.write(() => {
       const previousVersion = this.currentVersion();
       const removed = this.store.database.prepare('DELETE FROM lore_entries').run().changes;
+      setOrigin.run(...originValues(null));
       if (removed === 0) return { previousVersion, version: previousVersion, created: 0, updated: 0, removed };
       const { version } = bump.get() as { version: number };
       return { previousVersion, version, created: 0, updated: 0, removed };
@@ -181,5 +188,9 @@ export class SqliteLoreStore implements LoreStore {
 
   async version(): Promise<number> {
     return this.currentVersion();
+  }
+
+  async origin(): Promise<LoreOrigin | null> {
+    return toLoreOrigin(this.statements.origin.get() as LoreOriginColumns | undefined);
   }
 }

@@ -1,7 +1,7 @@
-// Schema of the lore book: its entries (unique on source and title) and the book's version.
+// Schema of the lore book: its entries (unique on source and title), the book's version and where its live lore came from.
 import type { PostgresMigration } from './migration.js';
 
-/** Migrations of the lore layer, oldest first (the same tables as SQLite's `lore-001`). */
+/** Migrations of the lore layer, oldest first (the same tables as SQLite's `lore-001` and `lore-002`). */
 export const LORE_MIGRATIONS: readonly PostgresMigration[] = [
   {
     id: 'lore-001',
@@ -26,6 +26,19 @@ export const LORE_MIGRATIONS: readonly PostgresMigration[] = [
       await client.query('CREATE INDEX lore_entries_scope_level ON lore_entries (scope_level)');
       await client.query('CREATE TABLE lore_book (id INTEGER PRIMARY KEY CHECK (id = 1), version BIGINT NOT NULL)');
       await client.query('INSERT INTO lore_book (id, version) VALUES (1, 0)');
+    },
+  },
+  {
+    id: 'lore-002',
+    description: 'where the live lore came from: reader, location, ref, commit, time of import',
+    async up(client) {
+      await client.query(`
+        ALTER TABLE lore_book
+          ADD COLUMN origin_reader TEXT CHECK (origin_reader IN ('folder', 'git', 'entries')),
+          ADD COLUMN origin_location TEXT,
+          ADD COLUMN origin_ref TEXT,
+          ADD COLUMN origin_commit TEXT,
+          ADD COLUMN origin_imported_at BIGINT`);
     },
   },
 ];

@@ -1,4 +1,4 @@
-// Schema of the lore book: its entries (unique on source and title) and the book's version.
+// Schema of the lore book: its entries (unique on source and title), the book's version and where its live lore came from.
 import type { Migration } from './migration.js';
 
 /** Migrations of the lore layer, oldest first. */
@@ -29,6 +29,19 @@ export const LORE_MIGRATIONS: readonly Migration[] = [
           version INTEGER NOT NULL
         );
         INSERT INTO lore_book (id, version) VALUES (1, 0);
+      `);
+    },
+  },
+  {
+    id: 'lore-002',
+    description: 'where the live lore came from: reader, location, ref, commit, time of import',
+    up(db) {
+      db.exec(`
+        ALTER TABLE lore_book ADD COLUMN origin_reader TEXT CHECK (origin_reader IN ('folder', 'git', 'entries'));
+        ALTER TABLE lore_book ADD COLUMN origin_location TEXT;
+        ALTER TABLE lore_book ADD COLUMN origin_ref TEXT;
+        ALTER TABLE lore_book ADD COLUMN origin_commit TEXT;
+        ALTER TABLE lore_book ADD COLUMN origin_imported_at INTEGER;
       `);
     },
   },
