@@ -145,6 +145,24 @@ describe.skipIf(!HAS_CHROMIUM)(`inspector in a real browser${HAS_CHROMIUM ? '' :
     await shoot('beliefs');
   });
 
+  it('shows the live commit of the lore book', async () => {
+    await open('#/lore', 'lore');
+    expect(await page.getAttribute('#lore-origin', 'data-reader')).toBe('entries');
+    const commit = '4f2a9c81d0e3b7a6c5d4e3f2a1b0c9d8e7f6a5b4';
+    const before = { version: await memory.store.lore.version(), origin: await memory.store.lore.origin() };
+    await memory.store.lore.apply({ expectedVersion: before.version, create: [], update: [], remove: [], origin: { reader: 'git', location: 'https://git.example/orsa/lore.git', ref: 'main', commit, importedAt: Date.UTC(2026, 0, 2, 3, 4, 5) } });
+    try {
+      await open('#/saves', 'saves');
+      await open('#/lore', 'lore');
+      expect(await page.textContent('#lore-origin')).toBe('Live lore: git https://git.example/orsa/lore.git at main, commit 4f2a9c81d0e3 · imported 2026-01-02 03:04:05 UTC');
+      expect(await page.getAttribute('#lore-commit', 'title')).toBe(commit);
+      await shoot('lore-origin');
+    } finally {
+      await memory.store.lore.apply({ expectedVersion: before.version, create: [], update: [], remove: [], origin: before.origin ?? undefined });
+      await open('#/saves', 'saves');
+    }
+  });
+
   it('shows the lore book by scope, and as a character: what it reaches and what it cannot, with the missing tag', async () => {
     await open('#/lore', 'lore');
     expect(await page.locator('#lore-book [data-level]').count()).toBe(4);

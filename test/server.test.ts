@@ -230,8 +230,11 @@ describe('HTTP API: lore', () => {
     expect(invalid.message).toContain('needs at least one tag');
     await api.fails('/v1/lore/wipe', 403, 'FORBIDDEN', { body: { confirm: true } });
     await api.fails('/v1/lore/wipe', 400, 'INVALID_INPUT', { token: ADMIN, body: {} });
+    await api.fails('/v1/lore/status', 403, 'FORBIDDEN');
+    expect(await api.ok('loreStatus', '/v1/lore/status', { token: ADMIN })).toMatchObject({ entries: ORSA_LORE.length, origin: { reader: 'entries', location: null, commit: null, importedAt: expect.any(Number) } });
     expect(await api.ok('wipeLore', '/v1/lore/wipe', { token: ADMIN, body: { confirm: true } })).toEqual({ removed: ORSA_LORE.length });
-    expect(await api.ok('importLore', '/v1/lore/import', { token: ADMIN, body: { entries: ORSA_LORE } })).toMatchObject({ written: true, created: expect.any(Array) });
+    expect(await api.ok('loreStatus', '/v1/lore/status', { token: ADMIN })).toEqual({ entries: 0, version: expect.any(Number), origin: null });
+    expect(await api.ok('importLore', '/v1/lore/import', { token: ADMIN, body: { entries: ORSA_LORE } })).toMatchObject({ written: true, created: expect.any(Array), origin: { reader: 'entries' }, previous: null });
     expect(await memory.lore.count()).toBe(ORSA_LORE.length);
   });
 });

@@ -15,7 +15,7 @@ import { FOCUS_BOOST, FOCUS_BOOST_ZSCORE } from '../retrieval/focus-boost.js';
 import { hybridSearch } from '../retrieval/hybrid-search.js';
 import { IndexCache } from '../retrieval/index-cache.js';
 import type { Embedder } from '../seams/embedder.js';
-import type { LoreEntry, LoreIndexRow, ScopeLevel } from '../seams/lore-store.js';
+import type { LoreEntry, LoreIndexRow, LoreOrigin, LoreOriginIdentity, ScopeLevel } from '../seams/lore-store.js';
 import type { Reranker } from '../seams/reranker.js';
 import type { Store } from '../seams/store.js';
 import { buildLoreChangeSet, embedLoreTexts } from './lore-change-set.js';
@@ -26,6 +26,8 @@ import { planLoreImport } from './plan-lore-import.js';
 import type { LoreChangeField, LoreChangeSummary } from './plan-lore-import.js';
 import { readLoreRepository } from './read-lore-repository.js';
 import { requireCharacterTags } from './scope-tags.js';
+import { loreSourceOf } from './sources/lore-source-of.js';
+import type { LoreRepository } from './sources/lore-source-of.js';
 import { validateLoreEntries } from './validate-lore-entries.js';
 
 /** The chunk type of a save's lore chunks. */
@@ -76,7 +78,24 @@ export interface LoreImportReport {
   written: boolean;
   /** The book's version after the import. */
   version: number;
+  /** Where this import read its lore: reader, location (no credentials), ref and the commit it resolved to. */
+  origin: LoreOriginIdentity;
+  /** Where the live lore came from before this import (null: never imported, or wiped); its commit to `origin.commit` is the range brought in. */
+  previous: LoreOrigin | null;
 }
+
+/** What the book holds and where its live lore came from. */
+export interface LoreStatus {
+  entries: number;
+  version: number;
+  /** Recorded by the last import that wrote (null: never imported, or wiped). */
+  origin: LoreOrigin | null;
+}
+
+/** The origin of entries given in code. */
+const ENTRIES_ORIGIN: LoreOriginIdentity = { reader: 'entries', location: null, ref: null, commit: null };
+
+const sameOrigin = (a: LoreOriginIdentity | null, b: LoreOriginIdentity) => a !== null && a.reader === b.reader && a.location === b.location && a.ref === b.ref && a.commit === b.commit;
 
 /** Options of a lore search. */
 export interface LoreSearchOptions extends Pick<QueryOptions, (typeof SEARCH_KEYS)[number]> {
@@ -164,18 +183,27 @@ export class LoreBook {
   }
 
   /**
-   * Brings the book in line with a repository folder (index.yaml + content files). Everything is validated
-   * first: any problem (reported with file, entry and line:column) or a repository without entries refuses the
-   * run and writes nothing. Then new entries are created and embedded, changed ones updated and re-embedded,
-   * unchanged ones left alone (no embedding call), and entries gone from the repository removed, in one
-   * transaction. With `dryRun`, the report says what would change and nothing is written or embedded.
-   * Files whose bytes were already validated by an earlier import are not parsed again (see StoredParseCache).
+   * Brings the book in line with a repository: a folder (a path, or `{ folder }`), or a git repository at a ref
+   * (`{ git: { url, ref } }`, read without a checkout; see gitLoreSource). Everything is validated first: any
+   * problem (reported with file, entry and line:column) or a repository without entries refuses the run and
+   * writes nothing. Then new entries are created and embedded, changed ones updated and re-embedded, unchanged
+   * ones left alone (no embedding call), and entries gone from the repository removed, in one transaction that
+   * also records where the lore came from (reader, location, ref, commit, time). With `dryRun`, the report says
+   * what would change (and the commit range) and nothing is written or embedded. Files whose bytes were already
+   * validated by an earlier import are not parsed again (see StoredParseCache).
+   *
+   * @example
+   * ```ts
+   * const report = await memory.lore.importRepository({ git: { url: 'https://git.example/lore.git', ref: 'main' } }, { dryRun: true });
+   * console.log(report.previous?.commit, '->', report.origin.commit, report.created.length);
+   * ```
    */
-  async importRepository(directory: string, options: LoreImportOptions = {}): Promise<LoreImportReport> {
+  async importRepository(repository: LoreRepository, options: LoreImportOptions = {}): Promise<LoreImportReport> {
+    const snapshot = await loreSourceOf(repository).snapshot();
     const cache = await StoredParseCache.load(this.store);
-    const reading = await readLoreRepository(directory, { cache });
+    const reading = await readLoreRepository(snapshot, { cache });
     if (reading.problems.length > 0) throw loreInvalidError(reading.problems);
-    const report = await this.importValid(reading.entries, reading.files, options);
+    const report = await this.importValid(reading.entries, reading.files, reading.origin, options);
     if (!report.dryRun) await cache.save(this.store, reading.validFiles);
     return report;
   }
@@ -184,16 +212,17 @@ export class LoreBook {
   async importEntries(entries: readonly LoreEntryInput[], options: LoreImportOptions = {}): Promise<LoreImportReport> {
     const checked = validateLoreEntries(entries);
     if (checked.problems.length > 0) throw loreInvalidError(checked.problems);
-    return this.importValid(checked.entries, [], options);
+    return this.importValid(checked.entries, [], ENTRIES_ORIGIN, options);
   }
 
-  private async importValid(drafts: readonly LoreEntryDraft[], files: string[], options: LoreImportOptions): Promise<LoreImportReport> {
+  private async importValid(drafts: readonly LoreEntryDraft[], files: string[], origin: LoreOriginIdentity, options: LoreImportOptions): Promise<LoreImportReport> {
     if (drafts.length === 0) {
       throw new MnemoError('LORE_EMPTY', 'The lore repository resolved no entries, so the import was refused rather than taken to mean the lore was deleted; nothing was written. List content files with entries in index.yaml, or use `lore wipe` to empty the book on purpose.', {
         details: { files: files.length },
       });
     }
     const expectedVersion = await this.store.lore.version();
+    const previous = await this.store.lore.origin();
     const plan = planLoreImport(drafts, await this.store.lore.list(), expectedVersion, this.embeddingModel);
     const report: LoreImportReport = {
       dryRun: options.dryRun === true,
@@ -206,12 +235,21 @@ export class LoreBook {
       embedded: 0,
       written: false,
       version: expectedVersion,
+      origin,
+      previous,
     };
-    if (report.dryRun || plan.create.length + plan.update.length + plan.remove.length === 0) return report;
+    const changes = plan.create.length + plan.update.length + plan.remove.length > 0;
+    if (report.dryRun || (!changes && sameOrigin(previous, origin))) return report;
     const texts = [...plan.create.map((entry) => entry.content), ...plan.update.map(({ draft }) => draft.content)];
-    const vectors = this.embedder === null ? null : await embedLoreTexts(this.embedder, texts, options.onProgress);
-    const result = await this.store.lore.apply(buildLoreChangeSet(plan, vectors, vectors === null ? null : this.embeddingModel, this.clock()));
+    const vectors = this.embedder === null || texts.length === 0 ? null : await embedLoreTexts(this.embedder, texts, options.onProgress);
+    const now = this.clock();
+    const result = await this.store.lore.apply({ ...buildLoreChangeSet(plan, vectors, vectors === null ? null : this.embeddingModel, now), origin: { ...origin, importedAt: now } });
     return { ...report, embedded: vectors === null ? 0 : texts.length, written: true, version: result.version };
+  }
+
+  /** How many entries the book holds, its version, and where its live lore came from. */
+  async status(): Promise<LoreStatus> {
+    return { entries: await this.store.lore.count(), version: await this.store.lore.version(), origin: await this.store.lore.origin() };
   }
 
   /** Deletes every entry of the book in one transaction; returns how many. An import restores them. */

@@ -124,6 +124,24 @@ export function runLoreContract(name: string, factory: StoreFactory): void {
         expect(await store.lore.count()).toBe(0);
         expect(await store.lore.wipe()).toMatchObject({ version: 2, removed: 0 });
       });
+      it('records where the lore came from in the change set, keeps it when a change set names none, and a wipe clears it', async () => {
+        expect(await store.lore.origin()).toBeNull();
+        const origin = { reader: 'git' as const, location: 'https://git.example/lore.git', ref: 'main', commit: 'a'.repeat(40), importedAt: 1_700_000_000_123 };
+        await store.lore.apply({ expectedVersion: 0, create: [newEntry('s', 'One', 'local', ['a'])], update: [], remove: [], origin });
+        expect(await store.lore.origin()).toEqual(origin);
+        await store.lore.apply({ expectedVersion: 1, create: [newEntry('s', 'Two', 'local', ['a'])], update: [], remove: [] });
+        expect(await store.lore.origin()).toEqual(origin);
+        const moved = { ...origin, commit: 'b'.repeat(40), importedAt: 1_700_000_000_456 };
+        expect(await store.lore.apply({ expectedVersion: 2, create: [], update: [], remove: [], origin: moved })).toMatchObject({ version: 2 });
+        expect(await store.lore.origin()).toEqual(moved);
+        await expect(store.lore.apply({ expectedVersion: 1, create: [], update: [], remove: [], origin })).rejects.toMatchObject({ code: 'CONFLICT' });
+        expect(await store.lore.origin()).toEqual(moved);
+        const folder = { reader: 'folder' as const, location: '/srv/lore', ref: null, commit: null, importedAt: 5 };
+        await store.lore.apply({ expectedVersion: 2, create: [], update: [], remove: ['s#One'], origin: folder });
+        expect(await store.lore.origin()).toEqual(folder);
+        await store.lore.wipe();
+        expect(await store.lore.origin()).toBeNull();
+      });
     });
 
     describe('the lore book over it', () => {
@@ -252,6 +270,14 @@ export function runLoreContract(name: string, factory: StoreFactory): void {
         expect(embedder.calls).toBe(0);
       });
 
+      it('records entries given in code as the origin, with the time of the import that wrote them', async () => {
+        expect(await memory.lore.status()).toEqual({ entries: ORSA_LORE.length, version: 1, origin: { reader: 'entries', location: null, ref: null, commit: null, importedAt: clock.now() } });
+        clock.advance(5000);
+        const again = await memory.lore.importEntries(ORSA_LORE);
+        expect(again).toMatchObject({ written: false, origin: { reader: 'entries' }, previous: { reader: 'entries', importedAt: clock.now() - 5000 } });
+        expect((await memory.lore.status()).origin?.importedAt).toBe(clock.now() - 5000);
+      });
+
       it('wipes the book, and an import restores it', async () => {
         expect(await memory.lore.wipe()).toBe(ORSA_LORE.length);
         expect(await memory.lore.search('tidelines', { ignoreScope: true })).toEqual([]);
@@ -298,6 +324,7 @@ export function runLoreContract(name: string, factory: StoreFactory): void {
           memory = again;
           embedder.reset();
           expect(await again.store.lore.list()).toEqual(before);
+          expect(await again.store.lore.origin()).toMatchObject({ reader: 'entries', location: null, commit: null });
           expect((await again.lore.importEntries(ORSA_LORE)).written).toBe(false);
           expect(embedder.calls).toBe(0);
           const [hit] = await again.lore.search('tidelines', { tags: ['lamplighters'], k: 1 });

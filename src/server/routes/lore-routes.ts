@@ -1,4 +1,4 @@
-// Routes of the lore book: import and wipe (admin), search and listings scoped by a character's tags.
+// Routes of the lore book: import, status and wipe (admin), search and listings scoped by a character's tags.
 import { z } from 'zod';
 import { MnemoError } from '../../core/errors.js';
 import { loreAccessible } from '../../core/lore-access.js';
@@ -7,7 +7,7 @@ import { characterTags } from '../lore-guard.js';
 import { defineRoute } from '../route.js';
 import type { Route } from '../route.js';
 import { entryParams, loreEntriesQuery, loreEntryQuery, loreImportBody, loreSearchBody, loreWipeBody } from '../schemas/requests.js';
-import { loreEntrySchema, loreHitSchema, loreImportReportSchema } from '../schemas/responses.js';
+import { loreEntrySchema, loreHitSchema, loreImportReportSchema, loreStatusSchema } from '../schemas/responses.js';
 
 /** An entry as the API shows it: everything but the vector. */
 const withoutVector = <T extends object>(entry: T): T => {
@@ -29,6 +29,20 @@ export const loreRoutes: Route[] = [
     async handle({ body, principal, memory }) {
       requireAdmin(principal, 'Importing lore');
       return memory.lore.importEntries(body.entries, { dryRun: body.dryRun === true });
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/v1/lore/status',
+    operationId: 'loreStatus',
+    summary: 'How many entries the book holds, its version, and where its live lore came from (admin tokens only)',
+    description: 'origin is what the last import that wrote recorded: reader (folder, git or entries), location (a folder, or a git URL without credentials), ref, the resolved commit, and importedAt (ms since the epoch); null when the book was never imported or was wiped.',
+    tag: 'lore',
+    access: 'any',
+    response: loreStatusSchema,
+    async handle({ principal, memory }) {
+      requireAdmin(principal, 'Reading where the lore came from');
+      return memory.lore.status();
     },
   }),
   defineRoute({

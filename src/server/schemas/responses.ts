@@ -133,6 +133,18 @@ export const loreHitSchema = z.object({
 
 const changeSummary = z.object({ source: z.string(), title: z.string(), scopeLevel: scopeLevelSchema });
 
+const loreOriginIdentity = z.object({
+  reader: z.enum(['folder', 'git', 'entries']),
+  location: z.string().nullable(),
+  ref: z.string().nullable(),
+  commit: z.string().nullable(),
+});
+
+/** Where the book's live lore came from: reader, location (never with credentials), ref, commit, time of import. */
+export const loreOriginSchema = loreOriginIdentity.extend({ importedAt: z.number() });
+
+export const loreStatusSchema = z.object({ entries: z.number(), version: z.number(), origin: loreOriginSchema.nullable() });
+
 export const loreImportReportSchema = z.object({
   dryRun: z.boolean(),
   files: z.array(z.string()),
@@ -144,6 +156,8 @@ export const loreImportReportSchema = z.object({
   embedded: z.number(),
   written: z.boolean(),
   version: z.number(),
+  origin: loreOriginIdentity,
+  previous: loreOriginSchema.nullable(),
 });
 
 export const memoryEntrySchema = z.object({

@@ -1,4 +1,4 @@
-// Lore: entries by scope level and tag; "as character": which entries a set of tags reaches, and why others are out of reach.
+// Lore: where the live lore came from, entries by scope level and tag; "as character": which entries a set of tags reaches, and why others are out of reach.
 import { api, queryString } from '../api.js';
 import { empty, h, replace, splitList } from '../dom.js';
 import { reach, SCOPE_LEVELS } from '../lore-reach.js';
@@ -17,7 +17,9 @@ export async function loreView(container, { params, go, access, isCurrent }) {
   replace(container, h('h2', {}, 'Lore'), form);
   // Every entry is needed to say what a character cannot reach: only an admin token may list them without tags.
   const listing = access?.admin ? await api('/v1/lore/entries') : tags === null ? null : await api(`/v1/lore/entries${queryString({ tags: tags.join(',') })}`);
+  const status = access?.admin ? await api('/v1/lore/status') : null;
   if (!isCurrent()) return;
+  if (status !== null) form.before(originLine(status.origin));
   if (listing === null) {
     container.append(h('p', { class: 'notice' }, 'This token is not an admin\'s, so the API lists only the lore a character may know: enter that character\'s tags above.'));
     return;
@@ -29,6 +31,17 @@ export async function loreView(container, { params, go, access, isCurrent }) {
   }
   if (tags === null) return container.append(bookByScope(entries));
   container.append(reachTables(entries, tags, access?.admin === true));
+}
+
+/** Where the live lore came from (admin tokens only): a git commit, a folder, or entries given in code. */
+export function originLine(origin) {
+  if (origin === null) return h('p', { id: 'lore-origin', class: 'muted' }, 'Live lore: none recorded (never imported, or wiped).');
+  const when = ` · imported ${new Date(origin.importedAt).toISOString().replace('T', ' ').slice(0, 19)} UTC`;
+  if (origin.reader === 'git') {
+    return h('p', { id: 'lore-origin', 'data-reader': 'git' }, 'Live lore: git ', h('code', {}, origin.location), ' at ', h('code', {}, origin.ref), ', commit ', h('code', { id: 'lore-commit', title: origin.commit }, origin.commit.slice(0, 12)), h('span', { class: 'muted' }, when));
+  }
+  if (origin.reader === 'folder') return h('p', { id: 'lore-origin', 'data-reader': 'folder' }, 'Live lore: folder ', h('code', {}, origin.location), h('span', { class: 'muted' }, `${when} (a folder has no commit)`));
+  return h('p', { id: 'lore-origin', 'data-reader': 'entries' }, 'Live lore: entries given in code (HTTP or library), no commit', h('span', { class: 'muted' }, when));
 }
 
 function bookByScope(entries) {
