@@ -58,7 +58,7 @@ export function runGit(args: readonly string[], options: GitCommandOptions): Pro
         child.kill('SIGKILL');
       }
     };
-    const timer = setTimeout(() => stop(new MnemoError('PROVIDER_TIMEOUT', `git timed out after ${options.timeoutMs} ms ${options.action}; nothing was written. Check that the repository is reachable, or raise the bound (gitTimeoutMs, --git-timeout, MNEMO_LORE_GIT_TIMEOUT_MS).`, { details: { timeoutMs: options.timeoutMs } })), options.timeoutMs);
+    const timer = setTimeout(() => stop(new MnemoError('PROVIDER_TIMEOUT', `git timed out after ${options.timeoutMs} ms ${options.action}; nothing was written. Check that the repository is reachable, or raise the bound (git.timeoutMs, --git-timeout or MNEMO_LORE_GIT_TIMEOUT_MS).`, { details: { timeoutMs: options.timeoutMs } })), options.timeoutMs);
     child.stdout.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size > GIT_OUTPUT_LIMIT) stop(new MnemoError('PROVIDER_MALFORMED', `git printed more than ${GIT_OUTPUT_LIMIT} bytes ${options.action}; a lore file or listing that large is refused. Nothing was written.`, { details: { limit: GIT_OUTPUT_LIMIT } }));
