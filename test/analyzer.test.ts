@@ -13,6 +13,17 @@ describe('createAnalyzer', () => {
     expect(createAnalyzer({ stem: false })('the doors')).toEqual(['doors']);
     expect(createAnalyzer({ language: 'none' })('The doors')).toEqual(['the', 'doors']);
   });
+  it('keeps content words that a broad stop list would drop (regression: "the well" searched for nothing)', () => {
+    expect(createAnalyzer()('Mind the well, it floods.')).toEqual(['mind', 'well', 'flood']);
+    expect(createAnalyzer({ stem: false })('still waters, a long way, like she said')).toEqual(['still', 'waters', 'long', 'way', 'like', 'said']);
+  });
+  it('drops the pieces of English contractions', () => {
+    expect(createAnalyzer({ stem: false })("I'm sure they don't know it's there")).toEqual(['sure', 'know']);
+  });
+  it('takes a list of stop words of its own', () => {
+    expect(createAnalyzer({ stopWords: ['Gate', 'the'] })('The gate opens')).toEqual(['open']);
+    expect(() => createAnalyzer({ stopWords: ['gate', 3] as never })).toThrow(/stopWords: expected true, false or a list of words/);
+  });
   it('speaks other languages', () => {
     expect(createAnalyzer({ language: 'french' })('Les portes ouvertes')).toEqual(['port', 'ouvert']);
   });

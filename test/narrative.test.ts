@@ -55,6 +55,13 @@ describe('hybrid query', () => {
     await memory.close();
   });
 
+  it('finds "the well" by words: content words are not stop words (regression)', async () => {
+    const memory = await seeded({ embedder: null });
+    const hits = await memory.query('s', 'the well', { k: 3 });
+    expect(hits.map((hit) => hit.turnId)).toEqual([2]);
+    expect(hits[0]?.explanation.lexical?.rank).toBe(1);
+    await memory.close();
+  });
   it('when the embedder throws, falls back to words for that call and logs it once', async () => {
     const logger = recordingLogger();
     let broken = false;

@@ -3,6 +3,7 @@ import snowball from 'snowball-stemmers';
 import stopwords from 'stopword';
 import { MnemoError } from '../core/errors.js';
 import type { Analyzer } from './corpus-index.js';
+import { ENGLISH_STOP_WORDS } from './english-stop-words.js';
 import { tokenize } from './tokenize.js';
 
 /** Languages with both a Snowball stemmer and a stop-word list: the Snowball name and the stopword list code. */
@@ -31,12 +32,27 @@ export interface AnalyzerOptions {
   language?: AnalyzerLanguage | 'none';
   /** Reduce words to their stem ("opens" and "opened" both become "open"); default true with a language. */
   stem?: boolean;
-  /** Drop the language's stop words ("the", "was", "what"); default true with a language. */
-  stopWords?: boolean;
+  /**
+   * Drop stop words: `true` (default with a language) drops the language's list ("the", "was", "what"; English
+   * uses Snowball's list of function words, see ENGLISH_STOP_WORDS), `false` keeps every word, and a list of
+   * words drops exactly those (lowercased tokens, as `tokenize` makes them).
+   */
+  stopWords?: boolean | readonly string[];
 }
 
 /** The default analyzer settings of narrative search: English stems and stop words (see docs/retrieval-quality.md). */
 export const DEFAULT_ANALYZER: Required<AnalyzerOptions> = { language: 'english', stem: true, stopWords: true };
+
+function stopWordsOf(language: AnalyzerLanguage, stopWords: boolean | readonly string[]): ReadonlySet<string> {
+  if (Array.isArray(stopWords)) {
+    if (!stopWords.every((word) => typeof word === 'string')) {
+      throw new MnemoError('INVALID_INPUT', 'stopWords: expected true, false or a list of words (strings), got a list holding something else.', { details: { field: 'stopWords' } });
+    }
+    return new Set(stopWords.map((word) => word.normalize('NFC').toLowerCase()));
+  }
+  if (stopWords === false) return new Set();
+  return language === 'english' ? ENGLISH_STOP_WORDS : new Set<string>(stopwords[ANALYZER_LANGUAGES[language]] ?? []);
+}
 
 /**
  * Builds an analyzer: Unicode tokens, then optionally without stop words, then optionally stemmed. Terms are
@@ -56,7 +72,7 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
   if (code === undefined) {
     throw new MnemoError('INVALID_INPUT', `language: expected "none" or one of ${Object.keys(ANALYZER_LANGUAGES).join(', ')}, got ${JSON.stringify(language)}.`, { details: { field: 'language' } });
   }
-  const stop = options.stopWords ?? true ? new Set<string>(stopwords[code] ?? []) : new Set<string>();
+  const stop = stopWordsOf(language, options.stopWords ?? true);
   const stemmer = options.stem ?? true ? snowball.newStemmer(language) : null;
   // token -> its term, or null for a stop word: one lookup per token once a word has been seen.
   const cache = new Map<string, string | null>();
