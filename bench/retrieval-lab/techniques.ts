@@ -1,0 +1,198 @@
+// Research techniques of the retrieval lab, each switched on by -t name=value (not in the library yet: see docs/retrieval-quality.md).
+import { Bm25Index } from '../../src/retrieval/bm25.js';
+import { loadStaticEmbedder } from '../../src/embedders/static/index.js';
+import { hooks, techniques, zscore } from './harness.js';
+import type { Corpus } from './harness.js';
+
+const T = (name: string) => techniques.get(name);
+const embedder = await loadStaticEmbedder();
+
+function normalize(vector: Float64Array | Float32Array): Float32Array {
+  let norm = 0;
+  for (const x of vector) norm += x * x;
+  norm = Math.sqrt(norm) || 1;
+  return Float32Array.from(vector, (x) => x / norm);
+}
+function dot(a: Float32Array, b: Float32Array): number {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += (a[i] as number) * (b[i] as number);
+  return s;
+}
+
+// Groups: session (metadata) or a sliding window of +-w turns.
+function groupsOf(corpus: Corpus): number[][] {
+  const win = T('win');
+  if (win !== undefined) return corpus.turns.map((_, i) => Array.from({ length: 2 * win + 1 }, (_, d) => i - win + d).filter((j) => j >= 0 && j < corpus.turns.length));
+  const bySession = new Map<string, number[]>();
+  corpus.turns.forEach((turn, i) => {
+    const key = String(turn.session);
+    const list = bySession.get(key) ?? [];
+    list.push(i);
+    bySession.set(key, list);
+  });
+  const groups = corpus.turns.map(() => [] as number[]);
+  for (const list of bySession.values()) for (const i of list) groups[i] = list;
+  return groups;
+}
+
+// Session/window context arms: lexical BM25 over the group text, semantic cosine with the group mean vector.
+if (T('sess') !== undefined || T('win') !== undefined) {
+  hooks.push({
+    name: 'group',
+    prepare(corpus) {
+      const groups = groupsOf(corpus);
+      const keys = groups.map((g) => g.join(','));
+      const unique = [...new Set(keys)];
+      const slotOfKey = new Map(unique.map((key, i) => [key, i]));
+      const bm25 = new Bm25Index();
+      const vectors: (Float32Array | null)[] = [];
+      for (const key of unique) {
+        const members = key.split(',').map(Number);
+        bm25.addTokens(members.flatMap((i) => corpus.analyzer(corpus.texts[i] as string)));
+        const sum = new Float64Array(embedder.dimensions);
+        let any = false;
+        for (const i of members) {
+          const v = corpus.vectors[i];
+          if (v) { any = true; for (let d = 0; d < sum.length; d++) sum[d]! += v[d] as number; }
+        }
+        vectors.push(any ? normalize(sum) : null);
+      }
+      corpus.extra.set('group', { groupOf: keys.map((key) => slotOfKey.get(key) as number), bm25, vectors, count: unique.length });
+    },
+    score(corpus, _question, queryText, queryVector, fused) {
+      const g = corpus.extra.get('group') as { groupOf: number[]; bm25: Bm25Index; vectors: (Float32Array | null)[]; count: number };
+      const terms = corpus.analyzer(queryText);
+      const lexG = new Float64Array(g.count);
+      const semG = new Float64Array(g.count);
+      for (let s = 0; s < g.count; s++) {
+        lexG[s] = g.bm25.scoreOf(terms, s);
+        const v = g.vectors[s];
+        semG[s] = queryVector && v ? dot(queryVector, v) : 0;
+      }
+      const n = corpus.turns.length;
+      const lex = Float64Array.from({ length: n }, (_, i) => lexG[g.groupOf[i] as number] as number);
+      const sem = Float64Array.from({ length: n }, (_, i) => semG[g.groupOf[i] as number] as number);
+      const zl = zscore(lex, () => true);
+      const zs = zscore(sem, () => true);
+      const wl = T('gl') ?? 0.3;
+      const ws = T('gs') ?? 0.3;
+      for (let i = 0; i < n; i++) fused[i]! += wl * (zl[i] as number) + ws * (zs[i] as number);
+    },
+  });
+}
+
+// Speaker prior: a question naming a speaker lifts the chunks that speaker said.
+if (T('spk') !== undefined) {
+  hooks.push({
+    name: 'speaker',
+    score(corpus, _question, queryText, _qv, fused) {
+      const tokens = new Set(queryText.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
+      const named = new Set(corpus.turns.map((t) => t.speaker ?? '').filter((s) => s !== '' && tokens.has(s.toLowerCase())));
+      if (named.size === 0) return;
+      const w = T('spk') as number;
+      corpus.turns.forEach((turn, i) => { if (named.has(turn.speaker ?? '')) fused[i]! += w; });
+    },
+  });
+}
+
+// Semantic pseudo-relevance feedback: the query vector moves toward the top fused chunks' vectors.
+if (T('sprf') !== undefined) {
+  hooks.push({
+    name: 'sprf',
+    score(corpus, _question, _text, queryVector, fused, arms) {
+      if (queryVector === null) return;
+      const m = T('sprfn') ?? 3;
+      const beta = T('sprf') as number;
+      const order = [...fused.keys()].sort((a, b) => (fused[b] as number) - (fused[a] as number) || a - b).slice(0, m);
+      const sum = Float64Array.from(queryVector);
+      for (const i of order) {
+        const v = corpus.index.semanticVectorOf(i);
+        if (v) for (let d = 0; d < sum.length; d++) sum[d]! += (beta / m) * (v[d] as number);
+      }
+      const q2 = normalize(sum);
+      const n = corpus.turns.length;
+      const sem = new Float64Array(n);
+      for (let i = 0; i < n; i++) sem[i] = corpus.index.semanticScoreOf(q2, i) ?? 0;
+      const zs = zscore(sem, (i) => corpus.vectors[i] !== null);
+      for (let i = 0; i < n; i++) fused[i]! += (zs[i] as number) - (arms.sem[i] as number);
+    },
+  });
+}
+
+// Question scaffolding dropped from the query text.
+const SCAFFOLD = new Set(('what which who whom whose when where why how did does do is are was were has have had would could should might may can will ' +
+  'likely kind type sort ever think consider considered').split(' '));
+if (T('scaffold') !== undefined) {
+  hooks.push({
+    name: 'scaffold',
+    rewrite(text) {
+      const kept = text.split(/\s+/).filter((word) => !SCAFFOLD.has(word.toLowerCase().replace(/[^\p{L}]/gu, '')));
+      return kept.length > 0 ? kept.join(' ') : text;
+    },
+  });
+}
+
+// Window lexical by summing the own BM25 of the turns around (cheap: from the lexical arm's matches).
+if (T('wsum') !== undefined) {
+  hooks.push({
+    name: 'wsum',
+    score(corpus, _question, _text, _qv, fused, arms) {
+      const w = T('wsum') as number;
+      const decay = T('wdecay') ?? 1;
+      const n = corpus.turns.length;
+      const raw = corpus.extra.get('rawlex') as Float64Array;
+      const sum = new Float64Array(n);
+      for (let i = 0; i < n; i++) {
+        let s = 0;
+        for (let d = -w; d <= w; d++) {
+          const j = i + d;
+          if (j < 0 || j >= n) continue;
+          s += (raw[j] as number) * decay ** Math.abs(d);
+        }
+        sum[i] = s;
+      }
+      const z = zscore(sum, (i) => (sum[i] as number) > 0);
+      const weight = T('wsl') ?? 0.3;
+      for (let i = 0; i < n; i++) fused[i]! += weight * (z[i] as number);
+      void arms;
+    },
+  });
+}
+
+// Time prior: absolute dates in the question (day month year, month year, year) lift turns stored at that time.
+const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
+function questionDates(text: string): { year: number; month?: number; day?: number }[] {
+  const lower = text.toLowerCase();
+  const found: { year: number; month?: number; day?: number }[] = [];
+  const monthAlt = MONTHS.join('|');
+  for (const m of lower.matchAll(new RegExp(`\\b(?:(\\d{1,2})\\s+)?(${monthAlt})(?:\\s+(\\d{1,2}))?,?\\s+(\\d{4})\\b`, 'g'))) {
+    const day = m[1] ?? m[3];
+    found.push({ year: Number(m[4]), month: MONTHS.indexOf(m[2] as string) + 1, day: day === undefined ? undefined : Number(day) });
+  }
+  if (found.length === 0) for (const m of lower.matchAll(/\b(19|20)(\d\d)\b/g)) found.push({ year: Number(m[1]! + m[2]!) });
+  return found;
+}
+if (T('time') !== undefined) {
+  hooks.push({
+    name: 'time',
+    score(corpus, _question, queryText, _qv, fused) {
+      const dates = questionDates(queryText);
+      if (dates.length === 0) return;
+      const w = T('time') as number;
+      corpus.turns.forEach((turn, i) => {
+        const iso = turn.date_iso;
+        if (iso === undefined) return;
+        const year = Number(iso.slice(0, 4));
+        const month = Number(iso.slice(5, 7));
+        const day = Number(iso.slice(8, 10));
+        let best = 0;
+        for (const date of dates) {
+          if (date.year !== year) continue;
+          if (date.month === undefined) best = Math.max(best, 0.25);
+          else if (date.month === month) best = Math.max(best, date.day === undefined ? 0.5 : Math.abs(date.day - day) <= 1 ? 1 : 0.5);
+        }
+        fused[i]! += w * best;
+      });
+    },
+  });
+}
