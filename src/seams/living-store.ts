@@ -11,7 +11,6 @@ import type {
   JobPayload,
   JobStatus,
   LivingJob,
-  LivingRewindCounts,
   MentalModel,
   StageCommit,
 } from '../core/living-types.js';
@@ -56,7 +55,8 @@ export type JobCounts = Record<JobStatus, number>;
 
 /**
  * Living memory's persistence. Every method is one transaction. Ids are integers, unique across saves.
- * Rewinds do not go through here: `Store.rewind` rolls this layer back inside its own transaction.
+ * Rewinds and forks do not go through here: `Store.rewind` and `Store.fork` move this layer inside their own
+ * transaction (see `src/living/store/rewind-living.ts` and `fork-living.ts`).
  */
 export interface LivingStore {
   /**
@@ -74,8 +74,6 @@ export interface LivingStore {
   /** A save's facts, most recent first (turn descending, then id descending). */
   getFacts(saveId: string, query?: FactQuery): Promise<Fact[]>;
   countFacts(saveId: string): Promise<number>;
-  /** Deletes a save's facts from turns after `targetTurnId`; returns how many. */
-  rollbackFacts(saveId: string, targetTurnId: number): Promise<number>;
 
   /** Stores one new belief; returns its id, or null for a blank statement. proofCount follows the sources. */
   insertBelief(saveId: string, belief: BeliefInput): Promise<number | null>;
@@ -88,8 +86,6 @@ export interface LivingStore {
    * (unknown ids are not attached). Unknown or deleted belief ids and empty statements are skipped.
    */
   applyConsolidation(saveId: string, turnId: number, actions: readonly ConsolidationAction[], factTurnMap: ReadonlyMap<number, number>): Promise<ConsolidationCounts>;
-  /** Rolls the save's beliefs back to their state at `targetTurnId` (see rewindBelief). */
-  rollbackBeliefs(saveId: string, targetTurnId: number): Promise<{ deleted: number; updated: number }>;
 
   /**
    * Creates or refreshes the model of `subject` (one per save and subject, case-insensitive); the creation turn is
@@ -101,11 +97,6 @@ export interface LivingStore {
   countModels(saveId: string): Promise<number>;
   /** Subjects whose model is flagged stale, oldest update first, at most `limit` (default 5). */
   staleSubjects(saveId: string, options?: { maxTurnId?: number; limit?: number }): Promise<string[]>;
-  /** Rolls the save's models back to their state at `targetTurnId` (see rewindModel). */
-  rollbackModels(saveId: string, targetTurnId: number): Promise<{ deleted: number; updated: number }>;
-
-  /** Rolls facts, beliefs, models and queued jobs back to `targetTurnId`, in one transaction (chunks stay). */
-  rollback(saveId: string, targetTurnId: number): Promise<LivingRewindCounts>;
 
   /**
    * Queues a turn's work. A turn has one job: queuing it again restarts it from extraction with the new payload

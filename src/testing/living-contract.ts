@@ -39,6 +39,12 @@ export function runLivingContract(name: string, factory: StoreFactory): void {
       await store.close();
     });
 
+    /** What a rewind of `saveId` to `turnId` (through the public Store.rewind) did to the beliefs and to the models. */
+    async function rewindLiving(saveId: string, turnId: number) {
+      const { living } = (await store.rewind(saveId, turnId)).removed;
+      return { facts: living.facts, beliefs: { deleted: living.beliefsDeleted, updated: living.beliefsUpdated }, models: { deleted: living.modelsDeleted, updated: living.modelsUpdated } };
+    }
+
     /** Facts of turns 1..n, two per turn, with the turn's number in them. */
     async function seedFacts(saveId: string, turns: number): Promise<Map<number, number>> {
       const factTurns = new Map<number, number>();
@@ -88,10 +94,10 @@ export function runLivingContract(name: string, factory: StoreFactory): void {
       it('rolls back facts after a turn and returns the count', async () => {
         await seedFacts('s', 5);
         await seedFacts('other', 5);
-        expect(await store.living.rollbackFacts('s', 3)).toBe(4);
+        expect((await rewindLiving('s', 3)).facts).toBe(4);
         expect(await store.living.countFacts('s')).toBe(6);
         expect(await store.living.countFacts('other')).toBe(10);
-        expect(await store.living.rollbackFacts('s', 3)).toBe(0);
+        expect((await rewindLiving('s', 3)).facts).toBe(0);
       });
 
       it('replaces a turn\'s facts, detaching beliefs from the old ones', async () => {
@@ -173,10 +179,10 @@ export function runLivingContract(name: string, factory: StoreFactory): void {
         await store.living.applyConsolidation('s', 5, [action('UPDATE', { beliefId: trustId, statement: 'Rowan doubts Kaël.', sourceFactIds: [...at(5), ...at(1)] })], turns);
         await store.living.applyConsolidation('s', 6, [action('CREATE', { statement: 'Kaël lies.', subject: 'Kaël', sourceFactIds: at(6) })], turns);
         await store.living.applyConsolidation('s', 7, [action('DELETE', { beliefId: trustId })], turns);
-        expect(await store.living.rollbackBeliefs('s', 6)).toEqual({ deleted: 0, updated: 1 });
+        expect((await rewindLiving('s', 6)).beliefs).toEqual({ deleted: 0, updated: 1 });
         const restored = (await store.living.getBeliefs('s', { subject: 'Rowan' }))[0];
         expect(restored).toMatchObject({ statement: 'Rowan doubts Kaël.', deletedTurnId: null, updatedTurnId: 5, stale: true, proofCount: 6 });
-        expect(await store.living.rollbackBeliefs('s', 4)).toEqual({ deleted: 1, updated: 1 });
+        expect((await rewindLiving('s', 4)).beliefs).toEqual({ deleted: 1, updated: 1 });
         const beliefs = await store.living.getBeliefs('s', { includeDeleted: true });
         expect(beliefs).toHaveLength(2);
         const rewound = beliefs.find((belief) => belief.beliefId === trustId);
@@ -184,7 +190,7 @@ export function runLivingContract(name: string, factory: StoreFactory): void {
         expect(rewound?.sources.every((source) => source.turnId <= 4)).toBe(true);
         expect(rewound?.history.map((change) => change.action)).toEqual(['CREATE']);
         expect(beliefs.find((belief) => belief.statement === 'Steady belief.')?.stale).toBe(false);
-        expect(await store.living.rollbackBeliefs('s', 1)).toEqual({ deleted: 2, updated: 0 });
+        expect((await rewindLiving('s', 1)).beliefs).toEqual({ deleted: 2, updated: 0 });
       });
     });
 
@@ -208,12 +214,12 @@ export function runLivingContract(name: string, factory: StoreFactory): void {
         await store.living.upsertModel('s', 'Rowan', 'v9', 9, [1, 2, 3]);
         await store.living.upsertModel('s', 'Kaël', 'k2', 2);
         await store.living.upsertModel('s', 'Mira', 'm8', 8);
-        expect(await store.living.rollbackModels('s', 7)).toEqual({ deleted: 1, updated: 1 });
+        expect((await rewindLiving('s', 7)).models).toEqual({ deleted: 1, updated: 1 });
         expect(await store.living.getModels('s')).toEqual([
           expect.objectContaining({ subject: 'Rowan', summary: 'v6', sources: [1, 2], createdTurnId: 3, updatedTurnId: 6, stale: true }),
           expect.objectContaining({ subject: 'Kaël', summary: 'k2', updatedTurnId: 2, stale: false }),
         ]);
-        expect(await store.living.rollbackModels('s', 4)).toEqual({ deleted: 0, updated: 1 });
+        expect((await rewindLiving('s', 4)).models).toEqual({ deleted: 0, updated: 1 });
         expect((await store.living.getModels('s', { subject: 'rowan' }))[0]).toMatchObject({ summary: 'v3', updatedTurnId: 3 });
       });
 
@@ -223,7 +229,7 @@ export function runLivingContract(name: string, factory: StoreFactory): void {
           await store.living.upsertModel('s', subject, `${subject} late`, 10 + index);
         }
         await store.living.upsertModel('s', 'E', 'fresh', 1);
-        await store.living.rollbackModels('s', 9);
+        await rewindLiving('s', 9);
         expect(await store.living.staleSubjects('s')).toEqual(['A', 'B', 'C', 'D']);
         expect(await store.living.staleSubjects('s', { limit: 2 })).toEqual(['A', 'B']);
         expect(await store.living.staleSubjects('s', { maxTurnId: 2 })).toEqual(['A', 'B']);

@@ -12,7 +12,6 @@ import type {
   JobPayload,
   JobStatus,
   LivingJob,
-  LivingRewindCounts,
   MentalModel,
   StageCommit,
 } from '../../core/living-types.js';
@@ -23,7 +22,6 @@ import { completeStage } from './complete-stage.js';
 import { insertFacts } from './insert-facts.js';
 import { claimJob, enqueueTurn, failStage, releaseClaim, renewClaim, retryFailed } from './job-claims.js';
 import { replaceTurnFacts } from './replace-turn-facts.js';
-import { rewindBeliefs, rewindLiving, rewindModels } from './rewind-living.js';
 import { rows } from './rows.js';
 import { upsertModel } from './upsert-model.js';
 
@@ -56,10 +54,6 @@ export class RowLivingStore implements LivingStore {
     return this.backend.read(rows.countFacts(saveId));
   }
 
-  rollbackFacts(saveId: string, targetTurnId: number): Promise<number> {
-    return this.backend.write(rows.deleteFactsAfter(saveId, targetTurnId));
-  }
-
   async insertBelief(saveId: string, belief: BeliefInput): Promise<number | null> {
     const record = beliefFromInput(belief);
     if (record === null) return null;
@@ -79,10 +73,6 @@ export class RowLivingStore implements LivingStore {
     return this.backend.write(applyConsolidation(saveId, turnId, actions, factTurnMap));
   }
 
-  rollbackBeliefs(saveId: string, targetTurnId: number): Promise<{ deleted: number; updated: number }> {
-    return this.backend.write(rewindBeliefs(saveId, targetTurnId));
-  }
-
   upsertModel(saveId: string, subject: string, summary: string, turnId: number, sources: readonly number[] = []): Promise<number | null> {
     return this.backend.write(upsertModel(saveId, subject, summary, turnId, sources));
   }
@@ -97,14 +87,6 @@ export class RowLivingStore implements LivingStore {
 
   staleSubjects(saveId: string, options: { maxTurnId?: number; limit?: number } = {}): Promise<string[]> {
     return this.backend.read(rows.staleSubjects(saveId, options.maxTurnId ?? Number.MAX_SAFE_INTEGER, options.limit ?? 5));
-  }
-
-  rollbackModels(saveId: string, targetTurnId: number): Promise<{ deleted: number; updated: number }> {
-    return this.backend.write(rewindModels(saveId, targetTurnId));
-  }
-
-  rollback(saveId: string, targetTurnId: number): Promise<LivingRewindCounts> {
-    return this.backend.write(rewindLiving(saveId, targetTurnId));
   }
 
   enqueueTurn(saveId: string, turnId: number, payload: JobPayload, now: number): Promise<LivingJob> {
