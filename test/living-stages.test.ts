@@ -118,6 +118,17 @@ describe('consolidate', () => {
     ]);
   });
 
+  it('drops a CREATE that cites no shown fact: a belief must rest on at least one known fact', async () => {
+    const llm = new ScriptedLlm([{
+      actions: [
+        { kind: 'CREATE', subject: 'Mira', statement: 'Mira saw a ghost.', source_fact_ids: [999] },
+        { kind: 'CREATE', subject: 'Tomas', statement: 'Tomas is brave.', source_fact_ids: [] },
+        { kind: 'CREATE', subject: 'Rowan', statement: 'Rowan guards the gate.', source_fact_ids: [999, 41] },
+      ],
+    }]);
+    expect(await consolidate(llm, facts, [])).toEqual([{ kind: 'CREATE', beliefId: null, subject: 'Rowan', statement: 'Rowan guards the gate.', sourceFactIds: [41] }]);
+  });
+
   it('makes no call without facts, and yields [] on any failure without throwing', async () => {
     const silent = new ScriptedLlm([]);
     expect(await consolidate(silent, [], [belief(1, 'x', 'y')])).toEqual([]);

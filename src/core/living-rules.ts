@@ -31,6 +31,10 @@ export interface ModelVersion {
 
 const text = (value: unknown): string => (typeof value === 'string' ? value.trim() : '');
 
+/** The documented fact types (docs/living-memory.md); any other is stored as the first, `world`. */
+export const FACT_TYPES = ['world', 'experience', 'opinion'] as const;
+const factTypes: ReadonlySet<string> = new Set(FACT_TYPES);
+
 /** Distinct non-empty names, first spelling kept, compared with nameKey. */
 export function distinctNames(names: readonly unknown[]): string[] {
   const seen = new Set<string>();
@@ -45,7 +49,8 @@ export function distinctNames(names: readonly unknown[]): string[] {
 }
 
 /**
- * A fact with every field filled: strings trimmed, `factType` lowercased (default `world`), entities distinct.
+ * A fact with every field filled: strings trimmed, `factType` lowercased and one of FACT_TYPES (`world` when
+ * absent or any other value), entities distinct.
  * Returns null when the statement is blank (an extractor that found nothing must not write blank rows).
  *
  * @example
@@ -57,11 +62,12 @@ export function distinctNames(names: readonly unknown[]): string[] {
 export function normalizeFact(input: FactInput, turnId: number | null): Fact | null {
   const statement = text(input?.statement);
   if (statement === '') return null;
+  const factType = text(input.factType).toLowerCase();
   return {
     factId: null,
     turnId,
     statement,
-    factType: text(input.factType).toLowerCase() || 'world',
+    factType: factTypes.has(factType) ? factType : 'world',
     who: text(input.who),
     what: text(input.what),
     when: text(input.when),
@@ -106,7 +112,8 @@ function newSources(factIds: readonly number[], factTurnMap: ReadonlyMap<number,
 }
 
 /**
- * A new belief from a CREATE action at `turnId`, or null when its statement is blank.
+ * A new belief from a CREATE action at `turnId`, or null (the action is skipped) when its statement is blank or
+ * none of its cited facts is known (in `factTurnMap`): a belief rests on at least one known fact.
  *
  * @example
  * ```ts
@@ -118,6 +125,7 @@ export function createBelief(action: ConsolidationAction, turnId: number, factTu
   if (statement === '') return null;
   const subject = text(action.subject);
   const sources = newSources(action.sourceFactIds, factTurnMap, [], turnId);
+  if (sources.length === 0) return null;
   return {
     beliefId: null,
     statement,
@@ -133,12 +141,14 @@ export function createBelief(action: ConsolidationAction, turnId: number, factTu
 
 /**
  * The belief after an UPDATE at `turnId`: new statement, new sources appended, stale cleared. The subject stays
- * (one facet per belief). Null when the statement is blank or the belief is deleted (the action is skipped).
+ * (one facet per belief). Null (the action is skipped) when the statement is blank, the belief is deleted, or it
+ * would rest on no known fact (it had no source and the action cites none known).
  */
 export function updateBelief(record: BeliefRecord, action: ConsolidationAction, turnId: number, factTurnMap: ReadonlyMap<number, number>): BeliefRecord | null {
   const statement = text(action.statement);
   if (statement === '' || record.deletedTurnId !== null) return null;
   const added = newSources(action.sourceFactIds, factTurnMap, record.sources, turnId);
+  if (record.sources.length + added.length === 0) return null;
   return {
     ...record,
     statement,

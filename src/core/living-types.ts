@@ -8,7 +8,7 @@ export interface Fact {
   factId: number | null;
   turnId: number | null;
   statement: string;
-  /** `world` (default), `experience` or `opinion`: see docs/living-memory.md. */
+  /** `world` (the default, and what any other value is stored as), `experience` or `opinion`: see docs/living-memory.md. */
   factType: string;
   who: string;
   what: string;
@@ -89,7 +89,7 @@ export interface ConsolidationCounts {
   created: number;
   updated: number;
   deleted: number;
-  /** Actions skipped: unknown or deleted belief ids, empty statements. */
+  /** Actions skipped: unknown or deleted belief ids, empty statements, a belief that would rest on no known fact. */
   skipped: number;
 }
 

@@ -134,7 +134,8 @@ export function consolidationMessages(newFacts: readonly Fact[], shown: readonly
 
 /**
  * Consolidates, reporting a failure instead of hiding it. Actions are checked against what the model was shown:
- * UPDATE and DELETE must name a shown belief (and take its subject), CREATE and UPDATE keep only shown fact ids.
+ * UPDATE and DELETE must name a shown belief (and take its subject), CREATE and UPDATE keep only shown fact ids,
+ * and a CREATE left with none is dropped (a belief rests on at least one known fact).
  */
 export async function runConsolidation(llm: LLM, newFacts: readonly Fact[], existing: readonly Belief[], options: ConsolidateOptions = {}): Promise<StageOutcome<ConsolidationAction[]>> {
   const facts = newFacts.filter((fact) => fact.factId !== null && fact.statement.trim() !== '');
@@ -150,7 +151,7 @@ export async function runConsolidation(llm: LLM, newFacts: readonly Fact[], exis
     parse(value) {
       return parseEach(listIn(value, 'actions'), proposedAction).flatMap((proposed): ConsolidationAction[] => {
         const sourceFactIds = [...new Set(proposed.source_fact_ids.filter((id) => factIds.has(id)))];
-        if (proposed.kind === 'CREATE') return [{ kind: 'CREATE', statement: proposed.statement, subject: proposed.subject, beliefId: null, sourceFactIds }];
+        if (proposed.kind === 'CREATE') return sourceFactIds.length === 0 ? [] : [{ kind: 'CREATE', statement: proposed.statement, subject: proposed.subject, beliefId: null, sourceFactIds }];
         const target = proposed.belief_id === null ? undefined : shownById.get(proposed.belief_id);
         if (target === undefined) return [];
         return [{ kind: proposed.kind, statement: proposed.kind === 'UPDATE' ? proposed.statement : '', subject: target.subject, beliefId: target.beliefId, sourceFactIds: proposed.kind === 'UPDATE' ? sourceFactIds : [] }];

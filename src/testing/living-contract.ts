@@ -73,6 +73,11 @@ export function runLivingContract(name: string, factory: StoreFactory): void {
         expect(await store.living.insertFacts('s', 5, [])).toEqual([]);
       });
 
+      it('stores a fact type outside world, experience and opinion as world (case-insensitive otherwise)', async () => {
+        await store.living.insertFacts('s', 1, [{ statement: 'A bogus one.', factType: 'bogus' }, { statement: 'An opinion.', factType: ' OPINION ' }, { statement: 'A lasting one.', factType: 'World' }]);
+        expect((await store.living.getFacts('s')).map((fact) => [fact.statement, fact.factType])).toEqual([['A lasting one.', 'world'], ['An opinion.', 'opinion'], ['A bogus one.', 'world']]);
+      });
+
       it('gets most recent first, within a turn bound, by entity (case-insensitive, exact) and up to a limit', async () => {
         await seedFacts('s', 4);
         await store.living.insertFacts('s', 2, [{ statement: 'KAËL laughs.', entities: ['KAËL'] }, { statement: 'Kaëlin waves.', entities: ['Kaëlin'] }]);
@@ -158,10 +163,36 @@ export function runLivingContract(name: string, factory: StoreFactory): void {
         expect(f5).toBeDefined();
       });
 
+      it('never stores a belief resting on no known fact: such a CREATE or UPDATE is skipped, not counted', async () => {
+        const turns = await seedFacts('s', 2);
+        const [f1] = [...turns.keys()];
+        expect(await store.living.applyConsolidation('s', 2, [
+          action('CREATE', { statement: 'Cites a fact the save never had.', sourceFactIds: [987_654] }),
+          action('CREATE', { statement: 'Cites nothing.' }),
+          action('CREATE', { statement: 'Rests on a known fact.', sourceFactIds: [987_654, f1 as number] }),
+        ], turns)).toEqual({ created: 1, updated: 0, deleted: 0, skipped: 2 });
+        const [known] = await store.living.getBeliefs('s', { includeDeleted: true });
+        expect(known).toMatchObject({ statement: 'Rests on a known fact.', proofCount: 1, sources: [{ factId: f1, turnId: 1 }] });
+        // A belief handed in without sources (an import) is not given an UPDATE that leaves it on none.
+        const bare = await store.living.insertBelief('s', { statement: 'Imported bare.', createdTurnId: 1 }) as number;
+        expect(await store.living.applyConsolidation('s', 2, [
+          action('UPDATE', { beliefId: bare, statement: 'Still bare.', sourceFactIds: [987_654] }),
+          action('UPDATE', { beliefId: known?.beliefId as number, statement: 'Rests on its old fact.', sourceFactIds: [987_654] }),
+        ], turns)).toEqual({ created: 0, updated: 1, deleted: 0, skipped: 1 });
+        const beliefs = await store.living.getBeliefs('s');
+        expect(beliefs.find((belief) => belief.beliefId === bare)).toMatchObject({ statement: 'Imported bare.', history: [expect.objectContaining({ action: 'CREATE' })] });
+        expect(beliefs.find((belief) => belief.beliefId === known?.beliefId)).toMatchObject({ statement: 'Rests on its old fact.', proofCount: 1 });
+        expect(await store.living.applyConsolidation('s', 2, [action('UPDATE', { beliefId: bare, statement: 'Now rests on a fact.', sourceFactIds: [f1 as number] })], turns))
+          .toEqual({ created: 0, updated: 1, deleted: 0, skipped: 0 });
+        expect((await store.living.getBeliefs('s')).find((belief) => belief.beliefId === bare)).toMatchObject({ statement: 'Now rests on a fact.', proofCount: 1 });
+      });
+
       it('filters beliefs by subject (case-insensitive, "" for the world), turn bound and limit, most recently updated first', async () => {
         const turns = await seedFacts('s', 4);
-        await store.living.applyConsolidation('s', 1, [action('CREATE', { statement: 'The roads are muddy.' }), action('CREATE', { statement: 'Kaël is tired.', subject: 'Kaël' })], turns);
-        await store.living.applyConsolidation('s', 3, [action('CREATE', { statement: 'KAËL hums.', subject: 'KAËL' })], turns);
+        const [first] = [...turns.keys()];
+        const cites = { sourceFactIds: [first as number] };
+        await store.living.applyConsolidation('s', 1, [action('CREATE', { statement: 'The roads are muddy.', ...cites }), action('CREATE', { statement: 'Kaël is tired.', subject: 'Kaël', ...cites })], turns);
+        await store.living.applyConsolidation('s', 3, [action('CREATE', { statement: 'KAËL hums.', subject: 'KAËL', ...cites })], turns);
         const kael = await store.living.getBeliefs('s', { subject: 'kaël' });
         expect(kael.map((belief) => belief.statement)).toEqual(['KAËL hums.', 'Kaël is tired.']);
         expect((await store.living.getBeliefs('s', { subject: '' })).map((belief) => belief.statement)).toEqual(['The roads are muddy.']);
