@@ -89,7 +89,7 @@ async function queryPhase(kind: string, target: string, schema: string, size: nu
   if (store !== undefined) {
     for (const vector of await embedder.embed(queries)) {
       const started = performance.now();
-      await store.searchVectors(SAVE, vector, {}, 50, CONTEXT); // what the engine asks, with its default neighbour context
+      await store.vectorSearch.search(SAVE, vector, {}, 50, CONTEXT); // what the engine asks, with its default neighbour context
       vectorTimes.push(performance.now() - started);
     }
     vectorTimes.sort((a, b) => a - b);
@@ -126,7 +126,7 @@ async function recall(url: string, schema: string, size: number): Promise<Recall
   const truths = new Map<string, Set<string>[]>();
   for (const [name, filter, options] of [['plain', {}, {}], ['windowed', window, {}], ['context', {}, CONTEXT]] as const) {
     const sets: Set<string>[] = [];
-    for (const vector of vectors) sets.push(new Set((await exact.searchVectors(SAVE, vector, filter, 10, options)).map((match) => match.id)));
+    for (const vector of vectors) sets.push(new Set((await exact.vectorSearch.search(SAVE, vector, filter, 10, options)).map((match) => match.id)));
     truths.set(name, sets);
   }
   await exact.close();
@@ -137,7 +137,7 @@ async function recall(url: string, schema: string, size: number): Promise<Recall
     for (const [index, vector] of vectors.entries()) {
       const truth = truths.get(name)![index]!;
       const started = performance.now();
-      const got = await store.searchVectors(SAVE, vector, filter, 50, options);
+      const got = await store.vectorSearch.search(SAVE, vector, filter, 50, options);
       times.push(performance.now() - started);
       found += got.slice(0, 10).filter((match) => truth.has(match.id)).length;
       wanted += truth.size;

@@ -2,14 +2,14 @@
 import { describe, expect, it } from 'vitest';
 import { createAnalyzer } from '../src/retrieval/analyzer.js';
 import { CorpusIndex } from '../src/retrieval/corpus-index.js';
+import type { IndexDocument } from '../src/retrieval/corpus-index.js';
 import { tokenize } from '../src/retrieval/tokenize.js';
-import type { IndexRow } from '../src/seams/store.js';
 
 const unit = (...values: number[]) => {
   const norm = Math.hypot(...values);
   return new Float32Array(values.map((value) => value / norm));
 };
-const row = (id: string, turnId: number, vector: Float32Array | null, text = `chunk ${id}`): IndexRow => ({ id, turnId, chunkType: 'narrative', text, embedding: vector });
+const row = (id: string, position: number, vector: Float32Array | null, text = `chunk ${id}`): IndexDocument => ({ id, position, kind: 'narrative', text, embedding: vector });
 
 function contexts(index: CorpusIndex, ids: string[]) {
   return ids.map((id) => Array.from(index.semanticVectorOf(index.slotOf(id) as number) ?? []).map((value) => Number(value.toFixed(5))));
@@ -32,9 +32,9 @@ describe('CorpusIndex neighbour context', () => {
   it('after removals equals an index built without the removed chunks', () => {
     const index = new CorpusIndex(0, { neighbourWeight: 0.3 });
     index.add(rows);
-    index.removeWhere((turnId) => turnId === 2 || turnId === 5);
+    index.remove(['b', 'e']);
     const fresh = new CorpusIndex(0, { neighbourWeight: 0.3 });
-    fresh.add(rows.filter((one) => one.turnId !== 2 && one.turnId !== 5));
+    fresh.add(rows.filter((one) => one.position !== 2 && one.position !== 5));
     expect(contexts(index, ['a', 'd'])).toEqual(contexts(fresh, ['a', 'd']));
     index.add([row('f', 6, unit(0, 1, 1))]);
     fresh.add([row('f', 6, unit(0, 1, 1))]);
@@ -103,9 +103,9 @@ describe('CorpusIndex slots by id', () => {
     expect(early.slotOf('b')).toBe(1);
     const late = build();
     for (const index of [early, late]) {
-      index.removeTurn(2, 'narrative');
+      index.removeAt(2, 'narrative');
       index.add([row('d', 4, null), row('b', 2, null)]);
-      index.removeAfterTurn(3);
+      index.removeAfter(3);
     }
     for (const index of [early, late]) expect(['a', 'b', 'c', 'd'].map((id) => index.slotOf(id))).toEqual([0, 4, 2, undefined]);
   });

@@ -39,13 +39,13 @@ describe('lore scope', () => {
 
   it('filters index slots by labels (every label held) before ranking, composed with other filters', () => {
     const index = new CorpusIndex(0);
-    const row = (id: string, labels: string[], turnId = 0) => ({ id, turnId, chunkType: 'lore', text: 'tideline lore', embedding: null, labels });
+    const row = (id: string, labels: string[], position = 0) => ({ id, position, kind: 'lore', text: 'tideline lore', embedding: null, labels });
     index.add([row('open', []), row('town', ['brackwater']), row('guild', ['lamplighters']), row('both', ['brackwater', 'lamplighters'], 5)]);
     const ids = (held: string[]) => index.lexical(['tideline'], 10, index.labelSubsetFilter(held)).map(({ slot }) => index.idOf(slot)).sort();
     expect(ids([])).toEqual(['open']);
     expect(ids(['brackwater'])).toEqual(['open', 'town']);
     expect(ids(['brackwater', 'lamplighters', 'unknown'])).toEqual(['both', 'guild', 'open', 'town']);
-    const early = combineFilters(index.filterFor({ maxTurnId: 1 }), index.labelSubsetFilter(['brackwater', 'lamplighters']));
+    const early = combineFilters(index.filterFor({ maxPosition: 1 }), index.labelSubsetFilter(['brackwater', 'lamplighters']));
     expect(index.lexical(['tideline'], 10, early).map(({ slot }) => index.idOf(slot)).sort()).toEqual(['guild', 'open', 'town']);
     expect(combineFilters(undefined, undefined)).toBeUndefined();
   });

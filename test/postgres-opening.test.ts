@@ -85,7 +85,7 @@ describe.skipIf(SERVER_SKIP_REASON !== null)(`PostgreSQL server${SERVER_SKIP_REA
     expect(summary).toMatchObject({ chunks: 360, minTurnId: 0, maxTurnId: turns - 1 });
     // The writes really interleaved: in insertion order, the writer changes many times.
     const writers: string[] = [];
-    await store.scanChunks('shared', (row) => writers.push(row.chunkType), { vectors: false });
+    await store.vectorSearch.scanChunks('shared', (row) => writers.push(row.chunkType));
     expect(writers.filter((name, index) => index > 0 && name !== writers[index - 1]).length).toBeGreaterThan(10);
     await store.close();
   });

@@ -156,7 +156,7 @@ for (const target of postgresTargets()) {
         expect(seen).toEqual(chunks.map((item) => item.id));
         expect(exact).toBe(true);
         const dimensions = new Set<number | null | undefined>();
-        await store.scanChunks('big', (row) => { dimensions.add(row.dimensions); expect(row.embedding).toBeNull(); }, { vectors: false });
+        await store.vectorSearch.scanChunks('big', (row) => { dimensions.add(row.dimensions); expect(row.embedding).toBeNull(); });
         expect([...dimensions]).toEqual([4]);
         await store.close();
       });
@@ -172,8 +172,8 @@ for (const target of postgresTargets()) {
         expect(indexes.map((row) => row.indexname)).toEqual([vectorIndexName(16), vectorIndexName(8)]);
         const plan = await store.vectors.explainApproximate('s', unit(8, { 0: 1 }), { chunkType: 'dialogue' }, 10);
         expect(plan).toContain(vectorIndexName(8));
-        expect(await store.searchVectors('s', unit(16, { 3: 1 }), {}, 5)).toEqual([]);
-        expect((await store.searchVectors('other', unit(16, { 3: 1 }), {}, 5)).map((match) => match.score)).toEqual([expect.closeTo(1, 5)]);
+        expect(await store.vectorSearch.search('s', unit(16, { 3: 1 }), {}, 5)).toEqual([]);
+        expect((await store.vectorSearch.search('other', unit(16, { 3: 1 }), {}, 5)).map((match) => match.score)).toEqual([expect.closeTo(1, 5)]);
         await store.close();
       });
 
@@ -182,7 +182,7 @@ for (const target of postgresTargets()) {
         await store.insertChunks([chunk('s', 1, { embedding: unit(8, { 1: 1 }) }), chunk('s', 2, { embedding: unit(12, { 1: 1 }) }), chunk('s', 3)]);
         const indexes = () => target.query('SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND indexname LIKE $2', [store.schema, 'chunks_embedding_hnsw_%']);
         expect(await indexes()).toEqual([]);
-        expect((await store.searchVectors('s', unit(8, { 1: 1 }), {}, 5)).length).toBe(1);
+        expect((await store.vectorSearch.search('s', unit(8, { 1: 1 }), {}, 5)).length).toBe(1);
         expect(await store.createVectorIndexes()).toEqual([8, 12]);
         expect(await indexes()).toHaveLength(2);
         await store.close();
@@ -194,14 +194,14 @@ for (const target of postgresTargets()) {
         const corpus = mixedCorpus('s', query);
         await store.insertChunks(corpus);
         await store.analyze();
-        const matches = await store.searchVectors('s', query, { chunkType: 'dialogue' }, 10);
+        const matches = await store.vectorSearch.search('s', query, { chunkType: 'dialogue' }, 10);
         const byId = new Map(corpus.map((item) => [item.id, item]));
         expect(matches).toHaveLength(10);
         expect(matches.every((match) => byId.get(match.id)?.chunkType === 'dialogue')).toBe(true);
         expect(matches.map((match) => match.score)).toEqual([...matches.map((match) => match.score)].sort((a, b) => b - a));
         const exact = new Set(exactNearest(corpus, query, (item) => item.chunkType === 'dialogue', 10));
         expect(matches.filter((match) => exact.has(match.id)).length).toBeGreaterThanOrEqual(9); // approximate, but not by much
-        const window = await store.searchVectors('s', query, { maxTurnId: 700, excludeChunkType: 'narrative' }, 10);
+        const window = await store.vectorSearch.search('s', query, { maxTurnId: 700, excludeChunkType: 'narrative' }, 10);
         expect(window).toHaveLength(10);
         expect(window.every((match) => (byId.get(match.id)?.turnId as number) <= 700 && byId.get(match.id)?.chunkType === 'dialogue')).toBe(true);
         // Both went through HNSW, and its iterative scan filled k: neither was starved and redone exactly.
@@ -216,7 +216,7 @@ for (const target of postgresTargets()) {
         await approximate.insertChunks(corpus);
         await approximate.analyze();
         const exact = await target.open({ schema: approximate.schema, vectorSearch: { exactBelow: 1e9 } });
-        const truth = await exact.searchVectors('s', query, { chunkType: 'dialogue' }, 10, { neighbourWeight: 0.5 });
+        const truth = await exact.vectorSearch.search('s', query, { chunkType: 'dialogue' }, 10, { neighbourWeight: 0.5 });
         // The exact answer by hand: q . normalise(own + 0.5 (previous + next)), neighbours over every chunk.
         const mixed = corpus.map((item, index) => {
           const sum = Float32Array.from(item.embedding!);
@@ -225,12 +225,12 @@ for (const target of postgresTargets()) {
           return { ...item, embedding: sum.map((value) => value / norm) };
         });
         expect(truth.map((match) => match.id)).toEqual(exactNearest(mixed, query, (item) => item.chunkType === 'dialogue', 10));
-        const found = await approximate.searchVectors('s', query, { chunkType: 'dialogue' }, 10, { neighbourWeight: 0.5 });
+        const found = await approximate.vectorSearch.search('s', query, { chunkType: 'dialogue' }, 10, { neighbourWeight: 0.5 });
         expect(found).toHaveLength(10);
         const wanted = new Set(truth.map((match) => match.id));
         expect(found.filter((match) => wanted.has(match.id)).length).toBeGreaterThanOrEqual(8);
         expect(approximate.vectors.stats).toMatchObject({ approximate: 1, starved: 0 });
-        const scores = await approximate.scoreVectors('s', query, truth.slice(0, 3).map((match) => match.id), { neighbourWeight: 0.5 });
+        const scores = await approximate.vectorSearch.score('s', query, truth.slice(0, 3).map((match) => match.id), { neighbourWeight: 0.5 });
         expect([...scores.values()].map((score) => score.toFixed(5)).sort()).toEqual(truth.slice(0, 3).map((match) => match.score.toFixed(5)).sort());
         await exact.close();
         await approximate.close();
@@ -242,11 +242,11 @@ for (const target of postgresTargets()) {
         await store.insertChunks(corpus);
         await store.analyze();
         const query = unit(8, { 0: 1 });
-        const dialogue = await store.searchVectors('s', query, { chunkType: 'dialogue' }, 10);
+        const dialogue = await store.vectorSearch.search('s', query, { chunkType: 'dialogue' }, 10);
         expect(dialogue.map((match) => match.id)).toEqual(exactNearest(corpus, query, (item) => item.chunkType === 'dialogue', 10));
-        const excluded = await store.searchVectors('s', query, { excludeChunkType: 'narrative', maxTurnId: 2020 }, 10);
+        const excluded = await store.vectorSearch.search('s', query, { excludeChunkType: 'narrative', maxTurnId: 2020 }, 10);
         expect(excluded.map((match) => match.id)).toEqual(exactNearest(corpus, query, (item) => item.chunkType !== 'narrative' && item.turnId <= 2020, 10));
-        const window = await store.searchVectors('s', query, { currentTurnId: 1200, maxTurnId: 3 }, 10);
+        const window = await store.vectorSearch.search('s', query, { currentTurnId: 1200, maxTurnId: 3 }, 10);
         expect(window.map((match) => match.id)).toEqual(exactNearest(corpus, query, (item) => item.turnId <= 3, 10));
         expect(store.vectors.stats.approximate).toBe(3);
         await store.close();
@@ -258,7 +258,7 @@ for (const target of postgresTargets()) {
         await store.insertChunks(corpus);
         await store.analyze();
         const query = unit(8, { 0: 1 });
-        const matches = await store.searchVectors('s', query, { chunkType: 'dialogue' }, 10);
+        const matches = await store.vectorSearch.search('s', query, { chunkType: 'dialogue' }, 10);
         expect(matches.map((match) => match.id)).toEqual(exactNearest(corpus, query, (item) => item.chunkType === 'dialogue', 10));
         expect(store.vectors.stats.starved).toBe(1);
         await store.close();
@@ -269,7 +269,7 @@ for (const target of postgresTargets()) {
         const same = unit(8, { 2: 1 });
         const chunks = Array.from({ length: 12 }, (_, index) => chunk('s', 12 - index, { embedding: index % 3 === 0 ? unit(8, { 5: 1 }) : same }));
         await store.insertChunks(chunks);
-        const matches = await store.searchVectors('s', same, {}, 20);
+        const matches = await store.vectorSearch.search('s', same, {}, 20);
         expect(matches.map((match) => match.id)).toEqual(exactNearest(chunks, same, () => true, 20));
         expect(matches[0]?.score).toBeCloseTo(1, 5);
         expect(store.vectors.stats).toEqual({ exact: 1, approximate: 0, starved: 0 });
@@ -285,7 +285,7 @@ for (const target of postgresTargets()) {
         const permitted = chunks.filter((item) => item.chunkType === 'narrative' && item.turnId <= 10);
         const scores = permitted.map((item) => (item.embedding as Float32Array).reduce((sum, value, index) => sum + value * (query[index] as number), 0));
         const totals = { count: 0, sum: 0, sumOfSquares: 0 };
-        await store.searchVectors('s', query, { chunkType: 'narrative', maxTurnId: 10 }, 3, { statistics: totals });
+        await store.vectorSearch.search('s', query, { chunkType: 'narrative', maxTurnId: 10 }, 3, { statistics: totals });
         expect(totals.count).toBe(permitted.length);
         expect(totals.sum).toBeCloseTo(scores.reduce((sum, score) => sum + score, 0), 5);
         expect(totals.sumOfSquares).toBeCloseTo(scores.reduce((sum, score) => sum + score * score, 0), 5);
@@ -294,7 +294,7 @@ for (const target of postgresTargets()) {
         const large = await target.open({ vectorSearch: { exactBelow: 0 } });
         await large.insertChunks(chunks.map((item) => ({ ...item, saveId: 'l' })));
         const untouched = { count: 0, sum: 0, sumOfSquares: 0 };
-        const matches = await large.searchVectors('l', query, {}, 3, { statistics: untouched });
+        const matches = await large.vectorSearch.search('l', query, {}, 3, { statistics: untouched });
         expect(matches).toHaveLength(3);
         expect(untouched).toEqual({ count: 0, sum: 0, sumOfSquares: 0 });
         await large.close();

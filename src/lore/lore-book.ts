@@ -1,19 +1,18 @@
 // The lore book: import a YAML repository, search it as a given character, and embed a save's lore (timeless chunks).
 import { systemClock } from '../core/clock.js';
-import { DEFAULT_FUSION } from '../retrieval/retrieval-defaults.js';
 import type { Clock } from '../core/clock.js';
 import { MnemoError } from '../core/errors.js';
 import { consoleLogger, onceLogger } from '../core/logger.js';
 import type { Logger } from '../core/logger.js';
 import type { Explanation, Hit, Metadata, QueryOptions } from '../core/types.js';
-import { optionalCount, optionalNumber, requireK, requireQueryText, requireSaveId } from '../core/validate.js';
+import { requireSaveId } from '../core/validate.js';
 import { NarrativeMemory } from '../narrative/narrative-memory.js';
 import type { Analyzer, IndexDocument } from '../retrieval/corpus-index.js';
-import { createAnalyzer } from '../retrieval/analyzer.js';
-import { embedQuery } from '../retrieval/embed-query.js';
-import { FOCUS_BOOST, FOCUS_BOOST_ZSCORE } from '../retrieval/focus-boost.js';
-import { hybridSearch } from '../retrieval/hybrid-search.js';
 import { IndexCache } from '../retrieval/index-cache.js';
+import { corpusAnalyzer, resolveSearchRequest, searchOptionsOf } from '../retrieval/resolve-search-request.js';
+import type { SearchOptions } from '../retrieval/resolve-search-request.js';
+import { CORPUS_DEFAULTS } from '../retrieval/retrieval-defaults.js';
+import { searchCorpus } from '../retrieval/search-corpus.js';
 import type { Embedder } from '../seams/embedder.js';
 import type { LoreEntry, LoreIndexRow, LoreOrigin, LoreOriginIdentity, ScopeLevel } from '../seams/lore-store.js';
 import type { Reranker } from '../seams/reranker.js';
@@ -97,8 +96,8 @@ const ENTRIES_ORIGIN: LoreOriginIdentity = { reader: 'entries', location: null, 
 
 const sameOrigin = (a: LoreOriginIdentity | null, b: LoreOriginIdentity) => a !== null && a.reader === b.reader && a.location === b.location && a.ref === b.ref && a.commit === b.commit;
 
-/** Options of a lore search. */
-export interface LoreSearchOptions extends Pick<QueryOptions, (typeof SEARCH_KEYS)[number]> {
+/** Options of a lore search: the ranking options of every corpus (`k`, `fusion`, `feedback`, ...), and the character's tags. */
+export interface LoreSearchOptions extends SearchOptions {
   /** The character's lore tags ([] = continental lore only). Required unless `ignoreScope` is set. */
   tags?: readonly string[];
   /** Search every entry whatever its scope (for authors and admins, never for a character's prompt). */
@@ -131,15 +130,13 @@ export interface SaveLoreHit extends Hit {
 
 const BOOK = 'lore-book';
 
-/** The query options that mean the same for lore as for narrative search (filters by turn and type do not). */
-const SEARCH_KEYS = ['k', 'capPerSource', 'rrfK', 'fusion', 'weights', 'feedback', 'focusTerms', 'focusBoost', 'rerank', 'rerankTop'] as const;
-
 function summary(entry: { source: string; title: string; scopeLevel: ScopeLevel }): LoreChangeSummary {
   return { source: entry.source, title: entry.title, scopeLevel: entry.scopeLevel };
 }
 
-function toDocument(row: LoreIndexRow): IndexDocument {
-  return { id: row.id, turnId: 0, chunkType: row.scopeLevel, text: row.content, embedding: row.embedding, labels: row.scopeLevel === 'continental' ? [] : row.scopeTags };
+/** An entry as the book's index holds it: its content, and its scope tags as labels (none for continental lore, which everyone knows). */
+function loreDocument(row: LoreIndexRow): IndexDocument {
+  return { id: row.id, text: row.content, embedding: row.embedding, labels: row.scopeLevel === 'continental' ? [] : row.scopeTags };
 }
 
 /**
@@ -172,9 +169,11 @@ export class LoreBook {
     this.clock = options.clock ?? systemClock;
     this.narrative = options.narrative ?? new NarrativeMemory(options);
     const lore = this.store.lore;
-    this.cache = new IndexCache({ scan: (_key, visit) => lore.scan((row) => visit(toDocument(row))), version: () => lore.version() }, { analyzer: options.analyzer ?? createAnalyzer() });
-    const defaults = options.queryDefaults ?? {};
-    this.searchDefaults = Object.fromEntries(SEARCH_KEYS.filter((key) => defaults[key] !== undefined).map((key) => [key, defaults[key]]));
+    this.cache = new IndexCache(
+      { scan: (_key, visit) => lore.scan((row) => visit(loreDocument(row))), version: () => lore.version() },
+      { analyzer: corpusAnalyzer('lore', options.analyzer), neighbourWeight: CORPUS_DEFAULTS.lore.neighbourWeight },
+    );
+    this.searchDefaults = searchOptionsOf(options.queryDefaults ?? {});
   }
 
   /** The identity of the vectors this book makes, stored with each entry: `provider/model/dimensions`. */
@@ -279,37 +278,21 @@ export class LoreBook {
    */
   async search(query: string, searchOptions: LoreSearchOptions = {}): Promise<LoreHit[]> {
     const options: LoreSearchOptions = { ...this.searchDefaults, ...searchOptions };
-    const queryText = requireQueryText(query);
-    const k = requireK(options.k ?? 5);
-    const held = options.ignoreScope === true ? null : requireCharacterTags(options.tags);
-    const capPerSource = optionalCount(options.capPerSource, 'capPerSource') ?? Math.max(50, 5 * k);
-    const fusion = options.fusion ?? DEFAULT_FUSION;
-    if (fusion !== 'rrf' && fusion !== 'zscore') throw new MnemoError('INVALID_INPUT', `fusion: expected "rrf" or "zscore", got ${JSON.stringify(fusion)}.`, { details: { field: 'fusion' } });
+    const request = resolveSearchRequest('lore', query, options);
+    const held = options.ignoreScope === true ? undefined : requireCharacterTags(options.tags);
     const index = await this.cache.get(BOOK);
-    if (index.size === 0) return [];
-    const ranked = await hybridSearch({
+    const { hits } = await searchCorpus({
+      request,
       index,
-      queryText,
-      queryVector: await embedQuery(this.embedder, queryText, index.vectors.dimensions, this.logger, 'the lore book'),
-      accept: held === null ? undefined : index.labelSubsetFilter(held),
-      k,
-      capPerSource,
-      rrfK: optionalNumber(options.rrfK, 'rrfK', 0),
-      fusion,
-      weights: { lexical: optionalNumber(options.weights?.lexical, 'weights.lexical', 0), semantic: optionalNumber(options.weights?.semantic, 'weights.semantic', 0) },
-      feedback: options.feedback ?? undefined,
-      focusTerms: (options.focusTerms ?? []).filter((term) => typeof term === 'string' && term.trim() !== ''),
-      focusBoost: optionalNumber(options.focusBoost, 'focusBoost', 0) ?? (fusion === 'zscore' ? FOCUS_BOOST_ZSCORE : FOCUS_BOOST),
-      reranker: options.rerank === false ? null : this.reranker,
-      rerankTop: optionalCount(options.rerankTop, 'rerankTop'),
-      loadTexts: async (ids) => new Map((await this.store.lore.get(ids)).map((entry) => [entry.id, entry.content])),
+      embedder: this.embedder,
+      logger: this.logger,
+      accept: index.filterFor({ labelsWithin: held }),
+      reranker: this.reranker,
+      read: (ids) => this.store.lore.get(ids),
+      idOf: (entry) => entry.id,
+      textOf: (entry) => entry.content,
     });
-    const entries = new Map((await this.store.lore.get(ranked.map((hit) => hit.id))).map((entry) => [entry.id, entry]));
-    return ranked.flatMap(({ id, score, explanation }) => {
-      const entry = entries.get(id);
-      if (entry === undefined) return [];
-      return [{ entryId: id, title: entry.title, source: entry.source, scopeLevel: entry.scopeLevel, scopeTags: entry.scopeTags, content: entry.content, score, explanation }];
-    });
+    return hits.map(({ document: entry, score, explanation }) => ({ entryId: entry.id, title: entry.title, source: entry.source, scopeLevel: entry.scopeLevel, scopeTags: entry.scopeTags, content: entry.content, score, explanation }));
   }
 
   /**

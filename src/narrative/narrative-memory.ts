@@ -6,19 +6,19 @@ import { consoleLogger, onceLogger } from '../core/logger.js';
 import type { Logger } from '../core/logger.js';
 import { DEFAULT_CHUNK_TYPE } from '../core/types.js';
 import type { ChunkInput, Hit, Metadata, QueryOptions } from '../core/types.js';
-import { optionalChunkType, optionalCount, optionalNumber, optionalTurnId, requireK, requireQueryText, requireSaveId, requireTurnId } from '../core/validate.js';
+import { optionalChunkType, optionalTurnId, requireSaveId, requireTurnId } from '../core/validate.js';
 import { embedInBatches } from '../embedders/embed-in-batches.js';
 import type { EmbeddingCache } from '../embedders/embedding-cache.js';
 import type { Analyzer } from '../retrieval/corpus-index.js';
-import { createAnalyzer } from '../retrieval/analyzer.js';
-import { DEFAULT_FEEDBACK, DEFAULT_FUSION, DEFAULT_NEIGHBOUR_WEIGHT } from '../retrieval/retrieval-defaults.js';
-import { FOCUS_BOOST, FOCUS_BOOST_ZSCORE } from '../retrieval/focus-boost.js';
-import { armsToRun, hybridSearch } from '../retrieval/hybrid-search.js';
 import { IndexCache } from '../retrieval/index-cache.js';
-import { tokenize } from '../retrieval/tokenize.js';
+import { corpusAnalyzer, resolveSearchRequest } from '../retrieval/resolve-search-request.js';
+import { CORPUS_DEFAULTS } from '../retrieval/retrieval-defaults.js';
+import { searchCorpus } from '../retrieval/search-corpus.js';
 import type { Embedder } from '../seams/embedder.js';
 import type { Reranker } from '../seams/reranker.js';
 import type { NewChunk, RewindCounts, Store } from '../seams/store.js';
+import type { VectorSearch } from '../seams/vector-search.js';
+import { chunkDocument, chunkDocumentFilter } from './chunk-document.js';
 import { prepareChunk } from './prepare-chunk.js';
 
 /** What narrative memory is built from. */
@@ -77,8 +77,8 @@ export class NarrativeMemory {
   private readonly clock: Clock;
   private readonly cache: IndexCache;
   private readonly queryDefaults: QueryOptions;
-  /** True when the store's own vector search serves the semantic arm (see `Store.searchVectors`). */
-  private readonly storeVectors: boolean;
+  /** The store's own vector search, when it has one (see `Store.vectorSearch`): it then serves the semantic arm. */
+  private readonly vectorSearch: VectorSearch | null;
   /** Neighbour context of the semantic arm: own + w * (previous + next). */
   private readonly neighbourWeight: number;
 
@@ -89,17 +89,18 @@ export class NarrativeMemory {
     this.embeddingCache = options.embeddingCache ?? null;
     this.logger = onceLogger(options.logger ?? consoleLogger);
     this.clock = options.clock ?? systemClock;
-    // A store that searches vectors itself (pgvector) keeps them out of process memory; it computes the
-    // neighbour context too.
-    this.neighbourWeight = options.neighbourWeight ?? DEFAULT_NEIGHBOUR_WEIGHT;
-    this.storeVectors = this.store.searchVectors !== undefined;
+    this.neighbourWeight = options.neighbourWeight ?? CORPUS_DEFAULTS.narrative.neighbourWeight;
+    // A store that searches vectors itself (pgvector) keeps them out of process memory (it computes the neighbour
+    // context too): the index then holds only their lengths, and its scans leave them out.
+    const vectorSearch = this.store.vectorSearch ?? null;
+    this.vectorSearch = vectorSearch;
     this.cache = new IndexCache(
       {
-        scan: (saveId, visit, scanOptions) => this.store.scanChunks(saveId, visit, scanOptions),
+        scan: (saveId, visit) => (vectorSearch ?? this.store).scanChunks(saveId, (row) => visit(chunkDocument(row))),
         version: (saveId) => this.store.saveVersion(saveId),
         count: (saveId) => this.store.countChunks(saveId),
       },
-      { analyzer: options.analyzer ?? createAnalyzer(), neighbourWeight: this.neighbourWeight, vectors: !this.storeVectors },
+      { analyzer: corpusAnalyzer('narrative', options.analyzer), neighbourWeight: this.neighbourWeight, vectors: vectorSearch === null },
     );
     this.queryDefaults = options.queryDefaults ?? {};
   }
@@ -126,7 +127,7 @@ export class NarrativeMemory {
     }
     await this.attachVectors(chunks);
     const result = await this.store.insertChunks(chunks);
-    this.cache.afterWrite(saveId, result, (index) => index.add(chunks));
+    this.cache.afterWrite(saveId, result, (index) => index.add(chunks.map(chunkDocument)));
     return chunks.map((chunk) => chunk.id);
   }
 
@@ -158,8 +159,8 @@ export class NarrativeMemory {
     await this.attachVectors(chunks);
     const result = await this.store.replaceTurn(saveId, turnId, chunkType, chunks);
     this.cache.afterWrite(saveId, result, (index) => {
-      index.removeTurn(turnId, chunkType);
-      index.add(chunks);
+      index.removeAt(turnId, chunkType);
+      index.add(chunks.map(chunkDocument));
     });
     return chunks.map((chunk) => chunk.id);
   }
@@ -177,7 +178,7 @@ export class NarrativeMemory {
     requireSaveId(saveId);
     requireTurnId(turnId);
     const result = await this.store.rewind(saveId, turnId);
-    this.cache.afterWrite(saveId, result, (index) => index.removeAfterTurn(turnId));
+    this.cache.afterWrite(saveId, result, (index) => index.removeAfter(turnId));
     return result.removed;
   }
 
@@ -200,72 +201,38 @@ export class NarrativeMemory {
 
   /**
    * Hybrid search over one save: BM25 with the save's own statistics and the embedder's vectors, each filtered
-   * before ranking, capped, fused with RRF, boosted by focus terms and optionally reranked. BM25 always runs on
-   * the in-memory index; the vectors are searched in memory, or by the store when it can (`searchVectors`).
+   * before ranking, capped, fused (z-score by default), boosted by focus terms and optionally reranked. BM25 always
+   * runs on the in-memory index; the vectors are searched in memory, or by the store when it can (`vectorSearch`).
    */
   async query(saveId: string, text: string, queryOptions: QueryOptions = {}): Promise<Hit[]> {
     const options: QueryOptions = { ...this.queryDefaults, ...queryOptions };
     requireSaveId(saveId);
-    const queryText = requireQueryText(text);
-    const k = requireK(options.k ?? 5);
+    const request = resolveSearchRequest('narrative', text, options);
     const filter = {
       maxTurnId: optionalTurnId(options.maxTurnId, 'maxTurnId'),
       currentTurnId: optionalTurnId(options.currentTurnId, 'currentTurnId'),
       chunkType: optionalChunkType(options.chunkType, 'chunkType'),
       excludeChunkType: optionalChunkType(options.excludeChunkType, 'excludeChunkType'),
     };
-    const capPerSource = optionalCount(options.capPerSource, 'capPerSource') ?? Math.max(50, 5 * k);
-    const rrfK = optionalNumber(options.rrfK, 'rrfK', 0);
-    const fusion = options.fusion ?? DEFAULT_FUSION;
-    if (fusion !== 'rrf' && fusion !== 'zscore') throw new MnemoError('INVALID_INPUT', `fusion: expected "rrf" or "zscore", got ${JSON.stringify(fusion)}.`, { details: { field: 'fusion' } });
-    const focusBoost = optionalNumber(options.focusBoost, 'focusBoost', 0) ?? (fusion === 'zscore' ? FOCUS_BOOST_ZSCORE : FOCUS_BOOST);
-    const weights = { lexical: optionalNumber(options.weights?.lexical, 'weights.lexical', 0), semantic: optionalNumber(options.weights?.semantic, 'weights.semantic', 0) };
-    const rerankTop = optionalCount(options.rerankTop, 'rerankTop');
-    const focusTerms = (options.focusTerms ?? []).filter((term) => typeof term === 'string' && term.trim() !== '');
-
     const index = await this.cache.get(saveId);
-    if (index.size === 0) return [];
-    const queryVector = armsToRun({ fusion, weights }).semantic ? await this.embedQuery(queryText, index.vectorDimensions) : null;
-    const store = this.store;
-    const ranked = await hybridSearch({
+    const vectorSearch = this.vectorSearch;
+    const vectorOptions = { neighbourWeight: this.neighbourWeight };
+    const { hits } = await searchCorpus({
+      request,
       index,
-      queryText,
-      queryVector,
-      accept: index.filterFor(filter),
-      k,
-      capPerSource,
-      rrfK,
-      fusion,
-      weights,
-      feedback: options.feedback === undefined ? DEFAULT_FEEDBACK : (options.feedback ?? undefined),
-      focusTerms,
-      focusBoost,
-      reranker: options.rerank === false ? null : this.reranker,
-      rerankTop,
-      loadTexts: async (ids) => new Map((await this.store.getChunks(ids)).map((chunk) => [chunk.id, chunk.text])),
-      searchVectors: this.storeVectors ? (vector, limit, statistics) => store.searchVectors!(saveId, vector, filter, limit, { neighbourWeight: this.neighbourWeight, statistics }) : undefined,
-      scoreVectors: this.storeVectors && store.scoreVectors !== undefined ? (vector, ids) => store.scoreVectors!(saveId, vector, ids, { neighbourWeight: this.neighbourWeight }) : undefined,
+      embedder: this.embedder,
+      logger: this.logger,
+      accept: index.filterFor(chunkDocumentFilter(filter)),
+      reranker: this.reranker,
+      vectorArm: vectorSearch === null ? undefined : {
+        search: (vector, limit, statistics) => vectorSearch.search(saveId, vector, filter, limit, { ...vectorOptions, statistics }),
+        score: (vector, ids) => vectorSearch.score(saveId, vector, ids, vectorOptions),
+      },
+      read: (ids) => this.store.getChunks(ids),
+      idOf: (chunk) => chunk.id,
+      textOf: (chunk) => chunk.text,
     });
-    const chunks = new Map((await this.store.getChunks(ranked.map((hit) => hit.id))).map((chunk) => [chunk.id, chunk]));
-    return ranked.flatMap(({ id, score, explanation }) => {
-      const chunk = chunks.get(id);
-      return chunk === undefined ? [] : [{ ...chunk, score, explanation }];
-    });
-  }
-
-  private async embedQuery(text: string, indexDimensions: number | null): Promise<Float32Array | null> {
-    if (this.embedder === null || indexDimensions === null || tokenize(text).length === 0) return null;
-    if (indexDimensions !== this.embedder.dimensions) {
-      this.logger.warn(`the save's vectors have ${indexDimensions} dimensions but ${this.embedder.provider}/${this.embedder.modelId} makes ${this.embedder.dimensions}; searching by words only (run mnemo reindex)`);
-      return null;
-    }
-    try {
-      const [vector] = await embedInBatches(this.embedder, [text]);
-      return vector !== undefined && vector.some((value) => value !== 0) ? vector : null;
-    } catch (error) {
-      this.logger.warn(`embedder ${this.embedder.provider}/${this.embedder.modelId} failed (${(error as Error).message}); searching by words only`);
-      return null;
-    }
+    return hits.map(({ document, score, explanation }) => ({ ...document, score, explanation }));
   }
 
   private async attachVectors(chunks: NewChunk[]): Promise<void> {

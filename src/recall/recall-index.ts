@@ -1,9 +1,9 @@
 // The search indexes of remembered entries: one corpus per scope (and one for all scopes), kept in step with writes.
 import type { Clock } from '../core/clock.js';
-import type { Analyzer, CorpusIndex } from '../retrieval/corpus-index.js';
+import type { Analyzer, CorpusIndex, IndexDocument } from '../retrieval/corpus-index.js';
 import { IndexCache } from '../retrieval/index-cache.js';
+import { corpusAnalyzer } from '../retrieval/resolve-search-request.js';
 import type { RecallIndexRow, RecallStore, RecallWriteResult } from '../seams/recall-store.js';
-import type { IndexRow } from '../seams/store.js';
 
 /** The text an entry is searched by: its key, then its value's text. */
 export function searchText(key: string, valueText: string): string {
@@ -15,12 +15,9 @@ function corpusOf(scope: string | null): string {
   return scope === null ? 'all' : `scope:${scope}`;
 }
 
-/**
- * An entry as the foundation's CorpusIndex holds it: the id and the turn are the entry's seq (so an entry can be
- * removed by seq), the chunk type is unused.
- */
-function toIndexRow(row: Pick<RecallIndexRow, 'seq' | 'key' | 'valueText' | 'embedding'>): IndexRow {
-  return { id: String(row.seq), turnId: row.seq, chunkType: 'recall', text: searchText(row.key, row.valueText), embedding: row.embedding };
+/** An entry as the corpus index holds it: its id is its seq (kept when the entry is replaced), its text its key and value. */
+function recallDocument(row: Pick<RecallIndexRow, 'seq' | 'key' | 'valueText' | 'embedding'>): IndexDocument {
+  return { id: String(row.seq), text: searchText(row.key, row.valueText), embedding: row.embedding };
 }
 
 /**
@@ -41,10 +38,10 @@ export class RecallIndex {
   constructor(private readonly store: RecallStore, private readonly clock: Clock, analyzer?: Analyzer) {
     this.cache = new IndexCache(
       {
-        scan: (corpus, visit) => this.store.scan(corpus === 'all' ? null : corpus.slice('scope:'.length), this.clock(), (row) => visit(toIndexRow(row))),
+        scan: (corpus, visit) => this.store.scan(corpus === 'all' ? null : corpus.slice('scope:'.length), this.clock(), (row) => visit(recallDocument(row))),
         version: () => this.store.version(),
       },
-      { analyzer },
+      { analyzer: corpusAnalyzer('recall', analyzer) },
     );
   }
 
@@ -61,8 +58,8 @@ export class RecallIndex {
     for (const corpus of this.corpora) {
       this.cache.afterWrite(corpus, result, (index) => {
         if (corpus !== own && corpus !== 'all') return;
-        if (result.replaced) index.removeWhere((seq) => seq === row.seq);
-        index.add([toIndexRow(row)]);
+        if (result.replaced) index.remove([String(row.seq)]);
+        index.add([recallDocument(row)]);
       });
     }
   }
@@ -70,7 +67,7 @@ export class RecallIndex {
   /** Applies a removal made by this process (a clear or a purge). */
   afterRemove(result: RecallWriteResult): void {
     if (result.removedSeqs.length === 0) return;
-    const removed = new Set(result.removedSeqs);
-    for (const corpus of this.corpora) this.cache.afterWrite(corpus, result, (index) => index.removeWhere((seq) => removed.has(seq)));
+    const removed = result.removedSeqs.map(String);
+    for (const corpus of this.corpora) this.cache.afterWrite(corpus, result, (index) => index.remove(removed));
   }
 }

@@ -9,9 +9,8 @@ import type { JsonValue, Metadata } from '../core/types.js';
 import { optionalNumber, requireQueryText } from '../core/validate.js';
 import { embedInBatches } from '../embedders/embed-in-batches.js';
 import type { Analyzer } from '../retrieval/corpus-index.js';
-import { hybridSearch } from '../retrieval/hybrid-search.js';
-import { RRF_K } from '../retrieval/reciprocal-rank-fusion.js';
-import { tokenize } from '../retrieval/tokenize.js';
+import { resolveSearchRequest } from '../retrieval/resolve-search-request.js';
+import { searchCorpus } from '../retrieval/search-corpus.js';
 import type { Embedder } from '../seams/embedder.js';
 import type { RecallStore, StoredRecallEntry } from '../seams/recall-store.js';
 import type { Store } from '../seams/store.js';
@@ -50,6 +49,8 @@ export interface StoreMemoryBackendOptions {
 interface Candidate extends Ranked {
   /** 1 for an exact key match (always first), else 0. */
   tier: number;
+  /** The entry, when ranking already read it. */
+  entry?: StoredRecallEntry;
 }
 
 /**
@@ -116,9 +117,10 @@ export class StoreMemoryBackend implements KeyedMemoryBackend {
     await this.purge(now);
     const ranked = this.retrieval === 'exact' ? await this.rankExact(queryText, scopeName, now) : await this.rankSemantic(queryText, k, scopeName, now);
     const head = ranked.slice(0, k);
-    const stored = new Map((await this.entries.getEntries(head.map((candidate) => candidate.seq))).map((entry) => [entry.seq, entry]));
+    const unread = head.filter((candidate) => candidate.entry === undefined).map((candidate) => candidate.seq);
+    const stored = new Map((unread.length === 0 ? [] : await this.entries.getEntries(unread)).map((entry) => [entry.seq, entry]));
     const results = head.flatMap((candidate) => {
-      const entry = stored.get(candidate.seq);
+      const entry = candidate.entry ?? stored.get(candidate.seq);
       return entry === undefined || (entry.expiresAt !== null && entry.expiresAt < now) ? [] : [toMemoryEntry(entry, candidate.score)];
     });
     this.tracer?.emit(TraceEventType.MEMORY_READ, { query: queryText, results_count: results.length, top_k: k });
@@ -190,24 +192,29 @@ export class StoreMemoryBackend implements KeyedMemoryBackend {
     return candidates.sort(byScoreThenNewest);
   }
 
-  /** Exact key matches first (score 1), then the hybrid search's hits with their normalised fused score. */
+  /**
+   * Exact key matches first (score 1), then the hybrid search's hits (`CORPUS_DEFAULTS.recall`: RRF over
+   * 2 x capPerSource ranked hits) with their fused score over the best possible one; a hit found by meaning alone
+   * must reach `minSimilarity`. Every candidate comes with its entry (read once).
+   */
   private async rankSemantic(queryText: string, k: number, scope: string | null, now: number): Promise<Candidate[]> {
     const exactKeys = queryText === '' ? [] : await this.entries.findByFoldedKey(queryText.toLowerCase(), scope, now);
-    const candidates: Candidate[] = exactKeys.map((entry) => ({ seq: entry.seq, score: EXACT_KEY_SCORE, createdAt: entry.createdAt, tier: 1 }));
-    const index = await this.index.get(scope);
-    if (index.size > 0) {
-      const queryVector = await this.embedQuery(queryText, index.vectors.dimensions);
-      const capPerSource = Math.max(50, 5 * k);
-      const hits = await hybridSearch({ index, queryText, queryVector, k: 2 * capPerSource, capPerSource, loadTexts: async () => new Map() });
-      const best = (queryVector === null ? 1 : 2) / (RRF_K + 1);
-      const taken = new Set(candidates.map((candidate) => candidate.seq));
-      const kept = hits.filter((hit) => !taken.has(Number(hit.id)) && (hit.explanation.lexical !== null || (hit.explanation.semantic?.score ?? -Infinity) >= this.minSimilarity));
-      const created = new Map((await this.entries.getEntries(kept.map((hit) => Number(hit.id)))).map((entry) => [entry.seq, entry.createdAt]));
-      for (const hit of kept) {
-        const createdAt = created.get(Number(hit.id));
-        if (createdAt !== undefined) candidates.push({ seq: Number(hit.id), score: Math.min(1, hit.score / best), createdAt, tier: 0 });
-      }
-    }
+    const candidates: Candidate[] = exactKeys.map((entry) => ({ seq: entry.seq, score: EXACT_KEY_SCORE, createdAt: entry.createdAt, tier: 1, entry }));
+    const taken = new Set(candidates.map((candidate) => String(candidate.seq)));
+    const request = resolveSearchRequest('recall', queryText, { k });
+    const { hits, queryVector } = await searchCorpus({
+      request,
+      index: await this.index.get(scope),
+      embedder: this.embedder,
+      logger: this.logger,
+      read: (ids) => this.entries.getEntries(ids.map(Number)),
+      idOf: (entry) => String(entry.seq),
+      textOf: (entry) => searchText(entry.key, renderValue(entry.value)),
+      keep: (hit) => !taken.has(hit.id) && (hit.explanation.lexical !== null || (hit.explanation.semantic?.score ?? -Infinity) >= this.minSimilarity),
+    });
+    // First in every arm that ran: the best fused score there is.
+    const best = (queryVector === null ? 1 : 2) / (request.rrfK + 1);
+    for (const { document: entry, score } of hits) candidates.push({ seq: entry.seq, score: Math.min(1, score / best), createdAt: entry.createdAt, tier: 0, entry });
     return candidates.sort((a, b) => b.tier - a.tier || byScoreThenNewest(a, b));
   }
 
@@ -220,16 +227,6 @@ export class StoreMemoryBackend implements KeyedMemoryBackend {
       this.logger.warn(`embedder ${this.embedder.provider}/${this.embedder.modelId} failed (${(error as Error).message}); recall entries stored without vectors, found by words`);
       return null;
     }
-  }
-
-  private async embedQuery(text: string, indexDimensions: number | null): Promise<Float32Array | null> {
-    if (this.embedder === null || indexDimensions === null || tokenize(text).length === 0) return null;
-    if (indexDimensions !== this.embedder.dimensions) {
-      this.logger.warn(`the recall entries' vectors have ${indexDimensions} dimensions but ${this.embedder.provider}/${this.embedder.modelId} makes ${this.embedder.dimensions}; recalling by words only`);
-      return null;
-    }
-    const vector = await this.embed(text);
-    return vector !== null && vector.some((value) => value !== 0) ? vector : null;
   }
 }
 

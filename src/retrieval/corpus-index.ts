@@ -1,6 +1,4 @@
-// One corpus's search index in memory (a save's chunks, the lore book): BM25 postings, vectors and the attributes filters read, by slot.
-import type { ChunkFilter } from '../core/types.js';
-import type { IndexRow } from '../seams/store.js';
+// One corpus's search index in memory (a save's chunks, the lore book, a recall scope): BM25 postings, vectors and the attributes filters read, by slot.
 import { Bm25Index } from './bm25.js';
 import type { Bm25Parameters } from './bm25.js';
 import { grow, reserve } from './grow.js';
@@ -28,12 +26,13 @@ export interface CorpusIndexOptions {
   analyzer?: Analyzer;
   bm25?: Partial<Bm25Parameters>;
   /**
-   * Neighbour context for the semantic arm: each chunk is searched by normalise(own + w * (previous + next)),
-   * its neighbours being the adjacent live chunks in insertion order. 0 (default here) searches own vectors.
+   * Neighbour context for the semantic arm: each document is searched by normalise(own + w * (previous + next)),
+   * its neighbours being the adjacent live documents with vectors in insertion order. 0 (default here) searches
+   * own vectors.
    */
   neighbourWeight?: number;
   /**
-   * False when the store searches vectors itself (`Store.searchVectors`): the index keeps only their length,
+   * False when the store searches vectors itself (`Store.vectorSearch`): the index keeps only their length,
    * and neighbour context is off. Default true.
    */
   vectors?: boolean;
@@ -49,9 +48,35 @@ export interface QueryFeedback {
 /** A filter on slots, applied before ranking. */
 export type SlotFilter = (slot: number) => boolean;
 
-/** A row to index, with optional labels a filter can test (e.g. the scope tags of a lore entry). */
-export interface IndexDocument extends IndexRow {
+/**
+ * A document to index: a save's chunk, a lore entry, a remembered entry. Besides its text and vector it may carry
+ * the attributes filters and removals read: its position in the corpus's timeline (a chunk's turn), its kind (a
+ * chunk's type) and its labels (a lore entry's scope tags).
+ */
+export interface IndexDocument {
+  id: string;
+  text: string;
+  embedding: Float32Array | null;
+  /** The vector's length when the vectors stay in the store (an index made with `vectors: false`); absent otherwise. */
+  dimensions?: number | null;
+  /** Where the document sits in its corpus's timeline (any safe integer); absent: nowhere, and a position bound drops it. */
+  position?: number;
+  /** What kind of document it is; absent: no kind (a filter keeping one kind drops it). */
+  kind?: string;
+  /** Labels a filter can test (`labelsWithin`). */
   labels?: readonly string[];
+}
+
+/** Which documents may rank, by their attributes; every condition given must hold. */
+export interface DocumentFilter {
+  /** Only documents with a position at or below this. */
+  maxPosition?: number;
+  /** Only documents of this kind. */
+  kind?: string;
+  /** No documents of this kind. */
+  excludeKind?: string;
+  /** Only documents whose every label is one of these (a document without labels always passes). */
+  labelsWithin?: Iterable<string>;
 }
 
 /**
@@ -59,7 +84,7 @@ export interface IndexDocument extends IndexRow {
  *
  * @example
  * ```ts
- * const accept = combineFilters(index.filterFor({ maxTurnId: 3 }), index.labelSubsetFilter(['guild']));
+ * const accept = combineFilters(index.filterFor({ maxPosition: 3 }), ownFilter);
  * ```
  */
 export function combineFilters(...filters: (SlotFilter | undefined)[]): SlotFilter | undefined {
@@ -69,14 +94,14 @@ export function combineFilters(...filters: (SlotFilter | undefined)[]): SlotFilt
 }
 
 /**
- * The in-memory index of one corpus (a save's chunks). Slots follow insertion order, so ties between equal
- * scores always go to the earlier chunk. `version` records which store version it reflects. With
- * `{ vectors: false }` (a store that searches vectors itself) it keeps only their length.
+ * The in-memory index of one corpus (a save's chunks, the lore book, a recall scope). Slots follow insertion
+ * order, so ties between equal scores always go to the earlier document. `version` records which store version
+ * it reflects. With `{ vectors: false }` (a store that searches vectors itself) it keeps only their length.
  *
  * @example
  * ```ts
  * const index = new CorpusIndex(0);
- * index.add([{ id: 'a', turnId: 1, chunkType: 'narrative', text: 'The gate opens', embedding: null }]);
+ * index.add([{ id: 'a', position: 1, kind: 'narrative', text: 'The gate opens', embedding: null }]);
  * index.lexical(['gate'], 10); // [{ slot: 0, score: ... }]
  * ```
  */
@@ -89,11 +114,13 @@ export class CorpusIndex {
   private readonly tokenTermIds: TokenIds | null;
   private termIdScratch: Int32Array = new Int32Array(64);
   private readonly ids: string[] = [];
-  /** Chunk id -> live slot, made on the first `slotOf` (only a store that searches vectors itself asks). */
+  /** Document id -> live slot, made on the first `slotOf` (only a store that searches vectors itself asks). */
   private slotsById: Map<string, number> | null = null;
-  private turnIds = new Int32Array(64);
-  private typeIds = new Int32Array(64);
-  private readonly typeNames = new Map<string, number>();
+  /** Each slot's position (NaN: none). Float64 holds every safe integer exactly. */
+  private positions = new Float64Array(64);
+  /** Each slot's kind id (-1: none). */
+  private kindIds = new Int32Array(64);
+  private readonly kindNames = new Map<string, number>();
   private readonly labelIds = new Map<string, number>();
   private labelsFlat = new Int32Array(64);
   private labelsStart = new Int32Array(65);
@@ -101,7 +128,7 @@ export class CorpusIndex {
   /** Vectors refused because their length differed from the index's. */
   mismatchedVectors = 0;
   /**
-   * With neighbour context, what the semantic arm scans: each chunk's context vector as int8, made on the first
+   * With neighbour context, what the semantic arm scans: each document's context vector as int8, made on the first
    * semantic search and kept in step after. The exact context vector is recomputed from the own vectors when a
    * score is needed, so it is never kept as float32.
    */
@@ -169,8 +196,8 @@ export class CorpusIndex {
     const slots = this.bm25.slots + count + Math.ceil(count / 8);
     this.bm25.reserve(slots);
     this.vectors.reserve(slots);
-    this.turnIds = reserve(this.turnIds, slots);
-    this.typeIds = reserve(this.typeIds, slots);
+    this.positions = reserve(this.positions, slots);
+    this.kindIds = reserve(this.kindIds, slots);
     this.labelsStart = reserve(this.labelsStart, slots + 1);
     if (this.neighbourWeight > 0) {
       this.previousLink = reserve(this.previousLink, slots);
@@ -178,16 +205,16 @@ export class CorpusIndex {
     }
   }
 
-  /** Adds rows in order. */
+  /** Adds documents in order. */
   add(rows: readonly IndexDocument[]): void {
     for (const row of rows) {
       const slot = this.tokenTermIds === null ? this.bm25.addTokens(this.analyzer(row.text)) : this.addText(row.text, this.tokenTermIds);
       this.ids[slot] = row.id;
       this.slotsById?.set(row.id, slot);
-      this.turnIds = grow(this.turnIds, slot + 1);
-      this.typeIds = grow(this.typeIds, slot + 1);
-      this.turnIds[slot] = row.turnId;
-      this.typeIds[slot] = this.typeId(row.chunkType);
+      this.positions = grow(this.positions, slot + 1);
+      this.kindIds = grow(this.kindIds, slot + 1);
+      this.positions[slot] = row.position ?? Number.NaN;
+      this.kindIds[slot] = row.kind === undefined ? -1 : this.kindId(row.kind);
       this.setLabels(slot, row.labels ?? []);
       if (this.keepVectors) {
         if (!this.vectors.set(slot, row.embedding)) this.mismatchedVectors++;
@@ -281,21 +308,21 @@ export class CorpusIndex {
     this.contextVectors?.set(slot, this.computeContext(slot));
   }
 
-  private typeId(chunkType: string): number {
-    let id = this.typeNames.get(chunkType);
+  private kindId(kind: string): number {
+    let id = this.kindNames.get(kind);
     if (id === undefined) {
-      id = this.typeNames.size;
-      this.typeNames.set(chunkType, id);
+      id = this.kindNames.size;
+      this.kindNames.set(kind, id);
     }
     return id;
   }
 
-  /** Removes every live document `predicate` selects (by turn and type); returns how many. */
-  removeWhere(predicate: (turnId: number, chunkType: number) => boolean): number {
+  /** Removes every live document `select` picks by slot; returns how many. */
+  private removeSlots(select: (slot: number) => boolean): number {
     let removed = 0;
     const refresh = new Set<number>();
     for (let slot = 0; slot < this.ids.length; slot++) {
-      if (!this.bm25.isAlive(slot) || !predicate(this.turnIds[slot] as number, this.typeIds[slot] as number)) continue;
+      if (!this.bm25.isAlive(slot) || !select(slot)) continue;
       if (this.neighbourWeight > 0) {
         for (const other of this.unlink(slot)) refresh.add(other);
         refresh.delete(slot);
@@ -311,19 +338,29 @@ export class CorpusIndex {
     return removed;
   }
 
-  /** Removes the documents of turns after `turnId` (a rewind). */
-  removeAfterTurn(turnId: number): number {
-    return this.removeWhere((turn) => turn > turnId);
+  /** Removes the live documents with these ids; returns how many. */
+  remove(ids: Iterable<string>): number {
+    const removed = new Set(ids);
+    if (removed.size === 0) return 0;
+    return this.removeSlots((slot) => removed.has(this.ids[slot] as string));
   }
 
-  /** Removes one turn's documents of one type (an updateTurn). */
-  removeTurn(turnId: number, chunkType: string): number {
-    const type = this.typeNames.get(chunkType);
-    if (type === undefined) return 0;
-    return this.removeWhere((turn, typeId) => turn === turnId && typeId === type);
+  /** Removes the documents positioned after `position` (a rewind); those without a position stay. */
+  removeAfter(position: number): number {
+    const positions = this.positions;
+    return this.removeSlots((slot) => (positions[slot] as number) > position);
   }
 
-  /** The chunk id stored in a slot. */
+  /** Removes the documents at `position` of one kind (a turn's chunks of one type, replaced). */
+  removeAt(position: number, kind: string): number {
+    const id = this.kindNames.get(kind);
+    if (id === undefined) return 0;
+    const positions = this.positions;
+    const kindIds = this.kindIds;
+    return this.removeSlots((slot) => positions[slot] === position && kindIds[slot] === id);
+  }
+
+  /** The document id stored in a slot. */
   idOf(slot: number): string {
     return this.ids[slot] as string;
   }
@@ -333,19 +370,32 @@ export class CorpusIndex {
     return this.analyzer(text);
   }
 
-  /** A slot filter for turn window and chunk type, or undefined when nothing is filtered. */
-  filterFor(filter: ChunkFilter): SlotFilter | undefined {
-    const bounds = [filter.maxTurnId, filter.currentTurnId].filter((bound): bound is number => bound !== undefined);
-    const maxTurn = bounds.length === 0 ? undefined : Math.min(...bounds);
-    const keep = filter.chunkType === undefined ? undefined : (this.typeNames.get(filter.chunkType) ?? -1);
-    const drop = filter.excludeChunkType === undefined ? undefined : (this.typeNames.get(filter.excludeChunkType) ?? -1);
-    if (maxTurn === undefined && keep === undefined && drop === undefined) return undefined;
-    const turnIds = this.turnIds;
-    const typeIds = this.typeIds;
+  /**
+   * The slot filter of a document filter (position bound, kind kept or dropped, labels held), or undefined when
+   * nothing is filtered. Filters are applied by every arm before ranking.
+   *
+   * @example
+   * ```ts
+   * index.filterFor({ maxPosition: 12, excludeKind: 'lore' });
+   * ```
+   */
+  filterFor(filter: DocumentFilter): SlotFilter | undefined {
+    const { maxPosition } = filter;
+    // A kind the index has never seen matches no document: -2 is no slot's kind id (-1 is "no kind").
+    const keep = filter.kind === undefined ? undefined : (this.kindNames.get(filter.kind) ?? -2);
+    const drop = filter.excludeKind === undefined ? undefined : (this.kindNames.get(filter.excludeKind) ?? -2);
+    const labels = filter.labelsWithin === undefined ? undefined : this.labelSubsetFilter(filter.labelsWithin);
+    const attributes = maxPosition === undefined && keep === undefined && drop === undefined ? undefined : this.attributeFilter(maxPosition, keep, drop);
+    return combineFilters(attributes, labels);
+  }
+
+  private attributeFilter(maxPosition: number | undefined, keep: number | undefined, drop: number | undefined): SlotFilter {
+    const positions = this.positions;
+    const kindIds = this.kindIds;
     return (slot) =>
-      (maxTurn === undefined || (turnIds[slot] as number) <= maxTurn) &&
-      (keep === undefined || typeIds[slot] === keep) &&
-      (drop === undefined || typeIds[slot] !== drop);
+      (maxPosition === undefined || (positions[slot] as number) <= maxPosition) &&
+      (keep === undefined || kindIds[slot] === keep) &&
+      (drop === undefined || kindIds[slot] !== drop);
   }
 
   /**
@@ -430,7 +480,7 @@ export class CorpusIndex {
     return contexts.search(queryVector, limit, (slot) => dotProduct(this.computeContext(slot) as Float32Array, 0, queryVector, dims), accept, statistics);
   }
 
-  /** The slot holding a chunk id, or undefined. */
+  /** The slot holding a document id, or undefined. */
   slotOf(id: string): number | undefined {
     if (this.slotsById === null) {
       this.slotsById = new Map();

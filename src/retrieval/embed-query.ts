@@ -6,17 +6,18 @@ import { tokenize } from './tokenize.js';
 
 /**
  * The query's vector, or null when search must go by words only: no embedder, an index without vectors, vectors
- * of another length (logged), a query without words, or an embedder that failed (logged, never thrown).
+ * of another length (logged), a query without words, an all-zero vector, or an embedder that failed (logged,
+ * never thrown). `corpus` names what is searched in the log lines.
  *
  * @example
  * ```ts
- * const vector = await embedQuery(embedder, 'who guards the gate?', index.vectors.dimensions, logger, 'the lore book');
+ * const vector = await embedQuery(embedder, 'who guards the gate?', index.vectorDimensions, logger, 'the lore book');
  * ```
  */
 export async function embedQuery(embedder: Embedder | null, text: string, indexDimensions: number | null, logger: Logger, corpus: string): Promise<Float32Array | null> {
   if (embedder === null || indexDimensions === null || tokenize(text).length === 0) return null;
   if (indexDimensions !== embedder.dimensions) {
-    logger.warn(`${corpus} has vectors of ${indexDimensions} dimensions but ${embedder.provider}/${embedder.modelId} makes ${embedder.dimensions}; searching by words only (re-import or reindex with this embedder)`);
+    logger.warn(`${corpus} has vectors of ${indexDimensions} dimensions but ${embedder.provider}/${embedder.modelId} makes ${embedder.dimensions}; searching by words only (run mnemo reindex, or re-import the lore, with this embedder)`);
     return null;
   }
   try {

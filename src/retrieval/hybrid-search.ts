@@ -1,6 +1,7 @@
 // The hybrid ranking pipeline: lexical and semantic arms, capped, fused (z-score or RRF), focus-boosted, reranked.
 import type { ArmRank, Explanation } from '../core/types.js';
 import type { Reranker } from '../seams/reranker.js';
+import type { ScoreTotals, VectorMatch } from '../seams/vector-search.js';
 import { capPerSource } from './cap-per-source.js';
 import type { CorpusIndex, QueryFeedback, SlotFilter } from './corpus-index.js';
 import { FOCUS_BOOST, focusMatches } from './focus-boost.js';
@@ -31,17 +32,22 @@ export interface HybridSearchInput {
   rerankTop?: number;
   /** Reads the texts of candidate ids (for focus terms and reranking). */
   loadTexts(ids: readonly string[]): Promise<Map<string, string>>;
+  /** The semantic arm searched where the vectors live (the store's vector search), instead of the index's own vectors. */
+  vectorArm?: VectorArm;
+}
+
+/**
+ * The semantic arm done outside the index, by a store that keeps the vectors (bound to one save, its filter and
+ * its neighbour context; see `VectorSearch`). The index then holds no vectors, only their length.
+ */
+export interface VectorArm {
   /**
-   * The semantic arm done elsewhere (a store that searches vectors itself, already filtered): the `limit`
-   * nearest chunk ids with their cosine similarity, best first. When it compared every permitted chunk it adds
-   * their scores to `statistics` (for z-score fusion). Without it, the index's own vectors are searched.
+   * The `limit` nearest document ids with their cosine similarity, best first, already filtered. When it compared
+   * every permitted document (an exact search) it adds their scores to `statistics` (for z-score fusion).
    */
-  searchVectors?(queryVector: Float32Array, limit: number, statistics?: ScoreStatistics): Promise<{ id: string; score: number }[]>;
-  /**
-   * With `searchVectors`: the cosine similarity of given chunks (for `zscore` fusion, which scores a candidate
-   * missing from the semantic arm exactly). Chunks it leaves out are scored at the arm's mean.
-   */
-  scoreVectors?(queryVector: Float32Array, ids: readonly string[]): Promise<Map<string, number>>;
+  search(queryVector: Float32Array, limit: number, statistics?: ScoreTotals): Promise<VectorMatch[]>;
+  /** The cosine similarity of given documents (for z-score fusion, which scores a lexical candidate the arm missed exactly); those left out are scored at the arm's mean. */
+  score(queryVector: Float32Array, ids: readonly string[]): Promise<Map<string, number>>;
 }
 
 /** The fusion methods. */
@@ -90,11 +96,11 @@ export async function hybridSearch(input: HybridSearchInput): Promise<RankedId[]
   if (input.fusion === 'zscore') {
     const queryVector = input.queryVector;
     let semanticExact = (slot: number): number | null => (queryVector === null ? null : index.semanticScoreOf(queryVector, slot));
-    if (queryVector !== null && input.searchVectors !== undefined) {
+    if (queryVector !== null && input.vectorArm !== undefined) {
       // The store holds the vectors: the lexical candidates the semantic arm did not return are scored there, at once.
       const found = new Set(semantic.map(({ slot }) => slot));
       const missing = lexical.slice(0, input.capPerSource > 0 ? input.capPerSource : lexical.length).filter(({ slot }) => !found.has(slot));
-      const scores = missing.length > 0 && input.scoreVectors !== undefined ? await input.scoreVectors(queryVector, missing.map(({ slot }) => index.idOf(slot))) : new Map<string, number>();
+      const scores = missing.length > 0 ? await input.vectorArm.score(queryVector, missing.map(({ slot }) => index.idOf(slot))) : new Map<string, number>();
       semanticExact = (slot) => scores.get(index.idOf(slot)) ?? null;
     }
     fused = zScoreFusion(
@@ -131,14 +137,14 @@ export async function hybridSearch(input: HybridSearchInput): Promise<RankedId[]
 }
 
 /**
- * The semantic arm: the index's own vectors, or the store's search (`searchVectors`) mapped to the index's
- * slots (a chunk the index does not hold, written after it was read, is left out).
+ * The semantic arm: the index's own vectors, or the store's search (`vectorArm`) mapped to the index's slots (a
+ * document the index does not hold, written after it was read, is left out).
  */
 async function semanticArm(input: HybridSearchInput, limit: number, statistics?: ScoreStatistics): Promise<{ slot: number; score: number }[]> {
   const { index, queryVector } = input;
   if (queryVector === null) return [];
-  if (input.searchVectors === undefined) return index.semantic(queryVector, limit, input.accept, statistics);
-  const matches = await input.searchVectors(queryVector, limit, statistics);
+  if (input.vectorArm === undefined) return index.semantic(queryVector, limit, input.accept, statistics);
+  const matches = await input.vectorArm.search(queryVector, limit, statistics);
   const results: { slot: number; score: number }[] = [];
   for (const { id, score } of matches) {
     const slot = index.slotOf(id);
@@ -185,7 +191,7 @@ interface ArmResults {
  * document it scored (the lexical arm: the accepted documents matching a query term; the semantic arm: every
  * accepted document with a vector), so the standardisation does not depend on k or the cap (without those
  * statistics, the arm's capped list is used). The candidates are the capped lists; a candidate missing from an
- * arm is scored exactly in it by `exact` (the chunk's BM25, or its cosine; at the arm's mean when it has no
+ * arm is scored exactly in it by `exact` (the document's BM25, or its cosine; at the arm's mean when it has no
  * score there) and standardised the same way. The fused score is the weighted sum. Ties keep first appearance,
  * as in RRF.
  */

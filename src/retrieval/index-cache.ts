@@ -1,25 +1,26 @@
-// Keeps one CorpusIndex per save in memory, in step with the store through the save's version number.
-import type { ScanOptions, WriteResult } from '../seams/store.js';
+// Keeps one CorpusIndex per corpus (a save, the lore book, a recall scope) in memory, in step with the store through its version number.
+import type { WriteResult } from '../seams/store.js';
 import { CorpusIndex } from './corpus-index.js';
 import type { CorpusIndexOptions, IndexDocument } from './corpus-index.js';
 
 /** Where the cache reads a corpus and its version from. */
 export interface CorpusSource {
-  /** Streams the corpus's rows to `visit`; returns the version read before them. */
-  scan(key: string, visit: (row: IndexDocument) => void, options?: ScanOptions): Promise<number>;
+  /** Streams the corpus's documents to `visit` (without vectors for an index made with `vectors: false`); returns the version read before them. */
+  scan(key: string, visit: (document: IndexDocument) => void): Promise<number>;
   version(key: string): Promise<number>;
   /** About how many rows `scan` will visit (a capacity hint; optional). */
   count?(key: string): Promise<number>;
 }
 
 /**
- * A per-save cache of search indexes. A query checks the save's version (one cheap read); when another process
+ * A cache of search indexes, one per key (a save id, a scope). A query checks the corpus's version (one cheap read); when another process
  * wrote, the index is rebuilt from the store. Writes made through this process are applied in place, so a turn
  * added during play costs its own tokens, not a rebuild.
  *
  * @example
  * ```ts
- * const cache = new IndexCache({ scan: (id) => store.scanChunks(id), version: (id) => store.saveVersion(id) });
+ * const cache = new IndexCache({ scan: (saveId, visit) => store.scanChunks(saveId, (row) => visit(chunkDocument(row))),
+ *   version: (saveId) => store.saveVersion(saveId) });
  * const index = await cache.get('campaign-1');
  * ```
  */
@@ -27,10 +28,10 @@ export class IndexCache {
   private readonly indexes = new Map<string, CorpusIndex>();
   private readonly building = new Map<string, Promise<CorpusIndex>>();
 
-  /** With `vectors: false` (the store searches vectors itself) indexes hold no vectors and scans skip them. */
+  /** With `vectors: false` (the store searches vectors itself) indexes hold only the vectors' lengths. */
   constructor(private readonly source: CorpusSource, private readonly options: CorpusIndexOptions & { maxRemovedRatio?: number } = {}) {}
 
-  /** The index of a save, refreshed if the store moved on. */
+  /** The index of a corpus, refreshed if the store moved on. */
   async get(key: string): Promise<CorpusIndex> {
     const cached = this.indexes.get(key);
     if (cached !== undefined && cached.version === (await this.source.version(key))) return cached;
@@ -44,7 +45,7 @@ export class IndexCache {
   private async build(key: string): Promise<CorpusIndex> {
     const index = new CorpusIndex(0, this.options);
     if (this.source.count !== undefined) index.reserve(await this.source.count(key));
-    index.version = await this.source.scan(key, (row) => index.add([row]), { vectors: this.options.vectors ?? true });
+    index.version = await this.source.scan(key, (document) => index.add([document]));
     this.indexes.set(key, index);
     return index;
   }

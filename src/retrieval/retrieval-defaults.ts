@@ -1,4 +1,4 @@
-// The default retrieval settings, chosen once on LoCoMo for all data (docs/retrieval-quality.md shows the study).
+// The default retrieval settings, chosen once on LoCoMo for all data (docs/retrieval-quality.md shows the study), and what each corpus searches with.
 import type { QueryFeedback } from './corpus-index.js';
 
 /** Score fusion of standardised arm scores: +6 R@10 over RRF with the static embedder on LoCoMo. */
@@ -9,3 +9,48 @@ export const DEFAULT_FEEDBACK: QueryFeedback = { documents: 3, terms: 5, weight:
 
 /** Neighbour context of the semantic arm for narrative (a turn is read with the turns around it). */
 export const DEFAULT_NEIGHBOUR_WEIGHT = 0.5;
+
+/** What a corpus's searches use when an option is left out. */
+export interface CorpusDefaults {
+  /** Named in log lines ("searching the lore book by words only"). */
+  label: string;
+  /** Hits returned when `k` is left out. */
+  k: number;
+  /** The per-arm cap when `capPerSource` is left out, from k. */
+  capPerSource(k: number): number;
+  /** How many ranked hits the hybrid search returns for k (a corpus may rank more and choose among them). */
+  ranked(k: number, capPerSource: number): number;
+  fusion: 'rrf' | 'zscore';
+  /** Pseudo-relevance feedback when `feedback` is left out (null: off). */
+  feedback: QueryFeedback | null;
+  /** Neighbour context of the semantic arm (0: each document is searched by its own vector). */
+  neighbourWeight: number;
+  /** The index terms when no analyzer is given: the English analyzer (stems, stop words) or the bare tokenizer. */
+  analyzer: 'english' | 'tokens';
+}
+
+const capPerSource = (k: number) => Math.max(50, 5 * k);
+
+/**
+ * The defaults of each corpus, in one place. They differ on purpose, and rankings depend on them:
+ * - `narrative` (a save's chunks, `NarrativeMemory.query`): z-score fusion, feedback on, neighbour context 0.5.
+ * - `lore` (the lore book, `LoreBook.search`): z-score fusion, feedback off, no neighbour context (entries are
+ *   not a sequence).
+ * - `recall` (remembered entries, semantic retrieval): RRF (its scores are normalised by the best possible RRF
+ *   score), feedback off, the bare tokenizer; it ranks 2 x capPerSource hits, then applies its own exact-key
+ *   and similarity rules before keeping topK.
+ * A search's own options, then the memory's `queryDefaults`, come before these.
+ *
+ * @example
+ * ```ts
+ * CORPUS_DEFAULTS.lore.feedback; // null
+ * ```
+ */
+export const CORPUS_DEFAULTS = {
+  narrative: { label: 'the save', k: 5, capPerSource, ranked: (k) => k, fusion: DEFAULT_FUSION, feedback: DEFAULT_FEEDBACK, neighbourWeight: DEFAULT_NEIGHBOUR_WEIGHT, analyzer: 'english' },
+  lore: { label: 'the lore book', k: 5, capPerSource, ranked: (k) => k, fusion: DEFAULT_FUSION, feedback: null, neighbourWeight: 0, analyzer: 'english' },
+  recall: { label: 'the recall entries', k: 5, capPerSource, ranked: (_k, cap) => 2 * cap, fusion: 'rrf', feedback: null, neighbourWeight: 0, analyzer: 'tokens' },
+} as const satisfies Record<string, CorpusDefaults>;
+
+/** The corpora Mnemo searches. */
+export type CorpusName = keyof typeof CORPUS_DEFAULTS;

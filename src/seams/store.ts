@@ -1,10 +1,14 @@
 // The Store seam: persistence for every layer, each method one atomic write or one consistent read.
 import type { LivingForkCounts, LivingRewindCounts } from '../core/living-types.js';
-import type { Chunk, ChunkFilter, Metadata, SaveSummary } from '../core/types.js';
+import type { Chunk, Metadata, SaveSummary } from '../core/types.js';
 import type { EmbeddingStore } from './embedding-store.js';
+import type { IndexRow } from './index-row.js';
 import type { RecallStore } from './recall-store.js';
 import type { LoreStore } from './lore-store.js';
 import type { LivingStore } from './living-store.js';
+import type { VectorSearch } from './vector-search.js';
+
+export type { IndexRow } from './index-row.js';
 
 /** A chunk ready to be written: validated, with its id, and its vector when an embedder made one. */
 export interface NewChunk {
@@ -17,55 +21,6 @@ export interface NewChunk {
   metadata: Metadata;
   createdAt: number;
   embedding: Float32Array | null;
-}
-
-/** What the search index needs of a stored chunk. */
-export interface IndexRow {
-  id: string;
-  turnId: number;
-  chunkType: string;
-  text: string;
-  embedding: Float32Array | null;
-  /** The vector's length when a scan left `embedding` out (`{ vectors: false }`); absent otherwise. */
-  dimensions?: number | null;
-}
-
-/** Options of `Store.scanChunks`. */
-export interface ScanOptions {
-  /**
-   * False when the caller does not need the vectors (the store searches them itself, see `searchVectors`): the
-   * store may then leave `embedding` null and give `dimensions` instead. Default true.
-   */
-  vectors?: boolean;
-}
-
-/** Options of a store's own vector search. */
-export interface VectorSearchOptions {
-  /**
-   * Neighbour context: score each chunk by normalise(own + w * (previous + next)), its neighbours being the
-   * save's adjacent chunks with vectors in insertion order (the in-memory arm's `neighbourWeight`). 0: own vectors.
-   */
-  neighbourWeight?: number;
-  /**
-   * When given, a search that compared every permitted chunk (an exact one) adds their scores' count, sum and
-   * sum of squares here: z-score fusion standardises the semantic arm by them, as it does in memory. An
-   * approximate search leaves it untouched.
-   */
-  statistics?: ScoreTotals;
-}
-
-/** Running totals of scores, for their mean and deviation. */
-export interface ScoreTotals {
-  count: number;
-  sum: number;
-  sumOfSquares: number;
-}
-
-/** A chunk found by a store's own vector search. */
-export interface VectorMatch {
-  id: string;
-  /** Cosine similarity to the query vector. */
-  score: number;
 }
 
 /** The version of a save before and after a write: indexes held in memory use it to stay in step. */
@@ -127,6 +82,11 @@ export interface Store {
   readonly lore: LoreStore;
   /** Living memory: facts, beliefs, mental models and their job queue. */
   readonly living: LivingStore;
+  /**
+   * Optional capability: the store searches its chunks' vectors itself (pgvector), so processes hold none.
+   * Absent or null: the engine keeps the vectors in memory and searches them there.
+   */
+  readonly vectorSearch?: VectorSearch | null;
 
   /** Writes chunks in one transaction (a whole turn lands, or nothing does). */
   insertChunks(chunks: readonly NewChunk[]): Promise<WriteResult>;
@@ -155,20 +115,7 @@ export interface Store {
    * Streams every chunk of a save in insertion order to `visit` (for building a search index) and returns the
    * save's version read before the rows, so an index built from them is never newer than it claims.
    */
-  scanChunks(saveId: string, visit: (row: IndexRow) => void, options?: ScanOptions): Promise<number>;
-  /**
-   * Optional capability: nearest neighbours of `vector` among a save's chunks, by cosine similarity, searched by
-   * the store itself (pgvector). When present, the engine uses it for the semantic arm instead of vectors held
-   * in memory (the lexical arm stays in memory). Filters apply before ranking and never starve the result: when
-   * `limit` permitted chunks with vectors of this length exist, `limit` come back. Best first; ties in insertion
-   * order.
-   */
-  searchVectors?(saveId: string, vector: Float32Array, filter: ChunkFilter, limit: number, options?: VectorSearchOptions): Promise<VectorMatch[]>;
-  /**
-   * Optional, with `searchVectors`: the cosine similarity to `vector` of given chunks of a save, by id (chunks
-   * without a vector of that length are left out). Score fusion uses it for candidates the semantic arm missed.
-   */
-  scoreVectors?(saveId: string, vector: Float32Array, ids: readonly string[], options?: VectorSearchOptions): Promise<Map<string, number>>;
+  scanChunks(saveId: string, visit: (row: IndexRow) => void): Promise<number>;
   /** The save's current version (0 for a save never written). */
   saveVersion(saveId: string): Promise<number>;
   /** Every save with its counts. */

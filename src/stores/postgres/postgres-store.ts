@@ -2,12 +2,13 @@
 import { MnemoError } from '../../core/errors.js';
 import { forkTargetTaken, requireForkable, requireForkTarget } from '../../core/fork-rules.js';
 import { runRowProgramAsync } from '../../core/row-program.js';
-import type { Chunk, ChunkFilter, Metadata, SaveSummary } from '../../core/types.js';
+import type { Chunk, Metadata, SaveSummary } from '../../core/types.js';
 import { forkLiving } from '../../living/store/fork-living.js';
 import { rewindLiving } from '../../living/store/rewind-living.js';
 import { RowLivingStore } from '../../living/store/row-living-store.js';
 import type { LivingStore } from '../../seams/living-store.js';
-import type { ForkCounts, IndexRow, ListChunksOptions, NewChunk, RewindCounts, ScanOptions, Store, TurnSummary, VectorMatch, VectorSearchOptions, WriteResult } from '../../seams/store.js';
+import type { ForkCounts, IndexRow, ListChunksOptions, NewChunk, RewindCounts, Store, TurnSummary, WriteResult } from '../../seams/store.js';
+import type { VectorSearch } from '../../seams/vector-search.js';
 import { isPostgresUrl, quoteIdentifier, redactUrl, requireSchemaName } from './identifiers.js';
 import { checkPostgresSchema, migratePostgres } from './migrations.js';
 import { poolQueryable } from './queryable.js';
@@ -116,7 +117,7 @@ async function loadPg(): Promise<{ Pool: new (config: { connectionString: string
 /**
  * Mnemo on PostgreSQL with pgvector: every application server can open the same database. Each write is one
  * transaction that bumps the save's version (so every process's in-memory BM25 index knows when to refresh);
- * vectors are searched in the database through HNSW (`searchVectors`), so processes do not hold them.
+ * vectors are searched in the database through HNSW (`vectorSearch`), so processes do not hold them.
  *
  * @example
  * ```ts
@@ -131,6 +132,12 @@ export class PostgresStore implements Store {
   readonly schema: string;
   /** The semantic arm (HNSW indexes per vector length, filtered search). */
   readonly vectors: PostgresVectorSearch;
+  /**
+   * The store's vector-search capability, on `vectors`: nearest neighbours searched in PostgreSQL (HNSW with
+   * iterative scans, exact when small or starved, with neighbour context when asked), scores of given chunks, and
+   * scans without vectors.
+   */
+  readonly vectorSearch: VectorSearch;
   readonly embeddings: PostgresEmbeddingStore;
   readonly recall: PostgresRecallStore;
   readonly lore: PostgresLoreStore;
@@ -147,6 +154,17 @@ export class PostgresStore implements Store {
     this.location = location;
     this.schema = schema;
     this.vectors = vectors;
+    this.vectorSearch = {
+      search: async (saveId, vector, filter, limit, options = {}) => {
+        this.ensureOpen();
+        return vectors.search(saveId, vector, filter, limit, options.neighbourWeight ?? 0, options.statistics);
+      },
+      score: async (saveId, vector, ids, options = {}) => {
+        this.ensureOpen();
+        return vectors.score(saveId, vector, ids, options.neighbourWeight ?? 0);
+      },
+      scanChunks: async (saveId, visit) => this.scan(saveId, visit, false),
+    };
     this.vectorIndexes = options.automaticIndexes ? 'automatic' : 'manual';
     this.readonly = options.readonly;
     const prefix = quoteIdentifier(schema);
@@ -394,11 +412,15 @@ export class PostgresStore implements Store {
   /**
    * Streams a save's chunks in insertion order, in batches read by keyset (`seq > last`), all inside one
    * REPEATABLE READ transaction: the version and every batch come from one snapshot, so the version returned is
-   * exactly the one the rows reflect. With `{ vectors: false }` only the vectors' lengths are read.
+   * exactly the one the rows reflect.
    */
-  async scanChunks(saveId: string, visit: (row: IndexRow) => void, options: ScanOptions = {}): Promise<number> {
+  async scanChunks(saveId: string, visit: (row: IndexRow) => void): Promise<number> {
+    return this.scan(saveId, visit, true);
+  }
+
+  /** `scanChunks`, or (`withVectors` false, for `vectorSearch.scanChunks`) the same rows with only the vectors' lengths read. */
+  private async scan(saveId: string, visit: (row: IndexRow) => void, withVectors: boolean): Promise<number> {
     this.ensureOpen();
-    const withVectors = options.vectors !== false;
     const vectorColumn = withVectors ? 'embedding::text AS embedding' : 'vector_dims(embedding) AS dimensions';
     return this.sql.transaction(async (client) => {
       const saved = await client.query<{ version: string | number }>(`SELECT version FROM ${this.tables.saves} WHERE save_id = $1`, [saveId]);
@@ -422,15 +444,6 @@ export class PostgresStore implements Store {
   }
 
   /**
-   * Nearest neighbours searched in PostgreSQL (HNSW with iterative scans, exact when small or starved), with
-   * neighbour context when asked.
-   */
-  async searchVectors(saveId: string, vector: Float32Array, filter: ChunkFilter, limit: number, options: VectorSearchOptions = {}): Promise<VectorMatch[]> {
-    this.ensureOpen();
-    return this.vectors.search(saveId, vector, filter, limit, options.neighbourWeight ?? 0, options.statistics);
-  }
-
-  /**
    * Creates the HNSW index of every vector length stored that lacks one (with `vectorIndexes: 'manual'`, after a
    * bulk import); returns the lengths. Reads every row once.
    */
@@ -450,12 +463,6 @@ export class PostgresStore implements Store {
   async analyze(): Promise<void> {
     this.ensureWritable();
     await this.sql.query(`ANALYZE ${this.tables.saves}, ${this.tables.chunks}`);
-  }
-
-  /** The cosine similarity of given chunks to `vector`, read from PostgreSQL (for score fusion). */
-  async scoreVectors(saveId: string, vector: Float32Array, ids: readonly string[], options: VectorSearchOptions = {}): Promise<Map<string, number>> {
-    this.ensureOpen();
-    return this.vectors.score(saveId, vector, ids, options.neighbourWeight ?? 0);
   }
 
   async saveVersion(saveId: string): Promise<number> {

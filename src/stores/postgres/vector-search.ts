@@ -1,6 +1,6 @@
 // The semantic arm in PostgreSQL: one HNSW index per vector length, and filtered searches that never starve.
 import type { ChunkFilter } from '../../core/types.js';
-import type { ScoreTotals, VectorMatch } from '../../seams/store.js';
+import type { ScoreTotals, VectorMatch } from '../../seams/vector-search.js';
 import { SCHEMA_LOCK_SQL } from './migrations.js';
 import { quoteIdentifier } from './identifiers.js';
 import type { Queryable, SqlClient } from './queryable.js';

@@ -1,0 +1,92 @@
+// Turns a search's options into one checked, complete request: every option validated, every gap filled from the corpus's defaults.
+import { MnemoError } from '../core/errors.js';
+import type { QueryOptions } from '../core/types.js';
+import { optionalCount, optionalNumber, requireK, requireQueryText } from '../core/validate.js';
+import { createAnalyzer } from './analyzer.js';
+import type { Analyzer, QueryFeedback } from './corpus-index.js';
+import { FOCUS_BOOST, FOCUS_BOOST_ZSCORE } from './focus-boost.js';
+import type { FusionMode } from './hybrid-search.js';
+import { RRF_K } from './reciprocal-rank-fusion.js';
+import { CORPUS_DEFAULTS } from './retrieval-defaults.js';
+import type { CorpusName } from './retrieval-defaults.js';
+import { tokenize } from './tokenize.js';
+
+/** The options that mean the same in every corpus (filters are each corpus's own: turns and types, tags). */
+export const SEARCH_OPTION_KEYS = ['k', 'capPerSource', 'rrfK', 'fusion', 'weights', 'feedback', 'focusTerms', 'focusBoost', 'rerank', 'rerankTop'] as const;
+
+/** A search's ranking options, as a caller gives them (see `QueryOptions` for each). */
+export type SearchOptions = Pick<QueryOptions, (typeof SEARCH_OPTION_KEYS)[number]>;
+
+/** A search, checked and complete: what the pipeline (`searchCorpus`) runs. */
+export interface SearchRequest {
+  corpus: CorpusName;
+  queryText: string;
+  /** Hits asked for. */
+  k: number;
+  /** Hits the hybrid search ranks and returns (k, or more for a corpus that chooses among them). */
+  ranked: number;
+  /** Per-arm cap before fusion; 0 = no cap. */
+  capPerSource: number;
+  rrfK: number;
+  fusion: FusionMode;
+  weights: { lexical?: number; semantic?: number };
+  /** Pseudo-relevance feedback for the lexical arm, or undefined when off. */
+  feedback: QueryFeedback | undefined;
+  /** Non-blank focus terms. */
+  focusTerms: string[];
+  focusBoost: number;
+  /** False when the caller turned the reranker off for this search. */
+  rerank: boolean;
+  rerankTop: number | undefined;
+}
+
+/**
+ * Picks the ranking options out of a wider options object (a memory's `queryDefaults` holds filters too, which
+ * mean nothing to a corpus without turns), leaving out those not given.
+ *
+ * @example
+ * ```ts
+ * searchOptionsOf({ k: 3, excludeChunkType: 'lore' }); // { k: 3 }
+ * ```
+ */
+export function searchOptionsOf(options: QueryOptions): SearchOptions {
+  return Object.fromEntries(SEARCH_OPTION_KEYS.filter((key) => options[key] !== undefined).map((key) => [key, options[key]]));
+}
+
+/**
+ * Validates a search's query text and ranking options (a clear INVALID_INPUT for the first bad one) and fills
+ * every option left out from the corpus's defaults (`CORPUS_DEFAULTS`). Nothing is read or embedded.
+ *
+ * @example
+ * ```ts
+ * resolveSearchRequest('lore', 'who guards the gate?', { k: 3 });
+ * // { corpus: 'lore', k: 3, ranked: 3, capPerSource: 50, fusion: 'zscore', feedback: undefined, ... }
+ * ```
+ */
+export function resolveSearchRequest(corpus: CorpusName, text: unknown, options: SearchOptions = {}): SearchRequest {
+  const defaults = CORPUS_DEFAULTS[corpus];
+  const queryText = requireQueryText(text);
+  const k = requireK(options.k ?? defaults.k);
+  const capPerSource = optionalCount(options.capPerSource, 'capPerSource') ?? defaults.capPerSource(k);
+  const rrfK = optionalNumber(options.rrfK, 'rrfK', 0) ?? RRF_K;
+  const fusion = options.fusion ?? defaults.fusion;
+  if (fusion !== 'rrf' && fusion !== 'zscore') throw new MnemoError('INVALID_INPUT', `fusion: expected "rrf" or "zscore", got ${JSON.stringify(fusion)}.`, { details: { field: 'fusion' } });
+  const focusBoost = optionalNumber(options.focusBoost, 'focusBoost', 0) ?? (fusion === 'zscore' ? FOCUS_BOOST_ZSCORE : FOCUS_BOOST);
+  const weights = { lexical: optionalNumber(options.weights?.lexical, 'weights.lexical', 0), semantic: optionalNumber(options.weights?.semantic, 'weights.semantic', 0) };
+  const rerankTop = optionalCount(options.rerankTop, 'rerankTop');
+  const focusTerms = (options.focusTerms ?? []).filter((term) => typeof term === 'string' && term.trim() !== '');
+  const feedback = options.feedback === undefined ? (defaults.feedback ?? undefined) : (options.feedback ?? undefined);
+  return { corpus, queryText, k, ranked: defaults.ranked(k, capPerSource), capPerSource, rrfK, fusion, weights, feedback, focusTerms, focusBoost, rerank: options.rerank !== false, rerankTop };
+}
+
+/**
+ * The analyzer a corpus's index uses: the one given, else the corpus's default (`CORPUS_DEFAULTS[corpus].analyzer`).
+ *
+ * @example
+ * ```ts
+ * corpusAnalyzer('recall'); // tokenize
+ * ```
+ */
+export function corpusAnalyzer(corpus: CorpusName, given?: Analyzer): Analyzer {
+  return given ?? (CORPUS_DEFAULTS[corpus].analyzer === 'english' ? createAnalyzer() : tokenize);
+}
