@@ -1,6 +1,6 @@
-// Builds the compact word vectors once before the suites run, so parallel test files never convert at the same time.
-import { loadWordVectors } from '../src/embedders/static/index.js';
+// Makes the shipped word table before the suites run when this checkout has none yet (npm run build makes it too).
+import { buildShippedWordVectors } from '../scripts/build-word-vectors.js';
 
 export default async function setup(): Promise<void> {
-  await loadWordVectors();
+  await buildShippedWordVectors();
 }

@@ -1,4 +1,4 @@
-// The static embedder: GloVe word vectors from an npm package, SIF-weighted, compact and cached on disk.
+// The static embedder: GloVe word vectors, SIF-weighted, read from the compact table shipped in the package.
 export { loadStaticEmbedder } from './static-embedder.js';
 export type { StaticEmbedder, StaticEmbedderOptions } from './static-embedder.js';
 export { rankProbabilities, countProbabilities, countWords } from './word-probabilities.js';
@@ -9,3 +9,4 @@ export { cacheDirCandidates } from './cache-dir.js';
 export { WordVectorTable } from './word-vector-table.js';
 export { stripDiacritics } from './word-lookup.js';
 export { sifWeights, commonComponent, sentenceVector, SIF_SMOOTHING } from './smooth-inverse-frequency.js';
+export { SHIPPED_WORD_VECTORS, shippedWordVectorsPath } from './shipped-word-vectors.js';

