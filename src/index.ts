@@ -109,5 +109,5 @@ export { renderTemplate, templatePlaceholders } from './context/render-template.
 export { CONTEXT_SECTIONS } from './context/context-types.js';
 export type { ContextRequest, ContextResult, ContextSection, ContextLine, ContextSource, ContextSectionName, ContextVariables } from './context/context-types.js';
 export type { TokenCounter } from './seams/token-counter.js';
-export { gptTokenCounter, estimateTokenCounter, GPT_ENCODINGS } from './token-counters/index.js';
+export { gptTokenCounter, estimateTokenCounter, defaultTokenCounter, GPT_ENCODINGS } from './token-counters/index.js';
 export type { GptEncoding } from './token-counters/index.js';

@@ -1,6 +1,6 @@
 // The front door: openMemory() picks a store and an embedder, checks they belong together, returns a Mnemo handle.
 import type { Logger } from './core/logger.js';
-import { consoleLogger } from './core/logger.js';
+import { silentLogger } from './core/logger.js';
 import type { Clock } from './core/clock.js';
 import { MnemoError } from './core/errors.js';
 import type { ChunkInput, Hit, QueryOptions, SaveSummary } from './core/types.js';
@@ -57,6 +57,7 @@ export interface OpenMemoryOptions {
   llm?: LLM | null;
   /** Settings of living memory's pipeline (maxFacts, retries, autoStart, trend windows...). */
   living?: Omit<LivingMemoryOptions, 'store' | 'llm' | 'logger' | 'clock'>;
+  /** Where Mnemo's few log lines go (the embedder `auto` picked, warnings such as an embedder failing): nowhere unless given, e.g. `consoleLogger`. */
   logger?: Logger;
   clock?: Clock;
   /** Receives the remember / recall events (`memory_write`, `memory_read`). */
@@ -67,7 +68,7 @@ export interface OpenMemoryOptions {
   neighbourWeight?: number;
   /** Defaults for every query (fusion, weights, caps, ...), overridden by a query's own options. */
   queryDefaults?: QueryOptions;
-  /** How the context builder counts tokens (default: the o200k_base tokenizer, loaded on first use). */
+  /** How the context builder counts tokens (default: o200k_base when the optional peer gpt-tokenizer is installed, else estimateTokenCounter()). */
   tokenCounter?: TokenCounter;
 }
 
@@ -222,7 +223,7 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Mnemo
     throw new MnemoError('INVALID_INPUT', 'openMemory: `path` is for SQLite files, got a PostgreSQL URL. Pass it as `url` instead.', { details: { field: 'path' } });
   }
   const maxEntries = cacheSize(options.embeddingCache);
-  const logger = options.logger ?? consoleLogger;
+  const logger = options.logger ?? silentLogger;
   const store = options.store ?? (options.url !== undefined ? await openPostgres(options.url) : openLocal(options.path ?? 'mnemo.db'));
   try {
     const requested = options.embedder === undefined ? 'auto' : options.embedder;

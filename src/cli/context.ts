@@ -18,6 +18,7 @@ import { openSqliteStore } from '../stores/sqlite/index.js';
 export interface GlobalOptions {
   db: string;
   embedder: string;
+  verbose?: boolean;
 }
 
 /** Where a command writes: standard output and standard error, replaceable in tests. */
@@ -55,7 +56,7 @@ export async function openAiFromEnvironment(environment: NodeJS.ProcessEnv = pro
  *
  * @example
  * ```ts
- * const embedder = await embedderByName('static', consoleLogger);
+ * const embedder = await embedderByName('static', cliLogger(true));
  * ```
  */
 export async function embedderByName(name: string, logger: Logger): Promise<Embedder | null> {
@@ -71,6 +72,19 @@ export async function embedderByName(name: string, logger: Logger): Promise<Embe
     default:
       throw new MnemoError('INVALID_INPUT', `--embedder: expected one of ${CLI_EMBEDDERS.join(', ')}, got ${JSON.stringify(name)}.`, { details: { field: 'embedder' } });
   }
+}
+
+/**
+ * The CLI's logger: warnings always go to standard error; information (such as which embedder `auto` picked)
+ * only with --verbose.
+ *
+ * @example
+ * ```ts
+ * cliLogger(false).info('embedder: static/...'); // prints nothing
+ * ```
+ */
+export function cliLogger(verbose: boolean): Logger {
+  return verbose ? consoleLogger : { info: () => {}, warn: consoleLogger.warn };
 }
 
 /** The global options, read from the root command. */
@@ -100,13 +114,13 @@ export async function openStoreFor(db: string): Promise<Store> {
  */
 export async function openWithEmbedder(db: string, name: string, extra: Omit<OpenMemoryOptions, 'path' | 'url' | 'store' | 'embedder'> = {}): Promise<Mnemo> {
   const embedder = name === 'openai' ? await openAiFromEnvironment() : (name as EmbedderName);
-  return openMemory({ logger: consoleLogger, ...extra, ...databaseTarget(db), embedder });
+  return openMemory({ logger: cliLogger(false), ...extra, ...databaseTarget(db), embedder });
 }
 
 /** Opens Mnemo as the global options say (plus `extra`, e.g. an LLM). */
 export async function openFromOptions(command: Command, extra: Omit<OpenMemoryOptions, 'path' | 'url' | 'store' | 'embedder'> = {}): Promise<Mnemo> {
   const options = globalOptions(command);
-  return openWithEmbedder(options.db, options.embedder, extra);
+  return openWithEmbedder(options.db, options.embedder, { logger: cliLogger(options.verbose === true), ...extra });
 }
 
 /** Parses an integer option, with a clear error. */

@@ -35,6 +35,7 @@ export function buildProgram(output: Output = standardOutput): Command {
     .version('0.1.0')
     .addOption(new Option('--db <path>', 'the SQLite database file, :memory:, or a postgres:// URL').env('MNEMO_DB').default('mnemo.db'))
     .addOption(new Option('--embedder <name>', 'how vectors are made').choices([...CLI_EMBEDDERS]).env('MNEMO_EMBEDDER').default('auto'))
+    .option('--verbose', 'say on stderr which embedder was picked, and why')
     .showHelpAfterError()
     .exitOverride()
     .configureOutput({ writeOut: (text) => output.out(text.trimEnd()), writeErr: (text) => output.err(text.trimEnd()) });

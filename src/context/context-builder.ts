@@ -10,7 +10,7 @@ import type { NarrativeMemory } from '../narrative/narrative-memory.js';
 import { createAnalyzer } from '../retrieval/analyzer.js';
 import type { Analyzer } from '../retrieval/corpus-index.js';
 import type { TokenCounter } from '../seams/token-counter.js';
-import { gptTokenCounter } from '../token-counters/gpt-token-counter.js';
+import { defaultTokenCounter } from '../token-counters/default-token-counter.js';
 import { allocateBudget } from './allocate-budget.js';
 import { beliefLines, byTurn, factLines, loreLines, memoryLines, modelLines, termOverlap } from './context-lines.js';
 import type { LineStyle } from './context-lines.js';
@@ -76,7 +76,7 @@ export interface ContextBuilderOptions {
   lore: LoreBook;
   /** How beliefs and facts are matched against the message (default: the English analyzer of narrative search). */
   analyzer?: Analyzer;
-  /** How tokens are counted (default: gptTokenCounter('o200k_base'), loaded on the first build). */
+  /** How tokens are counted (default: defaultTokenCounter(): o200k_base when gpt-tokenizer is installed, else the estimate; loaded on the first build). */
   tokenCounter?: TokenCounter;
 }
 
@@ -154,7 +154,7 @@ export class ContextBuilder {
 
   /** The token counter in use (the default one is loaded on the first call). */
   async tokenCounter(): Promise<TokenCounter> {
-    this.counter ??= gptTokenCounter();
+    this.counter ??= defaultTokenCounter();
     try {
       this.counter = await this.counter;
     } catch (error) {

@@ -4,7 +4,7 @@ import { systemClock } from '../core/clock.js';
 import type { Clock } from '../core/clock.js';
 import { MnemoError } from '../core/errors.js';
 import type { Belief, Fact, JobPayload, LivingJob, MentalModel, Trend } from '../core/living-types.js';
-import { consoleLogger } from '../core/logger.js';
+import { silentLogger } from '../core/logger.js';
 import type { Logger } from '../core/logger.js';
 import { optionalCount, optionalTurnId, requireSaveId, requireText, requireTurnId } from '../core/validate.js';
 import type { LLM } from '../seams/llm.js';
@@ -94,7 +94,7 @@ export class LivingMemory {
     this.llm = options.llm ?? null;
     this.clock = options.clock ?? systemClock;
     this.trendWindows = options.trendWindows;
-    this.worker = this.llm === null ? null : new LivingWorker({ ...options, llm: this.llm, logger: options.logger ?? consoleLogger, clock: this.clock });
+    this.worker = this.llm === null ? null : new LivingWorker({ ...options, llm: this.llm, logger: options.logger ?? silentLogger, clock: this.clock });
     if (this.worker !== null && options.autoStart !== false) this.worker.start();
   }
 

@@ -2,7 +2,7 @@
 import { systemClock } from '../core/clock.js';
 import type { Clock } from '../core/clock.js';
 import { MnemoError } from '../core/errors.js';
-import { consoleLogger, onceLogger } from '../core/logger.js';
+import { onceLogger, silentLogger } from '../core/logger.js';
 import type { Logger } from '../core/logger.js';
 import type { Explanation, Hit, Metadata, QueryOptions } from '../core/types.js';
 import { requireSaveId } from '../core/validate.js';
@@ -165,7 +165,7 @@ export class LoreBook {
     this.store = options.store;
     this.embedder = options.embedder ?? null;
     this.reranker = options.reranker ?? null;
-    this.logger = onceLogger(options.logger ?? consoleLogger);
+    this.logger = onceLogger(options.logger ?? silentLogger);
     this.clock = options.clock ?? systemClock;
     this.narrative = options.narrative ?? new NarrativeMemory(options);
     const lore = this.store.lore;

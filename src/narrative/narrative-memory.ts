@@ -2,7 +2,7 @@
 import { systemClock } from '../core/clock.js';
 import type { Clock } from '../core/clock.js';
 import { MnemoError } from '../core/errors.js';
-import { consoleLogger, onceLogger } from '../core/logger.js';
+import { onceLogger, silentLogger } from '../core/logger.js';
 import type { Logger } from '../core/logger.js';
 import { DEFAULT_CHUNK_TYPE } from '../core/types.js';
 import type { ChunkInput, Hit, Metadata, QueryOptions } from '../core/types.js';
@@ -87,7 +87,7 @@ export class NarrativeMemory {
     this.embedder = options.embedder ?? null;
     this.reranker = options.reranker ?? null;
     this.embeddingCache = options.embeddingCache ?? null;
-    this.logger = onceLogger(options.logger ?? consoleLogger);
+    this.logger = onceLogger(options.logger ?? silentLogger);
     this.clock = options.clock ?? systemClock;
     this.neighbourWeight = options.neighbourWeight ?? CORPUS_DEFAULTS.narrative.neighbourWeight;
     // A store that searches vectors itself (pgvector) keeps them out of process memory (it computes the neighbour

@@ -1,7 +1,7 @@
 // The remember / recall layer of a Mnemo handle (`memory.recall`): the persistent backends and the per-declaration choice.
 import { systemClock } from '../core/clock.js';
 import type { Clock } from '../core/clock.js';
-import { consoleLogger } from '../core/logger.js';
+import { silentLogger } from '../core/logger.js';
 import type { Logger } from '../core/logger.js';
 import type { JsonValue, Metadata } from '../core/types.js';
 import type { Embedder } from '../seams/embedder.js';
@@ -66,7 +66,7 @@ export class RecallMemory implements KeyedMemoryBackend, BackendResolver {
   private readonly clock: Clock;
 
   constructor(options: RecallMemoryOptions) {
-    this.options = { ...options, logger: options.logger ?? consoleLogger };
+    this.options = { ...options, logger: options.logger ?? silentLogger };
     this.clock = options.clock ?? systemClock;
     this.persistent = backendPair(options.store, this.options, this.clock);
     this.ephemeral = new InMemoryBackend({ tracer: options.tracer, clock: this.clock });

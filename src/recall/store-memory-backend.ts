@@ -3,7 +3,7 @@ import { systemClock } from '../core/clock.js';
 import type { Clock } from '../core/clock.js';
 import { MnemoError } from '../core/errors.js';
 import { frozenJsonCopy, renderValue } from '../core/json-value.js';
-import { consoleLogger, onceLogger } from '../core/logger.js';
+import { onceLogger, silentLogger } from '../core/logger.js';
 import type { Logger } from '../core/logger.js';
 import type { JsonValue, Metadata } from '../core/types.js';
 import { optionalNumber, requireQueryText } from '../core/validate.js';
@@ -89,7 +89,7 @@ export class StoreMemoryBackend implements KeyedMemoryBackend {
     this.embedder = options.embedder ?? null;
     this.tracer = options.tracer ?? null;
     this.clock = options.clock ?? systemClock;
-    this.logger = onceLogger(options.logger ?? consoleLogger);
+    this.logger = onceLogger(options.logger ?? silentLogger);
     this.minSimilarity = optionalNumber(options.minSimilarity, 'minSimilarity', -1) ?? DEFAULT_MIN_SIMILARITY;
     this.index = options.index ?? new RecallIndex(options.store.recall, this.clock, options.analyzer);
   }

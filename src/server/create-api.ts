@@ -7,7 +7,7 @@ import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { z } from 'zod';
 import { MnemoError, isMnemoError } from '../core/errors.js';
-import { consoleLogger } from '../core/logger.js';
+import { silentLogger } from '../core/logger.js';
 import type { Logger } from '../core/logger.js';
 import type { Mnemo } from '../open-memory.js';
 import { LOCAL_OWNER, requireSave } from './access.js';
@@ -31,7 +31,7 @@ export interface ApiOptions {
   auth: TokenTable | 'insecure-local';
   /** Larger bodies get 413 (default 1 MiB). */
   maxBodyBytes?: number;
-  /** Where request lines and internal errors go (default stderr). */
+  /** Where request lines and internal errors go (default: nowhere; `mnemo serve` passes one writing to stderr). */
   logger?: Logger;
   /** Log one line per request (default false). */
   logRequests?: boolean;
@@ -125,7 +125,7 @@ function register(app: Hono<Env>, route: Route, memory: Mnemo): void {
  */
 export function createApi(options: ApiOptions): Hono<Env> {
   const { memory, auth } = options;
-  const logger = options.logger ?? consoleLogger;
+  const logger = options.logger ?? silentLogger;
   const app = new Hono<Env>();
   const document = buildOpenApiDocument(options.api === false ? [] : API_ROUTES, { version: options.version ?? '0.1.0', mcp: options.mcp !== false });
 

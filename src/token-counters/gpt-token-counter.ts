@@ -17,7 +17,7 @@ async function loadEncoding(encoding: GptEncoding): Promise<Encode> {
     return module.encode;
   } catch (error) {
     loaded.delete(encoding);
-    throw new MnemoError('DEPENDENCY_MISSING', `The tokenizer package gpt-tokenizer could not be loaded for ${encoding}. Run \`npm install gpt-tokenizer\`, or pass tokenCounter: estimateTokenCounter().`, { cause: error });
+    throw new MnemoError('DEPENDENCY_MISSING', `Counting ${encoding} tokens needs gpt-tokenizer, an optional peer dependency, which could not be loaded (${(error as Error).message}). Install it with \`npm i gpt-tokenizer@4\`, or count with estimateTokenCounter().`, { cause: error });
   }
 }
 
@@ -25,7 +25,8 @@ async function loadEncoding(encoding: GptEncoding): Promise<Encode> {
  * A token counter on a real BPE encoding: `o200k_base` (GPT-4o, GPT-4.1, GPT-5, o-series; the default) or
  * `cl100k_base` (GPT-4, GPT-3.5). Other models' tokenizers differ by some percent; leave headroom in budgets.
  * Special-token text such as `<|endoftext|>` in the input is counted as ordinary text, never refused.
- * The encoding tables (a few MB) are loaded once per process, on the first call.
+ * The encoding tables (a few MB) are loaded once per process, on the first call. `gpt-tokenizer` is an optional
+ * peer dependency: without it this throws DEPENDENCY_MISSING with the install command.
  *
  * @example
  * ```ts

@@ -2,7 +2,7 @@
 import { systemClock } from '../core/clock.js';
 import type { Clock } from '../core/clock.js';
 import { deepFreeze } from '../core/json-value.js';
-import { consoleLogger, onceLogger } from '../core/logger.js';
+import { onceLogger, silentLogger } from '../core/logger.js';
 import type { Logger } from '../core/logger.js';
 import type { JsonValue } from '../core/types.js';
 import { MemoryTraceSink } from './memory-trace-sink.js';
@@ -38,7 +38,7 @@ export class Tracer {
   constructor(options: TracerOptions = {}) {
     this.sinks = options.sinks === undefined ? [new MemoryTraceSink()] : [...options.sinks];
     this.clock = options.clock ?? systemClock;
-    this.logger = onceLogger(options.logger ?? consoleLogger);
+    this.logger = onceLogger(options.logger ?? silentLogger);
   }
 
   /** The events kept by the first MemoryTraceSink among the sinks (empty when there is none). */

@@ -43,8 +43,14 @@ export const TRANSFORMERS_VERSION = '4.3.1';
 const defaultImporter: RuntimeImporter = () => import('@huggingface/transformers');
 
 /**
- * Imports transformers.js on first use. When it is not installed (it is an optional dependency) or its native
- * runtime cannot load, throws DEPENDENCY_MISSING with the command that installs it.
+ * The command that installs the runtime. Mnemo runs it on the CPU, whose binaries ship inside onnxruntime-node;
+ * skipping that package's install step keeps it from downloading CUDA files (which fails offline).
+ */
+export const TRANSFORMERS_INSTALL = `ONNXRUNTIME_NODE_INSTALL=skip npm i ${TRANSFORMERS_PACKAGE}@${TRANSFORMERS_VERSION}`;
+
+/**
+ * Imports transformers.js on first use. When it is not installed (it is an optional peer dependency) or its
+ * native runtime cannot load, throws DEPENDENCY_MISSING with the command that installs it.
  *
  * @example
  * ```ts
@@ -60,14 +66,14 @@ export async function importTransformers(importer: RuntimeImporter = defaultImpo
     const notInstalled = (error as { code?: string }).code === 'ERR_MODULE_NOT_FOUND';
     throw new MnemoError(
       'DEPENDENCY_MISSING',
-      `${purpose} needs ${TRANSFORMERS_PACKAGE}, an optional dependency, which ${notInstalled ? 'is not installed' : `could not be loaded (${(error as Error).message})`}. ` +
-        `Install it with \`npm i ${TRANSFORMERS_PACKAGE}@${TRANSFORMERS_VERSION}\`, or use the static embedder (no runtime needed).`,
+      `${purpose} needs ${TRANSFORMERS_PACKAGE}, an optional peer dependency, which ${notInstalled ? 'is not installed' : `could not be loaded (${(error as Error).message})`}. ` +
+        `Install it with \`${TRANSFORMERS_INSTALL}\`, or use the static embedder (no runtime needed).`,
       { cause: error, details: { package: TRANSFORMERS_PACKAGE } },
     );
   }
   const runtime = ((loaded as { default?: unknown }).default ?? loaded) as Partial<TransformersRuntime>;
   if (typeof runtime.AutoTokenizer?.from_pretrained !== 'function' || typeof runtime.AutoModel?.from_pretrained !== 'function' || runtime.env === undefined) {
-    throw new MnemoError('DEPENDENCY_MISSING', `${TRANSFORMERS_PACKAGE} loaded but lacks AutoTokenizer/AutoModel; expected version ${TRANSFORMERS_VERSION}. Install it with \`npm i ${TRANSFORMERS_PACKAGE}@${TRANSFORMERS_VERSION}\`.`);
+    throw new MnemoError('DEPENDENCY_MISSING', `${TRANSFORMERS_PACKAGE} loaded but lacks AutoTokenizer/AutoModel; expected version ${TRANSFORMERS_VERSION}. Install it with \`${TRANSFORMERS_INSTALL}\`.`);
   }
   return runtime as TransformersRuntime;
 }

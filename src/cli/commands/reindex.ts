@@ -2,12 +2,11 @@
 import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
 import { MnemoError } from '../../core/errors.js';
-import { consoleLogger } from '../../core/logger.js';
 import { describeIdentity } from '../../embedders/embedder-identity.js';
 import { EmbeddingCache } from '../../embedders/embedding-cache.js';
 import { reindex } from '../../embedders/reindex.js';
 import type { Output } from '../context.js';
-import { embedderByName, globalOptions, openStoreFor, parseInteger } from '../context.js';
+import { cliLogger, embedderByName, globalOptions, openStoreFor, parseInteger } from '../context.js';
 
 /** Registers `mnemo reindex`. */
 export function registerReindex(program: Command, output: Output): void {
@@ -17,9 +16,9 @@ export function registerReindex(program: Command, output: Output): void {
     .option('--batch <n>', 'texts per batch, each staged in one transaction', parseInteger('--batch'), 256)
     .option('--json', 'print JSON')
     .action(async (flags: { batch: number; json?: boolean }, command: Command) => {
-      const { db, embedder: name } = globalOptions(command);
+      const { db, embedder: name, verbose } = globalOptions(command);
       if (flags.batch < 1) throw new MnemoError('INVALID_INPUT', `--batch: expected an integer >= 1, got ${flags.batch}.`, { details: { field: 'batch' } });
-      const embedder = await embedderByName(name, consoleLogger);
+      const embedder = await embedderByName(name, cliLogger(verbose === true));
       if (embedder === null) throw new MnemoError('INVALID_INPUT', `--embedder: reindex needs an embedder to re-embed with, got ${JSON.stringify(name)} (no vectors). Pass --embedder static, minilm, hashing or openai.`, { details: { field: 'embedder' } });
       const store = await openStoreFor(db);
       const bar = new cliProgress.SingleBar({ stream: process.stderr, format: 'reindex [{bar}] {value}/{total} texts | {eta_formatted} left', hideCursor: true }, cliProgress.Presets.shades_classic);

@@ -42,8 +42,8 @@ export async function loadTransformersEmbedder(options: TransformersEmbedderOpti
   const modelId = options.model ?? MINILM_MODEL;
   const dtype = options.dtype ?? 'fp32';
   const offline = options.offline ?? true;
-  const folder = offline ? requireModel(modelId, dtype, options) : null;
   const runtime = await importTransformers(options.importer, 'The transformers embedder');
+  const folder = offline ? requireModel(modelId, dtype, options) : null;
   if (folder !== null) runtime.env.localModelPath = folder.endsWith('/') ? folder : `${folder}/`;
   const loadOptions = { local_files_only: offline, dtype, ...(folder !== null ? { cache_dir: folder } : options.cacheDir !== undefined ? { cache_dir: options.cacheDir } : {}) };
   let tokenizer: Awaited<ReturnType<typeof runtime.AutoTokenizer.from_pretrained>>;

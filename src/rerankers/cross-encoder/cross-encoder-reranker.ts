@@ -1,6 +1,7 @@
 // The seed's cross-encoder reranker (ms-marco-MiniLM-L-6-v2 via transformers.js): off by default, lazy, never a crash.
 import type { Logger } from '../../core/logger.js';
-import { consoleLogger } from '../../core/logger.js';
+import { isMnemoError } from '../../core/errors.js';
+import { silentLogger } from '../../core/logger.js';
 import type { Reranker } from '../../seams/reranker.js';
 import { importTransformers, requireModel } from '../../transformers/index.js';
 import type { ModelDtype, ModelLocationOptions, RuntimeImporter } from '../../transformers/index.js';
@@ -31,15 +32,15 @@ export interface CrossEncoderRerankerOptions extends ModelLocationOptions {
   /** Longest pair in word pieces (default 512). */
   maxLength?: number;
   importer?: RuntimeImporter;
-  /** Where the one "unavailable" line goes (default: standard error). */
+  /** Where the one "unavailable" line goes (default: nowhere; pass a logger to see it). */
   logger?: Logger;
 }
 
 async function loadScorer(options: CrossEncoderRerankerOptions, modelId: string): Promise<PairScorer> {
   const dtype = options.dtype ?? 'fp32';
   const offline = options.offline ?? true;
-  const folder = offline ? requireModel(modelId, dtype, options) : null;
   const runtime = await importTransformers(options.importer, 'The cross-encoder reranker');
+  const folder = offline ? requireModel(modelId, dtype, options) : null;
   if (folder !== null) runtime.env.localModelPath = folder.endsWith('/') ? folder : `${folder}/`;
   const loadOptions = { local_files_only: offline, dtype, ...(folder !== null ? { cache_dir: folder } : options.cacheDir !== undefined ? { cache_dir: options.cacheDir } : {}) };
   const tokenizer = await runtime.AutoTokenizer.from_pretrained(modelId, loadOptions);
@@ -71,12 +72,12 @@ async function loadScorer(options: CrossEncoderRerankerOptions, modelId: string)
  */
 export function crossEncoderReranker(options: CrossEncoderRerankerOptions = {}): Reranker {
   const modelId = options.model ?? CROSS_ENCODER_MODEL;
-  const logger = options.logger ?? consoleLogger;
+  const logger = options.logger ?? silentLogger;
   const batchSize = Math.max(1, options.batchSize ?? 16);
   let scorer: Promise<PairScorer | null> | null = options.scorer !== undefined ? Promise.resolve(options.scorer) : null;
   let disabled = false;
   const giveUp = (error: unknown): null => {
-    if (!disabled) logger.warn(`reranker ${modelId} unavailable (${(error as Error).message}); keeping the fused order`);
+    if (!disabled) logger.warn(`reranker ${modelId} unavailable (${isMnemoError(error) ? `${error.code}: ` : ''}${(error as Error).message}); keeping the fused order`);
     disabled = true;
     return null;
   };

@@ -1,7 +1,7 @@
 // A rerank endpoint client (Cohere / Jina style `POST /rerank`): never throws, logs its first failure once.
 import { z } from 'zod';
 import type { Logger } from '../../core/logger.js';
-import { consoleLogger } from '../../core/logger.js';
+import { silentLogger } from '../../core/logger.js';
 import { postJson } from '../../http/index.js';
 import type { HttpProviderOptions } from '../../http/index.js';
 import type { Reranker } from '../../seams/reranker.js';
@@ -38,7 +38,7 @@ const RerankAnswer = z.object({
  * ```
  */
 export function httpReranker(options: HttpRerankerOptions): Reranker {
-  const logger = options.logger ?? consoleLogger;
+  const logger = options.logger ?? silentLogger;
   let logged = false;
   const fail = (reason: string): null => {
     if (!logged) logger.warn(`reranker ${options.model} at ${options.baseUrl} failed (${reason}); keeping the fused order (further failures are not logged)`);

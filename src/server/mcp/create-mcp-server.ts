@@ -3,7 +3,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { MnemoError, isMnemoError } from '../../core/errors.js';
-import { consoleLogger } from '../../core/logger.js';
+import { silentLogger } from '../../core/logger.js';
 import type { Logger } from '../../core/logger.js';
 import type { Mnemo } from '../../open-memory.js';
 import { requireSave } from '../access.js';
@@ -59,7 +59,7 @@ function asError(error: unknown, logger: Logger): CallToolResult {
  * ```
  */
 export function createMcpServer(memory: Mnemo, principal: Principal, options: { logger?: Logger; version?: string; inFlight?: InFlight } = {}): McpServer {
-  const logger = options.logger ?? consoleLogger;
+  const logger = options.logger ?? silentLogger;
   const server = new McpServer({ name: 'mnemo', version: options.version ?? '0.1.0' }, { capabilities: { tools: {} } });
   const tool = <S extends z.ZodObject>(name: string, description: string, inputSchema: S, run: (args: z.output<S>) => Promise<CallToolResult>) => {
     server.registerTool(name, { description, inputSchema }, (async (args: z.output<S>) => {

@@ -110,7 +110,7 @@ async function loadPg(): Promise<{ Pool: new (config: { connectionString: string
     const module = (await import('pg')) as unknown as { default?: unknown; Pool?: unknown };
     return (module.default ?? module) as Awaited<ReturnType<typeof loadPg>>;
   } catch (error) {
-    throw new MnemoError('DEPENDENCY_MISSING', `Opening a postgres:// URL needs the \`pg\` package, which could not be loaded (${(error as Error).message}). Install it with: npm install pg`, { cause: error });
+    throw new MnemoError('DEPENDENCY_MISSING', `Opening a postgres:// URL needs \`pg\`, an optional peer dependency, which could not be loaded (${(error as Error).message}). Install it with \`npm i pg@8\`.`, { cause: error });
   }
 }
 
