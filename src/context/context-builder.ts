@@ -1,7 +1,8 @@
 // The prompt context builder: one character's mental model, beliefs, facts, memories and permitted lore, within a token budget.
 import { MnemoError } from '../core/errors.js';
 import type { Fact, MentalModel } from '../core/living-types.js';
-import { describe, optionalTurnId, requireQueryText, requireSaveId } from '../core/validate.js';
+import { LIMITS, limitExceeded, requireShortText } from '../core/limits.js';
+import { describe, optionalTurnId, requireFocusTerms, requireQueryText, requireSaveId } from '../core/validate.js';
 import type { BeliefView, LivingMemory } from '../living/living-memory.js';
 import { LORE_CHUNK_TYPE } from '../lore/lore-book.js';
 import type { LoreBook } from '../lore/lore-book.js';
@@ -22,7 +23,7 @@ import { renderTemplate, templatePlaceholders } from './render-template.js';
 export const DEFAULT_CONTEXT_BUDGET = 1200;
 
 /** The largest budget accepted, in tokens. */
-export const MAX_CONTEXT_BUDGET = 200_000;
+export const MAX_CONTEXT_BUDGET = LIMITS.contextBudget;
 
 /** How many candidates each section considers when the request does not say. */
 export const DEFAULT_LIMITS = { beliefs: 20, facts: 20, memories: 8, lore: 5 } as const;
@@ -89,10 +90,21 @@ function requireName(value: unknown, field: string): string {
 
 function requireNames(value: unknown, field: string): string[] {
   if (value === undefined) return [];
-  if (!Array.isArray(value) || value.some((name) => typeof name !== 'string')) {
-    throw new MnemoError('INVALID_INPUT', `${field}: expected an array of names such as ["Kaël", "the docks"] ("" is the world), got ${describe(value)}.`, { details: { field } });
+  if (!Array.isArray(value) || value.some((name) => typeof name !== 'string' || name.length > 200)) {
+    throw new MnemoError('INVALID_INPUT', `${field}: expected an array of names of at most 200 characters such as ["Kaël", "the docks"] ("" is the world), got ${describe(value)}.`, { details: { field } });
   }
+  if (value.length > LIMITS.names) throw limitExceeded(field, 'names', value.length, 'Name the few subjects the prompt is about.', 'names');
   return value as string[];
+}
+
+/** The request's focus terms: at most LIMITS.focusTerms - 1, since the character is one of them. */
+function requireContextFocusTerms(value: unknown): string[] {
+  if (Array.isArray(value) && value.length >= LIMITS.focusTerms) {
+    throw new MnemoError('LIMIT_EXCEEDED', `focusTerms: at most ${LIMITS.focusTerms - 1} terms in a context request (limit focusTerms, less the character, which is always one; see docs/limits.md), got ${value.length}. Name the place and the characters on scene.`, {
+      details: { field: 'focusTerms', limit: 'focusTerms', maximum: LIMITS.focusTerms - 1, received: value.length },
+    });
+  }
+  return requireFocusTerms(value);
 }
 
 function requireInteger(value: unknown, field: string, minimum: number, maximum: number): number {
@@ -107,13 +119,16 @@ function requireVariables(value: unknown): Record<string, string> {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new MnemoError('INVALID_INPUT', `variables: expected an object of strings such as { "name": "Rowan" }, got ${describe(value)}.`, { details: { field: 'variables' } });
   }
-  for (const [name, text] of Object.entries(value)) {
+  const entries = Object.entries(value);
+  if (entries.length > LIMITS.templateVariables) throw limitExceeded('variables', 'templateVariables', entries.length, 'Pass the few values the template names.', 'variables');
+  for (const [name, text] of entries) {
     if ((BUILT_IN_VARIABLES as readonly string[]).includes(name)) {
       throw new MnemoError('INVALID_INPUT', `variables.${name}: {${name}} is filled by the context builder and cannot be replaced. Use another name.`, { details: { field: `variables.${name}` } });
     }
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/u.test(name) || typeof text !== 'string') {
       throw new MnemoError('INVALID_INPUT', `variables.${name}: expected a string under a name of letters, digits and _, got ${describe(text)}.`, { details: { field: `variables.${name}` } });
     }
+    requireShortText(`variables.${name}`, 'templateChars', text, 'Keep long texts in the lore book or in memories.');
   }
   return { ...(value as Record<string, string>) };
 }
@@ -172,15 +187,22 @@ export class ContextBuilder {
     const message = requireQueryText(request.message, 'message');
     const tags = requireCharacterTags(request.tags);
     const currentTurnId = optionalTurnId(request.currentTurnId, 'currentTurnId');
+    if (typeof request.budget === 'number' && Number.isSafeInteger(request.budget) && request.budget > MAX_CONTEXT_BUDGET) throw limitExceeded('budget', 'contextBudget', request.budget, 'A prompt\'s context is a few thousand tokens.', 'tokens');
     const budget = requireInteger(request.budget ?? DEFAULT_CONTEXT_BUDGET, 'budget', 1, MAX_CONTEXT_BUDGET);
-    const limit = (name: keyof typeof DEFAULT_LIMITS) => requireInteger(request.limits?.[name] ?? DEFAULT_LIMITS[name], `limits.${name}`, 0, 1000);
+    const limit = (name: keyof typeof DEFAULT_LIMITS) => {
+      const value = request.limits?.[name] ?? DEFAULT_LIMITS[name];
+      if (typeof value === 'number' && Number.isSafeInteger(value) && value > LIMITS.contextSectionItems) throw limitExceeded(`limits.${name}`, 'contextSectionItems', value, 'A prompt uses a few dozen lines of each kind.', 'candidates');
+      return requireInteger(value, `limits.${name}`, 0, LIMITS.contextSectionItems);
+    };
+    for (const name of Object.keys(DEFAULT_LIMITS) as (keyof typeof DEFAULT_LIMITS)[]) limit(name);
     const template = request.template ?? DEFAULT_CONTEXT_TEMPLATE;
     if (typeof template !== 'string') throw new MnemoError('INVALID_INPUT', `template: expected a string with {placeholders}, got ${describe(template)}.`, { details: { field: 'template' } });
+    requireShortText('template', 'templateChars', template, 'Keep the template to the prompt\'s frame; pass long texts as variables.');
     const extra = requireVariables(request.variables);
     const known = new Set<string>([...BUILT_IN_VARIABLES, ...Object.keys(extra)]);
     renderTemplate(template, Object.fromEntries([...known].map((name) => [name, '']))); // an unknown placeholder throws here, before any read
     const subjects = this.subjects(character, request.subjects);
-    const focusTerms = [character, ...requireNames(request.focusTerms, 'focusTerms').filter((term) => term.trim() !== '')];
+    const focusTerms = [character, ...requireContextFocusTerms(request.focusTerms)];
 
     const style: LineStyle = { counter: await this.tokenCounter(), sourceTags: request.sourceTags !== false };
     const messageTerms = new Set(this.analyzer(message));

@@ -3,7 +3,14 @@
 /** Who is at fault: the caller (USER), Mnemo or its machine (SYSTEM), or a service Mnemo talks to (THIRD_PARTY). */
 export type ErrorCategory = 'USER' | 'SYSTEM' | 'THIRD_PARTY';
 
-/** Every code Mnemo raises. Codes are stable: callers may match on them. */
+/**
+ * Every code Mnemo raises. Codes are stable: callers may match on them. Some with a meaning of their own:
+ * - `LIMIT_EXCEEDED`: a value over one of the bounds of `LIMITS` (core/limits.ts, docs/limits.md); details name it.
+ * - `NOT_A_DATABASE`: `path` / `--db` names a file that is not a SQLite database, or a folder that does not exist.
+ * - `STORE_BUSY`: another process held the database's write lock longer than the store waits; nothing was
+ *   written, and the same call may simply be retried (HTTP 503 with `Retry-After`).
+ * - `TOKEN_EXPIRED`: the bearer token's `expiresAt` has passed (HTTP 401).
+ */
 export const ERROR_CODES = {
   INVALID_INPUT: 'USER',
   NOT_FOUND: 'USER',
@@ -19,7 +26,11 @@ export const ERROR_CODES = {
   PAYLOAD_TOO_LARGE: 'USER',
   MALFORMED_JSON: 'USER',
   UNSUPPORTED_MEDIA_TYPE: 'USER',
+  LIMIT_EXCEEDED: 'USER',
+  NOT_A_DATABASE: 'USER',
+  TOKEN_EXPIRED: 'USER',
   STORE_FAILURE: 'SYSTEM',
+  STORE_BUSY: 'SYSTEM',
   SCHEMA_TOO_NEW: 'SYSTEM',
   INTERNAL: 'SYSTEM',
   DEPENDENCY_MISSING: 'SYSTEM',

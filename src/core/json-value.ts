@@ -1,6 +1,34 @@
 // JSON values as stored data: a strict check (exact round trip or a clear error), a deep freeze and a rendering.
 import { MnemoError } from './errors.js';
+import { LIMITS, limitExceeded } from './limits.js';
 import type { JsonValue } from './types.js';
+
+const DEPTH_FIX = 'Flatten the value (e.g. store nested parts under their own keys).';
+
+/**
+ * Throws LIMIT_EXCEEDED when `value` nests objects and arrays deeper than LIMITS.jsonDepth. The walk is iterative
+ * and stops at the first level past the bound, so even a value nested a million levels deep costs little and
+ * never overflows the stack (as JSON.stringify or a recursive check would).
+ *
+ * @example
+ * ```ts
+ * requireJsonDepth({ a: [1, { b: 2 }] }, 'metadata'); // ok: depth 3
+ * ```
+ */
+export function requireJsonDepth(value: unknown, field = 'value'): void {
+  const seen = new Set<object>();
+  let level: unknown[] = [value];
+  for (let depth = 0; level.length > 0; depth++) {
+    const next: object[] = [];
+    for (const item of level) {
+      if (item === null || typeof item !== 'object' || seen.has(item)) continue;
+      if (depth >= LIMITS.jsonDepth) throw limitExceeded(field, 'jsonDepth', depth + 1, DEPTH_FIX, 'levels of nesting');
+      seen.add(item);
+      for (const child of Object.values(item)) if (child !== null && typeof child === 'object') next.push(child as object);
+    }
+    level = next;
+  }
+}
 
 function kindOf(value: unknown): string {
   if (value === undefined) return 'undefined';
@@ -31,7 +59,7 @@ function notJson(path: string, value: unknown, reason?: string): MnemoError {
   });
 }
 
-function check(value: unknown, path: string, ancestors: Set<object>): void {
+function check(value: unknown, path: string, ancestors: Set<object>, field: string): void {
   if (value === null || typeof value === 'string' || typeof value === 'boolean') return;
   if (typeof value === 'number') {
     if (!Number.isFinite(value)) throw notJson(path, value);
@@ -39,17 +67,18 @@ function check(value: unknown, path: string, ancestors: Set<object>): void {
   }
   if (typeof value !== 'object') throw notJson(path, value);
   if (ancestors.has(value)) throw notJson(path, value, 'a cycle (an object that contains itself)');
+  if (ancestors.size >= LIMITS.jsonDepth) throw limitExceeded(field, 'jsonDepth', ancestors.size + 1, DEPTH_FIX, 'levels of nesting');
   ancestors.add(value);
   if (Array.isArray(value)) {
     for (let index = 0; index < value.length; index++) {
       if (!(index in value)) throw notJson(`${path}[${index}]`, undefined, 'a hole in a sparse array');
-      check(value[index], `${path}[${index}]`, ancestors);
+      check(value[index], `${path}[${index}]`, ancestors, field);
     }
   } else {
     const prototype = Object.getPrototypeOf(value) as unknown;
     if (prototype !== Object.prototype && prototype !== null) throw notJson(path, value);
     if (Object.getOwnPropertySymbols(value).length > 0) throw notJson(path, Symbol(), 'an object with symbol keys');
-    for (const [key, item] of Object.entries(value)) check(item, /^[A-Za-z_$][\w$]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`, ancestors);
+    for (const [key, item] of Object.entries(value)) check(item, /^[A-Za-z_$][\w$]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`, ancestors, field);
   }
   ancestors.delete(value);
 }
@@ -57,7 +86,8 @@ function check(value: unknown, path: string, ancestors: Set<object>): void {
 /**
  * Checks that `value` is JSON that round-trips exactly (JSON.parse(JSON.stringify(value)) deep-equals it) and
  * returns it typed. Functions, BigInts, symbols, undefined, NaN, Infinity, cycles, sparse arrays, Dates, Maps,
- * Sets and class instances are refused with an error naming where they are. (-0 comes back as 0: JSON has no -0.)
+ * Sets and class instances are refused with an error naming where they are, and so is nesting deeper than
+ * LIMITS.jsonDepth (LIMIT_EXCEEDED). (-0 comes back as 0: JSON has no -0.)
  *
  * @example
  * ```ts
@@ -66,7 +96,7 @@ function check(value: unknown, path: string, ancestors: Set<object>): void {
  * ```
  */
 export function requireJsonValue(value: unknown, field = 'value'): JsonValue {
-  check(value, field, new Set());
+  check(value, field, new Set(), field);
   return value as JsonValue;
 }
 

@@ -1,8 +1,10 @@
 // Input checks shared by every entry point: each failure says what was expected, what arrived and how to fix it.
 import { MnemoError } from './errors.js';
+import { requireJsonDepth } from './json-value.js';
+import { LIMITS, limitExceeded, requireShortText } from './limits.js';
 
 /** The largest k a query accepts. */
-export const MAX_K = 1000;
+export const MAX_K = LIMITS.k;
 
 /** A short, printable rendering of any value for an error message. */
 export function describe(value: unknown): string {
@@ -67,15 +69,90 @@ export function requireText(value: unknown, field = 'text'): string {
   if (typeof value !== 'string' || value.trim() === '') {
     throw invalid(field, 'a string with at least one non-space character', value, 'Skip empty turns instead of storing them.');
   }
-  return value;
+  return requireShortText(field, 'textChars', value, 'Split the text into several chunks (a paragraph or a turn each).');
 }
 
 /** Checks k: an integer from 1 to MAX_K. */
 export function requireK(value: unknown, field = 'k'): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1 || value > MAX_K) {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
     throw invalid(field, `an integer from 1 to ${MAX_K}`, value, 'Ask for the few hits a prompt can use (5 to 50 is typical).');
   }
+  if (value > MAX_K) throw limitExceeded(field, 'k', value, 'Ask for the few hits a prompt can use (5 to 50 is typical).', 'hits');
   return value;
+}
+
+/** Checks an optional integer option from 0 to the bound `limit` of LIMITS. */
+function optionalBoundedCount(value: unknown, field: string, limit: 'capPerSource' | 'rerankTop', fix: string): number | undefined {
+  const count = optionalCount(value, field);
+  if (count !== undefined && count > LIMITS[limit]) throw limitExceeded(field, limit, count, fix);
+  return count;
+}
+
+/**
+ * Checks capPerSource: an integer from 0 to LIMITS.capPerSource, where 0 asks for that largest cap.
+ *
+ * @example
+ * ```ts
+ * optionalCapPerSource(0);   // 10000
+ * optionalCapPerSource(50);  // 50
+ * optionalCapPerSource(4294967296); // throws LIMIT_EXCEEDED
+ * ```
+ */
+export function optionalCapPerSource(value: unknown, field = 'capPerSource'): number | undefined {
+  const cap = optionalBoundedCount(value, field, 'capPerSource', 'Leave it out for the default, max(50, 5k).');
+  return cap === 0 ? LIMITS.capPerSource : cap;
+}
+
+/** Checks rerankTop: an integer from 0 to LIMITS.rerankTop. */
+export function optionalRerankTop(value: unknown, field = 'rerankTop'): number | undefined {
+  return optionalBoundedCount(value, field, 'rerankTop', 'Leave it out for the default, max(20, 2k).');
+}
+
+/**
+ * Checks the pseudo-relevance feedback option: undefined (the default), null (off), or { documents, terms, weight }
+ * with documents and terms from 0 to LIMITS.feedback and a finite weight >= 0.
+ *
+ * @example
+ * ```ts
+ * optionalFeedback({ documents: 3, terms: 5, weight: 0.5 }); // the same object
+ * ```
+ */
+export function optionalFeedback(value: unknown, field = 'feedback'): { documents: number; terms: number; weight: number } | null | undefined {
+  if (value === undefined || value === null) return value;
+  if (typeof value !== 'object' || Array.isArray(value)) throw invalid(field, 'null or { documents, terms, weight }', value, 'Leave it out for the default (3 documents, 5 terms, weight 0.5).');
+  const { documents, terms, weight } = value as Record<string, unknown>;
+  const fix = 'Feedback reads a few top documents (3 is the default).';
+  const count = (item: unknown, name: string) => {
+    const checked = optionalCount(item, `${field}.${name}`);
+    if (checked === undefined) throw invalid(`${field}.${name}`, 'an integer >= 0', item, fix);
+    if (checked > LIMITS.feedback) throw limitExceeded(`${field}.${name}`, 'feedback', checked, fix);
+    return checked;
+  };
+  const checkedWeight = optionalNumber(weight, `${field}.weight`, 0);
+  if (checkedWeight === undefined) throw invalid(`${field}.weight`, 'a finite number >= 0', weight, fix);
+  return { documents: count(documents, 'documents'), terms: count(terms, 'terms'), weight: checkedWeight };
+}
+
+/**
+ * Checks focus terms: an array of at most LIMITS.focusTerms strings of at most LIMITS.focusTermChars characters;
+ * blank terms are dropped.
+ *
+ * @example
+ * ```ts
+ * requireFocusTerms(['Harvest Moon', ' ', 'Rowan']); // ['Harvest Moon', 'Rowan']
+ * requireFocusTerms(undefined);                      // []
+ * ```
+ */
+export function requireFocusTerms(value: unknown, field = 'focusTerms'): string[] {
+  if (value === undefined || value === null) return [];
+  const fix = 'Name the place and the characters on scene, not a list of keywords.';
+  if (!Array.isArray(value)) throw invalid(field, 'an array of strings such as ["Harvest Moon", "Rowan"]', value, fix);
+  if (value.length > LIMITS.focusTerms) throw limitExceeded(field, 'focusTerms', value.length, fix, 'terms');
+  return value.flatMap((term: unknown, index) => {
+    if (typeof term !== 'string') throw invalid(`${field}[${index}]`, 'a string', term, fix);
+    requireShortText(`${field}[${index}]`, 'focusTermChars', term, fix);
+    return term.trim() === '' ? [] : [term];
+  });
 }
 
 /** Checks an optional non-negative integer option. */
@@ -105,12 +182,12 @@ export function optionalChunkType(value: unknown, field: string): string | undef
   return value;
 }
 
-/** Checks a query text: any string (punctuation and operators are fine), at most 10,000 characters. */
+/** Checks a query text: any string (punctuation and operators are fine), at most LIMITS.queryChars characters. */
 export function requireQueryText(value: unknown, field = 'query'): string {
-  if (typeof value !== 'string' || value.length > 10_000) {
-    throw invalid(field, 'a string of at most 10,000 characters', value, 'Pass the player message or question as plain text.');
+  if (typeof value !== 'string') {
+    throw invalid(field, `a string of at most ${LIMITS.queryChars.toLocaleString('en-US')} characters`, value, 'Pass the player message or question as plain text.');
   }
-  return value;
+  return requireShortText(field, 'queryChars', value, 'Pass the player message or question, not a whole transcript.');
 }
 
 /** Checks that metadata is a plain JSON object. */
@@ -119,6 +196,7 @@ export function optionalMetadata(value: unknown, field = 'metadata'): Record<str
   if (typeof value !== 'object' || Array.isArray(value)) {
     throw invalid(field, 'a plain object of JSON values', value, 'Pass metadata as { key: value }.');
   }
+  requireJsonDepth(value, field);
   try {
     JSON.stringify(value);
   } catch (error) {

@@ -2,6 +2,7 @@
 import { systemClock } from '../core/clock.js';
 import type { Clock } from '../core/clock.js';
 import { MnemoError } from '../core/errors.js';
+import { LIMITS, limitExceeded } from '../core/limits.js';
 import { onceLogger, silentLogger } from '../core/logger.js';
 import type { Logger } from '../core/logger.js';
 import type { Explanation, Hit, Metadata, QueryOptions } from '../core/types.js';
@@ -209,12 +210,14 @@ export class LoreBook {
 
   /** The same contract as `importRepository`, for entries given in code: `{ source, title, content, scopeLevel, scopeTags }`. */
   async importEntries(entries: readonly LoreEntryInput[], options: LoreImportOptions = {}): Promise<LoreImportReport> {
+    if (Array.isArray(entries) && entries.length > LIMITS.loreEntries) throw limitExceeded('entries', 'loreEntries', entries.length, 'Split the world into several books, or trim the list.', 'entries');
     const checked = validateLoreEntries(entries);
     if (checked.problems.length > 0) throw loreInvalidError(checked.problems);
     return this.importValid(checked.entries, [], ENTRIES_ORIGIN, options);
   }
 
   private async importValid(drafts: readonly LoreEntryDraft[], files: string[], origin: LoreOriginIdentity, options: LoreImportOptions): Promise<LoreImportReport> {
+    if (drafts.length > LIMITS.loreEntries) throw limitExceeded('entries', 'loreEntries', drafts.length, 'Split the world into several books, or trim the repository.', 'entries');
     if (drafts.length === 0) {
       throw new MnemoError('LORE_EMPTY', 'The lore repository resolved no entries, so the import was refused rather than taken to mean the lore was deleted; nothing was written. List content files with entries in index.yaml, or use `lore wipe` to empty the book on purpose.', {
         details: { files: files.length },

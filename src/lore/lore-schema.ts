@@ -1,5 +1,6 @@
 // The zod schemas of lore input (repository files, the manifest, entries passed in code) and their messages.
 import { z } from 'zod';
+import { LIMITS } from '../core/limits.js';
 import { describe } from '../core/validate.js';
 import { SCOPE_LEVELS } from './scope-tags.js';
 
@@ -18,7 +19,7 @@ export const tagSchema = z
   .max(100, 'must be at most 100 characters');
 
 export const titleSchema = nonEmptyText('a string (quote numbers and dates)', 200);
-export const contentSchema = nonEmptyText('a string (use a | block for paragraphs)');
+export const contentSchema = nonEmptyText('a string (use a | block for paragraphs)').max(LIMITS.loreContentChars, `must be at most ${LIMITS.loreContentChars.toLocaleString('en-US')} characters (limit loreContentChars, see docs/limits.md); split it into several entries`);
 export const sourceSchema = nonEmptyText('a string naming the file, such as "brackwater/regional.yaml"', 200);
 export const scopeLevelSchema = z.enum(SCOPE_LEVELS, { error: (issue) => (issue.input === undefined ? 'is required' : `must be one of ${SCOPE_LEVELS.join(', ')}, got ${describe(issue.input)}`) });
 export const scopeTagsSchema = z.array(tagSchema, { error: wrongType('a list of tags, such as ["brackwater"]') });

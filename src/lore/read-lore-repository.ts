@@ -8,7 +8,7 @@ import { canonicalTags, manifestSchema, repositoryEntrySchema, repositoryFileSch
 import type { LoreEntryDraft } from './lore-schema.js';
 import { fieldName } from './lore-problem.js';
 import type { LoreProblem } from './lore-problem.js';
-import { keyNodeAt, nodeAt, parseYaml, positionAt } from './parse-yaml.js';
+import { keyNodeAt, nodeAt, parseYaml, positionAt, yamlValue } from './parse-yaml.js';
 import type { ParsedFile } from './parse-yaml.js';
 import { folderLoreSource } from './sources/folder-lore-source.js';
 import type { LoreSnapshot } from './sources/lore-source.js';
@@ -75,7 +75,9 @@ const ENTRY_KEYS = ['title', 'content', 'scope_level', 'scope_tags'];
 /** Validates one content file's entries; returns the good ones (with positions) and every problem. */
 function readEntries(parsed: ParsedFile): { entries: LocatedLoreEntry[]; problems: LoreProblem[] } {
   const root = parsed.document.contents;
-  const file = repositoryFileSchema.safeParse(parsed.document.toJS() ?? null);
+  const plain = yamlValue(parsed);
+  if ('problem' in plain) return { entries: [], problems: [plain.problem] };
+  const file = repositoryFileSchema.safeParse(plain.value);
   if (!file.success) return { entries: [], problems: issuesToProblems(file.error.issues, parsed, root, null, ['source', 'entries']) };
   const entries: LocatedLoreEntry[] = [];
   const problems: LoreProblem[] = [];
@@ -149,7 +151,12 @@ export async function readLoreRepository(repository: string | LoreSnapshot, opti
     return reading;
   }
   const { parsed: manifest, problems: syntax } = parseYaml(MANIFEST, manifestText.text);
-  const listing = manifestSchema.safeParse(manifest.document.toJS() ?? null);
+  const plainManifest = syntax.length > 0 ? { value: null } : yamlValue(manifest);
+  if ('problem' in plainManifest) {
+    reading.problems.push(plainManifest.problem);
+    return reading;
+  }
+  const listing = manifestSchema.safeParse(plainManifest.value);
   if (syntax.length > 0 || !listing.success) {
     reading.problems.push(...syntax, ...(syntax.length > 0 || listing.success ? [] : issuesToProblems(listing.error.issues, manifest, manifest.document.contents, null, ['files'])));
     return reading;

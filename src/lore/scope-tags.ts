@@ -1,5 +1,6 @@
 // Scope levels and a character's lore tags, derived from categorised tags (zone, district, faction).
 import { MnemoError } from '../core/errors.js';
+import { LIMITS, limitExceeded } from '../core/limits.js';
 import { describe } from '../core/validate.js';
 import type { ScopeLevel } from '../seams/lore-store.js';
 
@@ -25,8 +26,8 @@ export interface CharacterPlacement {
 const asList = (value: string | readonly string[] | undefined): readonly string[] => (value === undefined ? [] : typeof value === 'string' ? [value] : value);
 
 function checkTag(tag: unknown, field: string): string {
-  if (typeof tag !== 'string' || tag.trim() === '' || /\s/.test(tag)) {
-    throw new MnemoError('INVALID_INPUT', `${field}: expected a tag (a non-empty string without spaces), got ${describe(tag)}. Tags look like "brackwater" or "lamplighters".`, { details: { field } });
+  if (typeof tag !== 'string' || tag.trim() === '' || /\s/.test(tag) || tag.length > 100) {
+    throw new MnemoError('INVALID_INPUT', `${field}: expected a tag (a non-empty string without spaces, at most 100 characters), got ${describe(tag)}. Tags look like "brackwater" or "lamplighters".`, { details: { field } });
   }
   return tag;
 }
@@ -55,5 +56,6 @@ export function requireCharacterTags(value: unknown, field = 'tags'): string[] {
   if (!Array.isArray(value)) {
     throw new MnemoError('INVALID_INPUT', `${field}: expected the character's lore tags as an array of strings ([] for continental lore only), got ${describe(value)}. Derive them with loreScopeTags().`, { details: { field } });
   }
+  if (value.length > LIMITS.tags) throw limitExceeded(field, 'tags', value.length, 'A character holds its zone, district and factions: a few tags.', 'tags');
   return [...new Set(value.map((tag, index) => checkTag(tag, `${field}[${index}]`)))].sort();
 }

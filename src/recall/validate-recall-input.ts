@@ -1,6 +1,7 @@
 // Input checks of the recall layer: keys, scopes, metadata, decay and topK, each failing with a clear message.
 import { MnemoError } from '../core/errors.js';
-import { requireJsonValue } from '../core/json-value.js';
+import { renderValue, requireJsonValue } from '../core/json-value.js';
+import { limitExceeded, LIMITS, requireShortText } from '../core/limits.js';
 import type { JsonValue, Metadata } from '../core/types.js';
 import { describe, requireK } from '../core/validate.js';
 
@@ -22,7 +23,7 @@ export function requireMemoryKey(value: unknown): string {
   if (typeof value !== 'string' || value === '') {
     throw invalid('key', 'a non-empty string', value, 'Memory key must not be empty: name the value, e.g. "contract_type".');
   }
-  return value;
+  return requireShortText('key', 'memoryKeyChars', value, 'Name the value with a short key, e.g. "contract_type".');
 }
 
 /**
@@ -87,9 +88,12 @@ export function prepareMetadata(value: unknown): { metadata: Metadata; scope: st
   return { metadata, scope: optionalScope(metadata['scope'], 'metadata.scope') };
 }
 
-/** Checks a value to store: any JSON value that round-trips exactly. */
+/** Checks a value to store: any JSON value that round-trips exactly, at most LIMITS.memoryValueChars as JSON. */
 export function requireMemoryValue(value: unknown): JsonValue {
-  return requireJsonValue(value, 'value');
+  const checked = requireJsonValue(value, 'value');
+  const length = renderValue(checked).length;
+  if (length > LIMITS.memoryValueChars) throw limitExceeded('value', 'memoryValueChars', length, 'Remember a summary, or split the value under several keys.', 'characters');
+  return checked;
 }
 
 /** Checks an optional decay in milliseconds: absent or null for none, else a whole number > 0. */

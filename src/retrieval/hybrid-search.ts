@@ -4,7 +4,7 @@ import type { Reranker } from '../seams/reranker.js';
 import type { ScoreTotals, VectorMatch } from '../seams/vector-search.js';
 import { capPerSource } from './cap-per-source.js';
 import type { CorpusIndex, QueryFeedback, SlotFilter } from './corpus-index.js';
-import { FOCUS_BOOST, focusMatches } from './focus-boost.js';
+import { FOCUS_BOOST, FocusMatcher } from './focus-boost.js';
 import { RRF_K, reciprocalRankFusion } from './reciprocal-rank-fusion.js';
 import { ScoreStatistics } from './score-statistics.js';
 
@@ -115,14 +115,14 @@ export async function hybridSearch(input: HybridSearchInput): Promise<RankedId[]
     fused = reciprocalRankFusion(lists, input.rrfK ?? RRF_K);
   }
 
-  const focusTerms = input.focusTerms ?? [];
+  const focus = new FocusMatcher(input.focusTerms ?? []);
   const reranker = input.reranker ?? null;
   const rerankTop = Math.min(fused.length, input.rerankTop ?? Math.max(20, 2 * k));
-  const needTexts = focusTerms.length > 0 ? fused.map(([id]) => id) : reranker !== null ? fused.slice(0, rerankTop).map(([id]) => id) : [];
+  const needTexts = !focus.empty ? fused.map(([id]) => id) : reranker !== null ? fused.slice(0, rerankTop).map(([id]) => id) : [];
   const texts = needTexts.length > 0 ? await input.loadTexts(needTexts) : new Map<string, string>();
 
   let ranked: RankedId[] = fused.map(([id, score]) => {
-    const matches = focusMatches(texts.get(id) ?? '', focusTerms);
+    const matches = focus.matches(texts.get(id) ?? '');
     const boost = matches.length > 0 ? (input.focusBoost ?? FOCUS_BOOST) : 0;
     return {
       id,

@@ -1,7 +1,7 @@
 // Turns a search's options into one checked, complete request: every option validated, every gap filled from the corpus's defaults.
 import { MnemoError } from '../core/errors.js';
 import type { QueryOptions } from '../core/types.js';
-import { optionalCount, optionalNumber, requireK, requireQueryText } from '../core/validate.js';
+import { optionalCapPerSource, optionalFeedback, optionalNumber, optionalRerankTop, requireFocusTerms, requireK, requireQueryText } from '../core/validate.js';
 import { createAnalyzer } from './analyzer.js';
 import type { Analyzer, QueryFeedback } from './corpus-index.js';
 import { FOCUS_BOOST, FOCUS_BOOST_ZSCORE } from './focus-boost.js';
@@ -67,15 +67,15 @@ export function resolveSearchRequest(corpus: CorpusName, text: unknown, options:
   const defaults = CORPUS_DEFAULTS[corpus];
   const queryText = requireQueryText(text);
   const k = requireK(options.k ?? defaults.k);
-  const capPerSource = optionalCount(options.capPerSource, 'capPerSource') ?? defaults.capPerSource(k);
+  const capPerSource = optionalCapPerSource(options.capPerSource) ?? defaults.capPerSource(k);
   const rrfK = optionalNumber(options.rrfK, 'rrfK', 0) ?? RRF_K;
   const fusion = options.fusion ?? defaults.fusion;
   if (fusion !== 'rrf' && fusion !== 'zscore') throw new MnemoError('INVALID_INPUT', `fusion: expected "rrf" or "zscore", got ${JSON.stringify(fusion)}.`, { details: { field: 'fusion' } });
   const focusBoost = optionalNumber(options.focusBoost, 'focusBoost', 0) ?? (fusion === 'zscore' ? FOCUS_BOOST_ZSCORE : FOCUS_BOOST);
   const weights = { lexical: optionalNumber(options.weights?.lexical, 'weights.lexical', 0), semantic: optionalNumber(options.weights?.semantic, 'weights.semantic', 0) };
-  const rerankTop = optionalCount(options.rerankTop, 'rerankTop');
-  const focusTerms = (options.focusTerms ?? []).filter((term) => typeof term === 'string' && term.trim() !== '');
-  const feedback = options.feedback === undefined ? (defaults.feedback ?? undefined) : (options.feedback ?? undefined);
+  const rerankTop = optionalRerankTop(options.rerankTop);
+  const focusTerms = requireFocusTerms(options.focusTerms);
+  const feedback = options.feedback === undefined ? (defaults.feedback ?? undefined) : (optionalFeedback(options.feedback) ?? undefined);
   return { corpus, queryText, k, ranked: defaults.ranked(k, capPerSource), capPerSource, rrfK, fusion, weights, feedback, focusTerms, focusBoost, rerank: options.rerank !== false, rerankTop };
 }
 

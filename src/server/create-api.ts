@@ -13,6 +13,7 @@ import type { Mnemo } from '../open-memory.js';
 import { LOCAL_OWNER, requireSave } from './access.js';
 import type { Principal } from './access.js';
 import { httpStatus } from './http-status.js';
+import { invalidInput } from './invalid-input.js';
 import { serveInspector } from './inspector.js';
 import { requireLoopbackRequest } from './loopback.js';
 import { mcpHttpHandler } from './mcp/mcp-http.js';
@@ -60,15 +61,6 @@ function asMnemoError(error: unknown, requestId: string, logger: Logger): MnemoE
   }
   logger.warn(`request ${requestId} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   return new MnemoError('INTERNAL', `An internal error occurred; the server log has the details under request id ${requestId}.`);
-}
-
-/** Turns zod issues into one INVALID_INPUT error listing every problem. */
-function invalidInput(location: 'path' | 'query' | 'body', error: z.ZodError): MnemoError {
-  const issues = error.issues.map((issue) => `${issue.path.length === 0 ? location : issue.path.join('.')}: ${issue.message}`);
-  const first = error.issues[0]?.path.join('.') ?? '';
-  return new MnemoError('INVALID_INPUT', `Invalid request ${location === 'path' ? 'path' : location === 'query' ? 'query string' : 'body'}: ${issues.join('; ')}. See /openapi.json for the expected shape.`, {
-    details: { location, field: first === '' ? location : first, issues },
-  });
 }
 
 function validate<T extends z.ZodType>(schema: T | undefined, value: unknown, location: 'path' | 'query' | 'body'): z.output<T> | undefined {

@@ -239,7 +239,8 @@ export function runRecallContract(name: string, factory: RecallBackendFactory): 
         for (let index = 0; index < 8; index++) await memory.store(`note_${index}`, `note number ${index}`);
         expect(await memory.retrieve('note', 3)).toHaveLength(3);
         expect(await memory.retrieve('note')).toHaveLength(5);
-        for (const topK of [0, -1, 1001, 2.5]) await expect(memory.retrieve('note', topK)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+        for (const topK of [0, -1, 2.5]) await expect(memory.retrieve('note', topK)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+        await expect(memory.retrieve('note', 1001)).rejects.toMatchObject({ code: 'LIMIT_EXCEEDED', details: { limit: 'k', maximum: 1000 } });
       });
 
       it('is deterministic: the same query twice gives the same entries in the same order', async () => {

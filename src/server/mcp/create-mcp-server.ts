@@ -3,6 +3,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { MnemoError, isMnemoError } from '../../core/errors.js';
+import { LIMITS } from '../../core/limits.js';
 import { silentLogger } from '../../core/logger.js';
 import type { Logger } from '../../core/logger.js';
 import type { Mnemo } from '../../open-memory.js';
@@ -11,16 +12,37 @@ import type { Principal } from '../access.js';
 import type { InFlight } from '../in-flight.js';
 import type { Route } from '../route.js';
 import { API_ROUTES } from '../routes/index.js';
-import { chunkInputSchema, contextBody, queryBody, recallBody, rememberBody, rewindBody, saveIdSchema } from '../schemas/requests.js';
+import { invalidInput } from '../invalid-input.js';
+import { chunkInputSchema, contextBody, loreSearchBody, queryBody, recallBody, rememberBody, rewindBody, saveIdSchema } from '../schemas/requests.js';
 
 const withSave = { saveId: saveIdSchema };
 
 /** lore_search always takes the character's tags: no MCP caller reads lore outside a character's scope. */
 const loreSearchTool = z.strictObject({
-  query: z.string().max(10_000).describe('What the player asks about.'),
-  tags: z.array(z.string().regex(/^\S+$/u).max(100)).max(100).describe("The character's lore tags (zone, district, faction); [] = continental lore only."),
+  query: loreSearchBody.shape.query.describe('What the player asks about.'),
+  tags: z.array(z.string().regex(/^\S+$/u).max(100)).max(LIMITS.tags, `must be at most ${LIMITS.tags} tags (limit tags, see docs/limits.md)`).describe("The character's lore tags (zone, district, faction); [] = continental lore only."),
   k: z.number().int().min(1).max(100).optional().describe('Entries to return (default 5).'),
 });
+
+/**
+ * The SDK would refuse arguments that do not match a tool's schema with its own text ("MCP error -32602: Input
+ * validation error: ..."). Each tool's arguments are checked here instead, against the same schema, and refused
+ * as the HTTP API refuses a body: `error INVALID_INPUT: ...`, or `error LIMIT_EXCEEDED: ...` when every problem is
+ * a bound crossed (docs/limits.md). (This replaces the SDK's `validateToolInput`, pinned at 1.32.2; the MCP tests
+ * check the coded answer, so an SDK that renames it fails them.)
+ */
+function codedArgumentErrors(server: McpServer, schemas: ReadonlyMap<string, z.ZodType>): void {
+  const sdk = server as unknown as { validateToolInput(tool: unknown, args: unknown, name: string): Promise<unknown> };
+  const original = sdk.validateToolInput.bind(sdk);
+  sdk.validateToolInput = async (tool, args, name) => {
+    const schema = schemas.get(name);
+    if (schema === undefined) return original(tool, args, name);
+    const parsed = schema.safeParse(args ?? {});
+    if (parsed.success) return parsed.data;
+    const error = invalidInput('arguments', parsed.error);
+    throw new Error(`error ${error.code}: ${error.message}`);
+  };
+}
 
 function routeById(operationId: string): Route {
   const route = API_ROUTES.find((candidate) => candidate.operationId === operationId);
@@ -61,7 +83,10 @@ function asError(error: unknown, logger: Logger): CallToolResult {
 export function createMcpServer(memory: Mnemo, principal: Principal, options: { logger?: Logger; version?: string; inFlight?: InFlight } = {}): McpServer {
   const logger = options.logger ?? silentLogger;
   const server = new McpServer({ name: 'mnemo', version: options.version ?? '0.1.0' }, { capabilities: { tools: {} } });
+  const schemas = new Map<string, z.ZodType>();
+  codedArgumentErrors(server, schemas);
   const tool = <S extends z.ZodObject>(name: string, description: string, inputSchema: S, run: (args: z.output<S>) => Promise<CallToolResult>) => {
+    schemas.set(name, inputSchema);
     server.registerTool(name, { description, inputSchema }, (async (args: z.output<S>) => {
       try {
         return await (options.inFlight === undefined ? run(args) : options.inFlight.track(run(args)));

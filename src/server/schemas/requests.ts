@@ -1,23 +1,31 @@
 // The zod schemas of every request the HTTP API and the MCP tools accept; the OpenAPI document is generated from them.
 import { z } from 'zod';
+import { LIMITS } from '../../core/limits.js';
+import type { LimitName } from '../../core/limits.js';
 import { entryInputSchema } from '../../lore/lore-schema.js';
 import { DECAY_FORMS, isDecay } from '../../recall/decay.js';
 
 // ---- building blocks -------------------------------------------------------------------------------------------
 
-export const saveIdSchema = z.string().min(1).max(200).describe('The save (game, conversation, agent run), e.g. "run-1".');
+/** The message of a bound crossed: the API answers LIMIT_EXCEEDED, naming the limit (see createApi). */
+const over = (limit: LimitName, unit: string) => `must be at most ${LIMITS[limit].toLocaleString('en-US')} ${unit} (limit ${limit}, see docs/limits.md)`;
+/** A string of at most the bound `limit` characters. */
+const boundedText = (limit: LimitName) => z.string().max(LIMITS[limit], over(limit, 'characters'));
+
+export const saveIdSchema = z.string().min(1).max(200).refine((id) => id.trim() !== '', 'must not be blank').describe('The save (game, conversation, agent run), e.g. "run-1".');
 export const turnIdSchema = z.number().int().min(0).describe('A turn number: 0, 1, 2, ... in the order turns happen.');
 const chunkTypeSchema = z.string().min(1).max(64);
-const kSchema = z.number().int().min(1).max(1000);
+const kSchema = z.number().int().min(1).max(LIMITS.k, over('k', 'hits'));
 const countSchema = z.number().int().min(0);
-const tagsSchema = z.array(z.string().regex(/^\S+$/u, 'must be a tag without spaces').max(100)).max(100);
-const namesSchema = z.array(z.string().max(200)).max(100);
+const tagsSchema = z.array(z.string().regex(/^\S+$/u, 'must be a tag without spaces').max(100)).max(LIMITS.tags, over('tags', 'tags'));
+const namesSchema = z.array(z.string().max(200)).max(LIMITS.names, over('names', 'names'));
+const focusTermsSchema = z.array(boundedText('focusTermChars')).max(LIMITS.focusTerms, over('focusTerms', 'terms'));
 const metadataSchema = z.record(z.string(), z.unknown());
 /** Any JSON value (a request body holds nothing else). */
 const jsonValueSchema = z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(z.unknown()), z.record(z.string(), z.unknown())]);
 
 /** A whole number in a query string or a path (`?limit=50`). */
-const wholeNumber = (minimum: number, maximum: number) => z.string().regex(/^\d{1,15}$/u, 'must be a whole number such as 10').transform(Number).pipe(z.number().int().min(minimum).max(maximum));
+const wholeNumber = (minimum: number, maximum: number) => z.string().regex(/^\d{1,16}$/u, 'must be a whole number such as 10').transform(Number).pipe(z.number().int().min(minimum).max(maximum));
 /** `true` or `false` in a query string. */
 const queryBoolean = z.enum(['true', 'false']).transform((value) => value === 'true');
 /** A comma-separated list in a query string (`?tags=brackwater,brackwater_docks`); empty means []. */
@@ -48,36 +56,36 @@ export const chunkPageQuery = pageQuery.extend({
 
 export const chunkInputSchema = z.strictObject({
   turnId: turnIdSchema,
-  text: z.string().min(1).max(100_000).describe('The text to remember; never empty.'),
+  text: boundedText('textChars').min(1).describe('The text to remember; never empty.'),
   chunkType: chunkTypeSchema.optional().describe('Default "narrative".'),
   entryId: z.string().max(200).nullable().optional().describe('The id of the record this chunk stands for.'),
   metadata: metadataSchema.optional().describe('Extra keys; the core keys always win.'),
 });
 
 export const addChunksBody = z.strictObject({
-  chunks: z.array(chunkInputSchema).min(1).max(1000).describe('One or more chunks of this save, written in one transaction.'),
+  chunks: z.array(chunkInputSchema).min(1).max(LIMITS.chunksPerCall, over('chunksPerCall', 'chunks')).describe('One or more chunks of this save, written in one transaction.'),
 });
 
 export const updateTurnBody = z.strictObject({
-  text: z.string().min(1).max(100_000).describe("The turn's new text."),
+  text: boundedText('textChars').min(1).describe("The turn's new text."),
   chunkType: chunkTypeSchema.optional().describe('The chunk type replaced (default "narrative").'),
 });
 
 export const queryBody = z.strictObject({
-  query: z.string().max(10_000).describe('What to look for: the player message or a question.'),
+  query: boundedText('queryChars').describe('What to look for: the player message or a question.'),
   k: kSchema.optional().describe('Hits to return (default 5).'),
   maxTurnId: turnIdSchema.optional(),
   currentTurnId: turnIdSchema.optional().describe('The present turn: nothing after it comes back.'),
   chunkType: chunkTypeSchema.optional(),
   excludeChunkType: chunkTypeSchema.optional().describe('Never this type. Without an admin token, lore chunks are always left out.'),
-  focusTerms: namesSchema.optional().describe('Here-and-now terms (location, characters on scene): a small boost.'),
+  focusTerms: focusTermsSchema.optional().describe('Here-and-now terms (location, characters on scene): a small boost.'),
   focusBoost: z.number().min(0).optional(),
-  capPerSource: countSchema.optional(),
+  capPerSource: countSchema.max(LIMITS.capPerSource, over('capPerSource', 'candidates')).optional().describe('Candidates each arm keeps before fusion (default max(50, 5k); 0 = the largest cap).'),
   rrfK: z.number().min(0).optional(),
   fusion: z.enum(['rrf', 'zscore']).optional(),
   weights: z.strictObject({ lexical: z.number().min(0).optional(), semantic: z.number().min(0).optional() }).optional(),
   rerank: z.boolean().optional(),
-  rerankTop: countSchema.optional(),
+  rerankTop: countSchema.max(LIMITS.rerankTop, over('rerankTop', 'candidates')).optional(),
 });
 
 export const rewindBody = z.strictObject({ turnId: turnIdSchema.describe('Everything after this turn goes, every layer.') });
@@ -91,7 +99,7 @@ export const forkBody = z.strictObject({
 
 export const recordTurnBody = z.strictObject({
   turnId: turnIdSchema,
-  text: z.string().min(1).max(100_000).optional().describe("The narrative to distil (default: the turn's stored chunks, lore excepted)."),
+  text: boundedText('textChars').min(1).optional().describe("The narrative to distil (default: the turn's stored chunks, lore excepted)."),
   knownEntities: namesSchema.optional(),
   whenHint: z.string().max(200).optional(),
 });
@@ -125,16 +133,16 @@ export const missionsBody = z.strictObject({
 // ---- lore --------------------------------------------------------------------------------------------------------
 
 export const loreImportBody = z.strictObject({
-  entries: z.array(entryInputSchema).min(1).max(100_000).describe('The whole book: entries gone from this list are removed.'),
+  entries: z.array(entryInputSchema).min(1).max(LIMITS.loreEntries, over('loreEntries', 'entries')).describe('The whole book: entries gone from this list are removed.'),
   dryRun: z.boolean().optional().describe('Report what would change; write and embed nothing.'),
 });
 
 export const loreSearchBody = z.strictObject({
-  query: z.string().max(10_000),
+  query: boundedText('queryChars'),
   tags: tagsSchema.optional().describe("The character's lore tags ([] = continental only). Required unless the token is an admin's."),
   ignoreScope: z.boolean().optional().describe('Search every entry whatever its scope (admin tokens only).'),
   k: kSchema.optional(),
-  focusTerms: namesSchema.optional(),
+  focusTerms: focusTermsSchema.optional(),
 });
 
 export const loreEntriesQuery = z.strictObject({
@@ -152,14 +160,14 @@ export const loreWipeBody = z.strictObject({ confirm: z.literal(true).describe('
 
 export const rememberBody = z.strictObject({
   scope: z.string().min(1).max(200).describe('The scope (a memory declaration name); a limited token needs it in its list.'),
-  key: z.string().min(1).max(1000),
+  key: boundedText('memoryKeyChars').min(1),
   value: jsonValueSchema.describe('Any JSON value; it comes back exactly.'),
   metadata: metadataSchema.optional(),
   decay: z.string().refine(isDecay, `must be ${DECAY_FORMS}`).optional().describe('Forget it after this long: "30s", "15m", "1h", "7d" or "none" (the default).'),
 });
 
 export const recallBody = z.strictObject({
-  query: z.string().max(10_000),
+  query: boundedText('queryChars'),
   scope: z.string().min(1).max(200).optional().describe('Only this scope (required for a limited token).'),
   k: kSchema.optional(),
   exact: z.boolean().optional().describe("The seed's substring scoring instead of the hybrid search."),
@@ -175,16 +183,16 @@ const sectionNames = ['mental_model', 'beliefs', 'facts', 'memories', 'lore_cont
 
 export const contextBody = z.strictObject({
   character: z.string().min(1).max(200).describe('The character whose prompt this is.'),
-  message: z.string().max(10_000).describe("The player's message."),
+  message: boundedText('queryChars').describe("The player's message."),
   tags: tagsSchema.describe("The character's lore tags ([] = continental only): lore it may not know never comes back."),
   currentTurnId: turnIdSchema.optional(),
-  budget: z.number().int().min(1).max(200_000).optional().describe('Tokens for every section together (default 1200).'),
+  budget: z.number().int().min(1).max(LIMITS.contextBudget, over('contextBudget', 'tokens')).optional().describe('Tokens for every section together (default 1200).'),
   subjects: namesSchema.optional().describe('Other subjects whose models and beliefs follow the character\'s (default [""]: the world).'),
-  focusTerms: namesSchema.optional(),
-  limits: z.strictObject({ beliefs: countSchema.max(1000).optional(), facts: countSchema.max(1000).optional(), memories: countSchema.max(1000).optional(), lore: countSchema.max(1000).optional() }).optional(),
+  focusTerms: z.array(boundedText('focusTermChars')).max(LIMITS.focusTerms - 1, `must be at most ${LIMITS.focusTerms - 1} terms (limit focusTerms, less the character, see docs/limits.md)`).optional(),
+  limits: z.strictObject(Object.fromEntries(['beliefs', 'facts', 'memories', 'lore'].map((name) => [name, countSchema.max(LIMITS.contextSectionItems, over('contextSectionItems', 'candidates')).optional()])) as Record<'beliefs' | 'facts' | 'memories' | 'lore', z.ZodOptional<z.ZodNumber>>).optional(),
   shares: z.strictObject(Object.fromEntries(sectionNames.map((name) => [name, z.number().min(0).optional()])) as Record<(typeof sectionNames)[number], z.ZodOptional<z.ZodNumber>>).optional().describe('First-pass shares of the budget (relative weights).'),
-  template: z.string().max(100_000).optional().describe('A template with {placeholders}; {{ and }} are literal braces.'),
-  variables: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/u), z.string().max(100_000)).optional(),
+  template: boundedText('templateChars').optional().describe('A template with {placeholders}; {{ and }} are literal braces.'),
+  variables: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/u), boundedText('templateChars')).refine((variables) => Object.keys(variables).length <= LIMITS.templateVariables, over('templateVariables', 'variables')).optional(),
   sourceTags: z.boolean().optional(),
 });
 
