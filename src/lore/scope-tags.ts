@@ -26,8 +26,11 @@ export interface CharacterPlacement {
 const asList = (value: string | readonly string[] | undefined): readonly string[] => (value === undefined ? [] : typeof value === 'string' ? [value] : value);
 
 function checkTag(tag: unknown, field: string): string {
-  if (typeof tag !== 'string' || tag.trim() === '' || /\s/.test(tag) || tag.length > 100) {
-    throw new MnemoError('INVALID_INPUT', `${field}: expected a tag (a non-empty string without spaces, at most 100 characters), got ${describe(tag)}. Tags look like "brackwater" or "lamplighters".`, { details: { field } });
+  if (typeof tag !== 'string' || tag.trim() === '' || /\s/.test(tag)) {
+    throw new MnemoError('INVALID_INPUT', `${field}: expected a tag (a non-empty string without spaces), got ${describe(tag)}. Tags look like "brackwater" or "lamplighters".`, { details: { field } });
+  }
+  if (tag.length > 100) {
+    throw new MnemoError('INVALID_INPUT', `${field}: expected a tag of at most 100 characters, got ${describe(tag)}. Tags look like "brackwater" or "lamplighters".`, { details: { field } });
   }
   return tag;
 }
