@@ -51,7 +51,7 @@ describe('mnemo CLI', () => {
     expect(badMetadata.err).toContain('--metadata: expected a JSON object');
     const hugeK = await run('--db', path, 'query', 'camp', 'x', '-k', '1000000');
     expect(hugeK.code).toBe(2);
-    expect(hugeK.err).toContain('k: expected an integer from 1 to 1000');
+    expect(hugeK.err).toContain('error LIMIT_EXCEEDED: k: at most 1,000 hits (limit k');
     expect(JSON.parse((await run('--db', path, 'stats', '--json')).out).saves).toEqual([]);
     expect((await run('--db', path, 'no-such-command')).code).toBe(2);
   });
