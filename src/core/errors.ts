@@ -83,3 +83,23 @@ export class MnemoError extends Error {
 export function isMnemoError(error: unknown, code?: ErrorCode): error is MnemoError {
   return error instanceof MnemoError && (code === undefined || error.code === code);
 }
+
+/**
+ * STORE_BUSY: another process held the write lock for `waitedMs`; nothing was written and the call may be retried.
+ *
+ * @example
+ * ```ts
+ * throw busyError('game.db', 5000); // HTTP 503 with Retry-After: 1
+ * ```
+ */
+export function busyError(location: string, waitedMs: number): MnemoError {
+  return new MnemoError('STORE_BUSY', `The database${location === '' ? '' : ` at ${location}`} is locked by another process (waited ${waitedMs} ms for its write lock); nothing was written. Try again in a moment, or find the process holding the lock (a long import, a shell with an open transaction). The wait is busyTimeoutMs (default 5000).`, {
+    details: { path: location, waitedMs, retryAfterSeconds: 1 },
+  });
+}
+
+/** STORE_BUSY when `error` is SQLite's "database is locked" (SQLITE_BUSY, SQLITE_LOCKED and their variants), else null. */
+export function asBusyError(error: unknown, location = '', waitedMs = 0): MnemoError | null {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^SQLITE_(BUSY|LOCKED)/u.test(code) ? busyError(location, waitedMs) : null;
+}

@@ -6,7 +6,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { z } from 'zod';
-import { MnemoError, isMnemoError } from '../core/errors.js';
+import { MnemoError, asBusyError, isMnemoError } from '../core/errors.js';
 import { silentLogger } from '../core/logger.js';
 import type { Logger } from '../core/logger.js';
 import type { Mnemo } from '../open-memory.js';
@@ -55,6 +55,8 @@ function errorBody(error: MnemoError, requestId: string) {
 /** Any thrown value as a MnemoError; an unexpected one is logged (with its stack) and reported without it. */
 function asMnemoError(error: unknown, requestId: string, logger: Logger): MnemoError {
   if (isMnemoError(error)) return error;
+  const busy = asBusyError(error);
+  if (busy !== null) return busy;
   if (error instanceof HTTPException) {
     if (error.status === 413) return new MnemoError('PAYLOAD_TOO_LARGE', 'The request body is larger than the server accepts. Send less, or start the server with a larger --max-body.');
     if (error.status < 500) return new MnemoError('INVALID_INPUT', `The request was refused (${error.status}): ${error.message}.`);
@@ -133,6 +135,7 @@ export function createApi(options: ApiOptions): Hono<Env> {
     const requestId = c.get('requestId') ?? 'unknown';
     const mnemoError = asMnemoError(error, requestId, logger);
     if (mnemoError.code === 'UNAUTHENTICATED') c.header('WWW-Authenticate', 'Bearer realm="mnemo"');
+    if (mnemoError.code === 'STORE_BUSY') c.header('Retry-After', String(mnemoError.details.retryAfterSeconds ?? 1));
     return c.json(errorBody(mnemoError, requestId), httpStatus(mnemoError.code, mnemoError.category) as ContentfulStatusCode);
   });
   app.notFound((c) => {

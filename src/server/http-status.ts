@@ -11,6 +11,7 @@ const BY_CODE: Partial<Record<ErrorCode, number>> = {
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   STORE_CLOSED: 503,
+  STORE_BUSY: 503,
 };
 
 /** Every other code, by who is at fault: the caller 400, Mnemo 500, a service Mnemo called 502. */

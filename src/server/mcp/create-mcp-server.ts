@@ -2,7 +2,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { MnemoError, isMnemoError } from '../../core/errors.js';
+import { MnemoError, asBusyError, isMnemoError } from '../../core/errors.js';
 import { LIMITS } from '../../core/limits.js';
 import { silentLogger } from '../../core/logger.js';
 import type { Logger } from '../../core/logger.js';
@@ -62,7 +62,8 @@ function asResult(value: unknown, text?: string): CallToolResult {
 }
 
 /** A tool's failure as an MCP error result: the code and message, never a stack trace. */
-function asError(error: unknown, logger: Logger): CallToolResult {
+function asError(thrown: unknown, logger: Logger): CallToolResult {
+  const error = asBusyError(thrown) ?? thrown;
   if (isMnemoError(error)) return { isError: true, content: [{ type: 'text', text: `error ${error.code}: ${error.message}` }] };
   logger.warn(`MCP tool failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   return { isError: true, content: [{ type: 'text', text: 'error INTERNAL: an internal error occurred; the server log has the details.' }] };

@@ -1,4 +1,5 @@
 // The SQLite adapter of the embedding sub-store: identity in meta, a FIFO-capped cache table, reindex staging.
+import { isMnemoError } from '../../core/errors.js';
 import { renderValue } from '../../core/json-value.js';
 import type { JsonValue } from '../../core/types.js';
 import type { CachedVector, EmbedderIdentity, EmbeddingStore, IdentityClaim, ReindexItem, ReindexProgress, ReindexVector } from '../../seams/embedding-store.js';
@@ -82,7 +83,7 @@ export class SqliteEmbeddingStore implements EmbeddingStore {
   }
 
   async claimIdentity(identity: EmbedderIdentity): Promise<IdentityClaim> {
-    return this.store.write(() => {
+    return this.store.transact(() => {
       const recorded = this.readMeta<EmbedderIdentity>(IDENTITY_KEY);
       if (recorded !== null && sameIdentity(recorded, identity)) return { ok: true };
       const tables = ['chunks', ...FAMILIES.map((family) => family.table)];
@@ -116,6 +117,9 @@ export class SqliteEmbeddingStore implements EmbeddingStore {
         for (const entry of entries) insert.run(model, entry.hash, vectorToBlob(entry.vector));
         database.prepare('DELETE FROM embedding_cache WHERE rowid <= (SELECT MAX(rowid) FROM embedding_cache) - ?').run(limit);
       });
+    } catch (error) {
+      // The cache is an optimisation: while another process holds the lock, these vectors are simply not cached.
+      if (!isMnemoError(error, 'STORE_BUSY')) throw error;
     } finally {
       database.pragma(`synchronous = ${synchronous}`);
     }
@@ -138,7 +142,7 @@ export class SqliteEmbeddingStore implements EmbeddingStore {
   }
 
   async beginReindex(target: EmbedderIdentity): Promise<ReindexProgress> {
-    return this.store.write(() => {
+    return this.store.transact(() => {
       const current = this.readMeta<EmbedderIdentity>(REINDEX_KEY);
       if (current === null || !sameIdentity(current, target)) {
         for (const table of ['reindex_staging', ...FAMILIES.map((family) => family.staging)]) this.store.database.exec(`DELETE FROM ${table}`);
@@ -165,7 +169,7 @@ export class SqliteEmbeddingStore implements EmbeddingStore {
   }
 
   async stageReindex(vectors: readonly ReindexVector[]): Promise<ReindexProgress> {
-    return this.store.write(() => {
+    return this.store.transact(() => {
       const target = this.readMeta<EmbedderIdentity>(REINDEX_KEY);
       if (target === null) throw new Error('stageReindex: no reindex in progress; call beginReindex first');
       const database = this.store.database;
@@ -180,7 +184,7 @@ export class SqliteEmbeddingStore implements EmbeddingStore {
   }
 
   async finishReindex(target: EmbedderIdentity): Promise<{ finished: boolean; pending: number }> {
-    return this.store.write(() => {
+    return this.store.transact(() => {
       const database = this.store.database;
       const progress = this.progress(target);
       const pending = progress.total - progress.done;

@@ -118,16 +118,16 @@ export class SqliteLoreStore implements LoreStore {
 
   async apply(changes: LoreChangeSet): Promise<LoreWriteResult> {
     try {
-      return this.applyInTransaction(changes);
+      return await this.applyInTransaction(changes);
     } catch (error) {
       if (isMnemoError(error)) throw error;
       throw new MnemoError('STORE_FAILURE', `The lore change set failed inside its transaction (${(error as Error).message}); it was rolled back and nothing was written. Check the database file and run the import again.`, { cause: error });
     }
   }
 
-  private applyInTransaction(changes: LoreChangeSet): LoreWriteResult {
+  private applyInTransaction(changes: LoreChangeSet): Promise<LoreWriteResult> {
     const { insert, update, remove, bump, setOrigin } = this.statements;
-    return this.store.write(() => {
+    return this.store.transact(() => {
       const previousVersion = this.currentVersion();
       if (previousVersion !== changes.expectedVersion) {
         throw new MnemoError('CONFLICT', `The lore book changed while this import was being prepared (version ${previousVersion}, expected ${changes.expectedVersion}). Nothing was written; run the import again.`, {
@@ -163,7 +163,7 @@ export class SqliteLoreStore implements LoreStore {
 
   async wipe(): Promise<LoreWriteResult> {
     const { bump, setOrigin } = this.statements;
-    return this.store.write(() => {
+    return this.store.transact(() => {
       const previousVersion = this.currentVersion();
       const removed = this.store.database.prepare('DELETE FROM lore_entries').run().changes;
       setOrigin.run(...originValues(null));

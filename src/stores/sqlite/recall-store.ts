@@ -99,7 +99,7 @@ export class SqliteRecallStore implements RecallStore {
       expiresAt: entry.expiresAt,
       embedding: vectorToBlob(entry.embedding),
     };
-    return this.store.write(() => {
+    return this.store.transact(() => {
       const existing = this.statement('SELECT seq FROM recall_entries WHERE scope = ? AND key = ?').get(parameters.scope, parameters.key) as { seq: number } | undefined;
       const { seq } = this.statement(
         `INSERT INTO recall_entries (scope, key, folded_key, value, metadata, created_at, expires_at, embedding)
@@ -161,7 +161,7 @@ export class SqliteRecallStore implements RecallStore {
   }
 
   async clear(scope: string | null): Promise<RecallWriteResult> {
-    return this.store.write(() => {
+    return this.store.transact(() => {
       const rows = (scope === null
         ? this.statement('DELETE FROM recall_entries RETURNING seq').all()
         : this.statement('DELETE FROM recall_entries WHERE scope = ? RETURNING seq').all(scope)) as { seq: number }[];
@@ -171,7 +171,7 @@ export class SqliteRecallStore implements RecallStore {
 
   async deleteKeys(scope: string | null, keys: readonly string[]): Promise<RecallWriteResult> {
     if (keys.length === 0) return this.unchanged();
-    return this.store.write(() => {
+    return this.store.transact(() => {
       const rows: { seq: number }[] = [];
       for (let start = 0; start < keys.length; start += 500) {
         const batch = keys.slice(start, start + 500);
@@ -184,7 +184,7 @@ export class SqliteRecallStore implements RecallStore {
   async purgeExpired(now: number): Promise<RecallWriteResult> {
     const any = this.statement('SELECT EXISTS (SELECT 1 FROM recall_entries WHERE expires_at < ?) AS found').get(now) as { found: number };
     if (any.found === 0) return this.unchanged();
-    return this.store.write(() => this.removed(this.statement('DELETE FROM recall_entries WHERE expires_at < ? RETURNING seq').all(now) as { seq: number }[]));
+    return this.store.transact(() => this.removed(this.statement('DELETE FROM recall_entries WHERE expires_at < ? RETURNING seq').all(now) as { seq: number }[]));
   }
 
   private removed(rows: { seq: number }[]): RecallWriteResult {

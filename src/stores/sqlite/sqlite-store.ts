@@ -1,8 +1,7 @@
 // The SQLite adapter of the Store seam: one file, WAL, every write one IMMEDIATE transaction.
 import { randomUUID } from 'node:crypto';
-import Database from 'better-sqlite3';
 import type { Database as SqliteDatabase, Statement } from 'better-sqlite3';
-import { MnemoError } from '../../core/errors.js';
+import { MnemoError, asBusyError, busyError, isMnemoError } from '../../core/errors.js';
 import { requireForkable } from '../../core/fork-rules.js';
 import { runRowProgram } from '../../core/row-program.js';
 import type { Chunk, SaveSummary } from '../../core/types.js';
@@ -15,22 +14,18 @@ import type { ForkCounts, IndexRow, ListChunksOptions, NewChunk, RewindCounts, S
 import { SqliteEmbeddingStore } from './embedding-store.js';
 import { SqliteLoreStore } from './lore-store.js';
 import { SqliteLivingRows } from './living-rows.js';
-import { migrate } from './migrations.js';
+import { LOCK_ATTEMPT_MS, openDatabase } from './open-database.js';
 import { SqliteRecallStore } from './recall-store.js';
 import { blobAsVector, vectorToBlob } from './vectors.js';
-
-/**
- * The page size of a new database file. Chunk rows are large (text, metadata and a vector, about 700 bytes at
- * 100 dimensions): with 16 KiB pages instead of SQLite's 4 KiB, deleting 50,000 of them in a rewind took 55
- * instead of 170 ms here, bulk inserts 30% less and a full scan 20% less, for about 10% more per lookup by id.
- */
-const PAGE_SIZE = 16384;
 
 /** Options of the SQLite store. */
 export interface SqliteStoreOptions {
   /** The database file (created if absent), or `:memory:`. */
   path: string;
-  /** How long a writer waits for another process's lock, in milliseconds (default 5000). */
+  /**
+   * How long a write waits for another process's write lock, in milliseconds (default 5000), before STORE_BUSY.
+   * The wait is asynchronous: other calls (reads, other saves, `/health`) go on meanwhile.
+   */
   busyTimeoutMs?: number;
   /** `full` (default) survives power loss; `normal` survives a process crash and writes faster. */
   durability?: 'full' | 'normal';
@@ -86,6 +81,7 @@ export class SqliteStore implements Store {
   private readonly livingRows: SqliteLivingRows;
   private readonly db: SqliteDatabase;
   private closed = false;
+  private readonly busyTimeoutMs: number;
   private readonly byIdStatements = new Map<number, Statement>();
   private readonly statements: {
     insertChunk: Statement;
@@ -97,19 +93,11 @@ export class SqliteStore implements Store {
 
   constructor(options: SqliteStoreOptions) {
     this.location = options.path;
-    try {
-      this.db = new Database(options.path, { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false });
-    } catch (error) {
-      throw new MnemoError('STORE_FAILURE', `Could not open the SQLite database at ${options.path}: ${(error as Error).message}. Check the path and its permissions.`, { cause: error, details: { path: options.path } });
+    this.busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+    if (!Number.isSafeInteger(this.busyTimeoutMs) || this.busyTimeoutMs < 0) {
+      throw new MnemoError('INVALID_INPUT', `busyTimeoutMs: expected a whole number of milliseconds >= 0, got ${JSON.stringify(options.busyTimeoutMs)}.`, { details: { field: 'busyTimeoutMs' } });
     }
-    this.db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
-    if (!options.readonly) {
-      // Only a new, empty file takes it (an existing one keeps its page size); see PAGE_SIZE.
-      this.db.pragma(`page_size = ${PAGE_SIZE}`);
-      this.db.pragma('journal_mode = WAL');
-      this.db.pragma(`synchronous = ${options.durability === 'normal' ? 'NORMAL' : 'FULL'}`);
-      migrate(this.db);
-    }
+    this.db = openDatabase(options);
     this.statements = {
       insertChunk: this.db.prepare(
         `INSERT INTO chunks (id, save_id, turn_id, chunk_type, text, entry_id, metadata, created_at, embedding)
@@ -143,10 +131,41 @@ export class SqliteStore implements Store {
     if (this.closed) throw new MnemoError('STORE_CLOSED', `The store at ${this.location} is closed. Open it again with openMemory().`);
   }
 
-  /** Runs `work` in one IMMEDIATE transaction (the write lock is taken at BEGIN, so no upgrade deadlock). */
+  /**
+   * Runs `work` in one IMMEDIATE transaction (the write lock is taken at BEGIN, so no upgrade deadlock), waiting at
+   * most LOCK_ATTEMPT_MS for a lock another process holds; then STORE_BUSY (nothing was written). Prefer
+   * `transact`, which retries without holding the event loop.
+   */
   write<T>(work: () => T): T {
     this.ensureOpen();
-    return this.db.transaction(work).immediate();
+    try {
+      return this.db.transaction(work).immediate();
+    } catch (error) {
+      throw asBusyError(error, this.location, LOCK_ATTEMPT_MS) ?? error;
+    }
+  }
+
+  /**
+   * Runs `work` in one IMMEDIATE transaction like `write`, but when another process holds the write lock, tries
+   * again after a pause (10, 20, 40 ... 200 ms) until `busyTimeoutMs` has passed, then throws STORE_BUSY. The
+   * pauses are timers, so the rest of the process goes on while this write waits.
+   *
+   * @example
+   * ```ts
+   * await store.transact(() => statement.run(saveId));
+   * ```
+   */
+  async transact<T>(work: () => T): Promise<T> {
+    const started = Date.now();
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return this.write(work);
+      } catch (error) {
+        const waited = Date.now() - started;
+        if (!isMnemoError(error, 'STORE_BUSY') || waited >= this.busyTimeoutMs) throw isMnemoError(error, 'STORE_BUSY') ? busyError(this.location, waited) : error;
+        await new Promise((resolve) => setTimeout(resolve, Math.min(200, 10 * 2 ** attempt, Math.max(1, this.busyTimeoutMs - waited))));
+      }
+    }
   }
 
   /** Bumps a save's version inside a write; returns [previous, current]. */
@@ -172,7 +191,7 @@ export class SqliteStore implements Store {
     const saveIds = new Set(chunks.map((chunk) => chunk.saveId));
     if (saveIds.size !== 1) throw new MnemoError('INVALID_INPUT', `One write holds chunks of one save, got ${saveIds.size} saves. Write each save separately.`);
     const saveId = chunks[0]!.saveId;
-    return this.write(() => {
+    return this.transact(() => {
       this.insertAll(chunks);
       const [previousVersion, version] = this.bump(saveId);
       return { previousVersion, version, count: chunks.length };
@@ -180,7 +199,7 @@ export class SqliteStore implements Store {
   }
 
   async replaceTurn(saveId: string, turnId: number, chunkType: string, chunks: readonly NewChunk[]): Promise<WriteResult & { removed: number }> {
-    return this.write(() => {
+    return this.transact(() => {
       const removed = this.statements.deleteTurn.run(saveId, turnId, chunkType).changes;
       this.insertAll(chunks);
       if (removed === 0 && chunks.length === 0) {
@@ -193,7 +212,7 @@ export class SqliteStore implements Store {
   }
 
   async rewind(saveId: string, turnId: number): Promise<WriteResult & { removed: RewindCounts }> {
-    return this.write(() => {
+    return this.transact(() => {
       const chunks = this.statements.deleteAfter.run(saveId, turnId).changes;
       const living = runRowProgram(rewindLiving(saveId, turnId), this.livingRows);
       if (chunks === 0) {
@@ -206,7 +225,7 @@ export class SqliteStore implements Store {
   }
 
   async fork(saveId: string, newSaveId: string, atTurn: number): Promise<ForkCounts> {
-    return this.write(() => {
+    return this.transact(() => {
       const holdsData = (id: string) => this.statements.readVersion.get(id) !== undefined || this.livingRows.holdsData(id);
       requireForkable(saveId, newSaveId, { targetHoldsData: holdsData(newSaveId), sourceHoldsData: holdsData(saveId) });
       const chunks = this.db.prepare(
@@ -317,7 +336,7 @@ export class SqliteStore implements Store {
   }
 
   async setMeta(key: string, value: string): Promise<void> {
-    this.write(() => this.db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(key, value));
+    await this.transact(() => this.db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(key, value));
   }
 
   /** Runs SQLite's integrity check; returns 'ok' or the problems found. */
