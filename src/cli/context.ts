@@ -123,13 +123,22 @@ export async function openFromOptions(command: Command, extra: Omit<OpenMemoryOp
   return openWithEmbedder(options.db, options.embedder, { logger: cliLogger(options.verbose === true), ...extra });
 }
 
-/** Parses an integer option, with a clear error. */
-export function parseInteger(name: string) {
+/**
+ * Parses an integer option, with a clear error; `minimum` and `maximum` bound it (the same bounds as the HTTP API).
+ *
+ * @example
+ * ```ts
+ * program.option('--limit <n>', 'at most this many', parseInteger('limit', 1, 1000), 50);
+ * ```
+ */
+export function parseInteger(name: string, minimum = Number.MIN_SAFE_INTEGER, maximum = Number.MAX_SAFE_INTEGER) {
   return (value: string): number => {
-    if (!/^-?\d+$/.test(value.trim())) {
-      throw new MnemoError('INVALID_INPUT', `${name}: expected an integer, got ${JSON.stringify(value)}.`, { details: { field: name } });
+    const number = Number(value.trim());
+    if (!/^-?\d+$/.test(value.trim()) || !Number.isSafeInteger(number) || number < minimum || number > maximum) {
+      const range = minimum === Number.MIN_SAFE_INTEGER ? 'an integer' : maximum === Number.MAX_SAFE_INTEGER ? `an integer >= ${minimum}` : `an integer from ${minimum} to ${maximum}`;
+      throw new MnemoError('INVALID_INPUT', `${name}: expected ${range}, got ${JSON.stringify(value)}.`, { details: { field: name } });
     }
-    return Number(value);
+    return number;
   };
 }
 

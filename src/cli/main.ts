@@ -1,6 +1,6 @@
 // The `mnemo` command line: global options, the commands, and errors mapped to exit codes.
 import { Command, CommanderError, Option } from 'commander';
-import { isMnemoError } from '../core/errors.js';
+import { MnemoError, asBusyError, isMnemoError } from '../core/errors.js';
 import type { ErrorCategory } from '../core/errors.js';
 import { registerAdd } from './commands/add.js';
 import { registerBeliefs } from './commands/beliefs.js';
@@ -23,7 +23,7 @@ import { registerStats } from './commands/stats.js';
 import { CLI_EMBEDDERS } from './context.js';
 import type { Output } from './context.js';
 
-/** Exit codes by error category: 2 for the caller's mistakes, 3 for ours, 4 for a provider's. */
+/** Exit codes by error category: 2 for the caller's mistakes, 3 for ours, 4 for a provider's (0 on success; nothing else). */
 export const EXIT_CODES: Record<ErrorCategory, number> = { USER: 2, SYSTEM: 3, THIRD_PARTY: 4 };
 
 const standardOutput: Output = { out: (text) => console.log(text), err: (text) => console.error(text) };
@@ -78,13 +78,21 @@ export async function main(argv: readonly string[], output: Output = standardOut
   try {
     await program.parseAsync([...argv]);
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
-  } catch (error) {
-    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
-    if (isMnemoError(error)) {
-      output.err(`error ${error.code}: ${error.message}`);
-      return EXIT_CODES[error.category];
-    }
-    output.err(`unexpected error: ${(error as Error).stack ?? String(error)}`);
-    return 1;
+  } catch (thrown) {
+    if (thrown instanceof CommanderError) return thrown.exitCode === 0 ? 0 : 2;
+    const error = asMnemoErrorForCli(thrown);
+    if (argv.includes('--json')) output.err(JSON.stringify({ error: error.toJSON() }));
+    else output.err(`error ${error.code}: ${error.message}`);
+    if (!isMnemoError(thrown) && process.env.MNEMO_DEBUG) output.err((thrown as Error).stack ?? String(thrown));
+    return EXIT_CODES[error.category];
   }
+}
+
+/**
+ * Any thrown value as a MnemoError for the exit code and message: a MnemoError as it is, SQLite's "database is
+ * locked" as STORE_BUSY, anything else INTERNAL (exit 3), whose stack is printed only with MNEMO_DEBUG=1.
+ */
+function asMnemoErrorForCli(error: unknown): MnemoError {
+  if (isMnemoError(error)) return error;
+  return asBusyError(error) ?? new MnemoError('INTERNAL', `an unexpected error: ${error instanceof Error ? error.message : String(error)}. Run again with MNEMO_DEBUG=1 to print its stack, and report it.`, { cause: error });
 }

@@ -28,14 +28,14 @@ const collect = (value: string, previous: string[]) => [...previous, value];
 /** Adds --port, --host, --token, --admin-token, --tokens-file, --insecure-local, --max-body, --shutdown-timeout, --log-requests. */
 export function addServerOptions(command: Command): Command {
   return command
-    .option('--port <port>', 'the port (0 = a free one, printed at start)', parseInteger('port'), DEFAULT_PORT)
+    .option('--port <port>', 'the port (0 = a free one, printed at start)', parseInteger('port', 0, 65535), DEFAULT_PORT)
     .option('--host <host>', 'the address to listen on (0.0.0.0 = every interface)', '127.0.0.1')
     .option('--token <secret[:saves]>', 'a bearer token, repeatable; SECRET:save1,save2 limits it to those saves and recall scopes (default: MNEMO_TOKEN)', collect, [])
     .option('--admin-token <secret>', 'a token that may also import and wipe lore and read it without tags, repeatable (default: MNEMO_ADMIN_TOKEN)', collect, [])
     .option('--tokens-file <path>', 'a JSON file: { "tokens": [{ "name", "token", "saves": [..] | "*", "admin" }] }')
     .option('--insecure-local', 'no token (local development): only on a loopback --host, and only for requests addressed to it')
-    .option('--max-body <bytes>', 'larger request bodies get 413', parseInteger('maxBody'), DEFAULT_MAX_BODY_BYTES)
-    .option('--shutdown-timeout <ms>', 'on SIGTERM/SIGINT, how long in-flight requests may take before their connections are cut', parseInteger('shutdownTimeout'), 10_000)
+    .option('--max-body <bytes>', 'larger request bodies get 413', parseInteger('maxBody', 1, 1024 * 1024 * 1024), DEFAULT_MAX_BODY_BYTES)
+    .option('--shutdown-timeout <ms>', 'on SIGTERM/SIGINT, how long in-flight requests may take before their connections are cut', parseInteger('shutdownTimeout', 0, 24 * 60 * 60 * 1000), 10_000)
     .option('--log-requests', 'log one line per request to stderr');
 }
 

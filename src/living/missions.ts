@@ -60,6 +60,23 @@ export function parseMissionsText(text: string): BeliefMissions {
 }
 
 /**
+ * The lines of a missions text that parseMissionsText would drop: not blank, and not "Name: mission" with both
+ * parts non-empty. The CLI refuses a text holding any, rather than silently setting fewer missions.
+ *
+ * @example
+ * ```ts
+ * malformedMissionLines('Rowan: remembers debts\nMarta remembers gossip'); // ['Marta remembers gossip']
+ * ```
+ */
+export function malformedMissionLines(text: string): string[] {
+  return text.split(/\r?\n/).filter((line) => {
+    if (line.trim() === '') return false;
+    const colon = line.indexOf(':');
+    return colon < 0 || line.slice(0, colon).trim() === '' || line.slice(colon + 1).trim() === '';
+  });
+}
+
+/**
  * The inverse of parseMissionsText: one "Name: mission" line per character, in the object's order.
  *
  * @example

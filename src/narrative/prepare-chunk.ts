@@ -3,7 +3,7 @@ import { MnemoError } from '../core/errors.js';
 import { newId } from '../core/ids.js';
 import { DEFAULT_CHUNK_TYPE } from '../core/types.js';
 import type { ChunkInput, Metadata } from '../core/types.js';
-import { optionalChunkType, optionalMetadata, requireSaveId, requireText, requireTurnId } from '../core/validate.js';
+import { describe, optionalChunkType, optionalMetadata, requireSaveId, requireText, requireTurnId } from '../core/validate.js';
 import type { NewChunk } from '../seams/store.js';
 
 /**
@@ -26,8 +26,8 @@ export function prepareChunk(input: ChunkInput, now: number): NewChunk {
   const chunkType = optionalChunkType(input.chunkType, 'chunkType') ?? DEFAULT_CHUNK_TYPE;
   const extra = (optionalMetadata(input.metadata) ?? {}) as Metadata;
   const entryCandidate = input.entryId ?? extra['entryId'] ?? null;
-  if (entryCandidate !== null && (typeof entryCandidate !== 'string' || entryCandidate === '')) {
-    throw new MnemoError('INVALID_INPUT', `entryId: expected a non-empty string or null, got ${JSON.stringify(entryCandidate)}. Pass the id of the record this chunk stands for.`, { details: { field: 'entryId' } });
+  if (entryCandidate !== null && (typeof entryCandidate !== 'string' || entryCandidate === '' || entryCandidate.length > 200)) {
+    throw new MnemoError('INVALID_INPUT', `entryId: expected a non-empty string of at most 200 characters, or null, got ${describe(entryCandidate)}. Pass the id of the record this chunk stands for.`, { details: { field: 'entryId' } });
   }
   const entryId = entryCandidate;
   const metadata: Metadata = { ...structuredClone(extra), saveId, turnId, chunkType };

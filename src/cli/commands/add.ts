@@ -11,7 +11,7 @@ export function registerAdd(program: Command, output: Output): void {
     .command('add')
     .description('store a chunk of text for a save and turn; prints its id')
     .argument('<saveId>', 'the save the text belongs to')
-    .argument('<turnId>', 'the turn that produced it (integer >= 0)', parseInteger('turnId'))
+    .argument('<turnId>', 'the turn that produced it (integer >= 0)', parseInteger('turnId', 0))
     .argument('<text...>', 'the text')
     .option('--type <chunkType>', 'chunk type', 'narrative')
     .option('--entry-id <entryId>', 'the id of the record this chunk stands for')

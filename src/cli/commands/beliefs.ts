@@ -20,10 +20,10 @@ export function registerBeliefs(program: Command, output: Output): void {
     .description('list a save\'s beliefs, most recently updated first, with their trend')
     .argument('<saveId>', 'the save')
     .option('--subject <name>', 'only beliefs about this subject (case-insensitive; "" for the world)')
-    .option('--max-turn <turnId>', 'only beliefs created at turns <= this', parseInteger('maxTurn'))
-    .option('--now <turnId>', 'read trends at this turn (default: the save\'s latest)', parseInteger('now'))
+    .option('--max-turn <turnId>', 'only beliefs created at turns <= this', parseInteger('maxTurn', 0))
+    .option('--now <turnId>', 'read trends at this turn (default: the save\'s latest)', parseInteger('now', 0))
     .option('--deleted', 'include beliefs a consolidation deleted')
-    .option('--limit <n>', 'at most this many', parseInteger('limit'), 50)
+    .option('--limit <n>', 'at most this many', parseInteger('limit', 1, 1000), 50)
     .option('--json', 'print JSON')
     .action(async (saveId: string, flags: { subject?: string; maxTurn?: number; now?: number; deleted?: boolean; limit: number; json?: boolean }, command: Command) => {
       const beliefs = await withMemory(command, (memory) => memory.living.beliefs(saveId, { subject: flags.subject, maxTurnId: flags.maxTurn, nowTurn: flags.now, includeDeleted: flags.deleted, limit: flags.limit }));

@@ -10,8 +10,8 @@ export function registerFacts(program: Command, output: Output): void {
     .description('list the facts living memory extracted from a save, most recent first')
     .argument('<saveId>', 'the save')
     .option('--entity <name>', 'only facts naming this entity (case-insensitive)')
-    .option('--max-turn <turnId>', 'only turns <= this', parseInteger('maxTurn'))
-    .option('--limit <n>', 'at most this many', parseInteger('limit'), 50)
+    .option('--max-turn <turnId>', 'only turns <= this', parseInteger('maxTurn', 0))
+    .option('--limit <n>', 'at most this many', parseInteger('limit', 1, 1000), 50)
     .option('--json', 'print JSON')
     .action(async (saveId: string, flags: { entity?: string; maxTurn?: number; limit: number; json?: boolean }, command: Command) => {
       const facts = await withMemory(command, (memory) => memory.living.facts(saveId, { entity: flags.entity, maxTurnId: flags.maxTurn, limit: flags.limit }));

@@ -10,7 +10,7 @@ export function registerFork(program: Command, output: Output): void {
     .description('copy a save as of a turn into a new save (chunks, facts, beliefs, models, queued jobs); the original is untouched')
     .argument('<saveId>', 'the save to copy')
     .argument('<newSaveId>', 'the new save (must not exist)')
-    .argument('<atTurn>', 'the last turn to copy', parseInteger('atTurn'))
+    .argument('<atTurn>', 'the last turn to copy', parseInteger('atTurn', 0))
     .option('--json', 'print JSON')
     .action(async (saveId: string, newSaveId: string, atTurn: number, flags: { json?: boolean }, command: Command) => {
       const counts = await withMemory(command, (memory) => memory.fork(saveId, newSaveId, atTurn));

@@ -3,12 +3,29 @@ import { readFileSync } from 'node:fs';
 import { SingleBar, Presets } from 'cli-progress';
 import type { Command } from 'commander';
 import { MnemoError } from '../../core/errors.js';
-import { missionsToText, parseMissionsText } from '../../living/missions.js';
+import { malformedMissionLines, missionsToText, parseMissionsText } from '../../living/missions.js';
+import type { BeliefMissions } from '../../living/missions.js';
 import type { LivingEvent } from '../../living/living-worker.js';
 import type { Output } from '../context.js';
 import { parseInteger, withMemory } from '../context.js';
 import { addLlmOptions, llmFromFlags } from '../llm-options.js';
 import type { LlmFlags } from '../llm-options.js';
+
+/**
+ * The missions of a --set or --file text, refused (nothing written) when a line is not "Name: mission" or when no
+ * line is: replacing the missions with an empty set would wipe every one (that is --clear).
+ */
+function checkedMissions(text: string, field: string): BeliefMissions {
+  const malformed = malformedMissionLines(text);
+  if (malformed.length > 0) {
+    throw new MnemoError('INVALID_INPUT', `${field}: expected one "Name: mission" line per character, got ${malformed.length === 1 ? 'a line' : `${malformed.length} lines`} without a name, a colon and a mission: ${malformed.slice(0, 3).map((line) => JSON.stringify(line.trim())).join(', ')}. Nothing was changed. Write e.g. "Marta: remembers gossip".`, { details: { field } });
+  }
+  const missions = parseMissionsText(text);
+  if (Object.keys(missions).length === 0) {
+    throw new MnemoError('INVALID_INPUT', `${field}: expected at least one "Name: mission" line, got none; nothing was changed. To remove every per-character mission, use --clear.`, { details: { field } });
+  }
+  return missions;
+}
 
 const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
 
@@ -78,7 +95,7 @@ export function registerLiving(program: Command, output: Output): void {
     .command('record')
     .description('queue a turn for distillation (its stored chunks are read when the job runs, unless text is given)')
     .argument('<saveId>', 'the save')
-    .argument('<turnId>', 'the turn', parseInteger('turnId'))
+    .argument('<turnId>', 'the turn', parseInteger('turnId', 0))
     .argument('[text...]', 'the narrative to read instead of the stored chunks')
     .option('--known <names>', 'comma-separated names the extractor should reuse')
     .option('--when <hint>', 'when the scene happens, in the world\'s terms')
@@ -107,11 +124,12 @@ export function registerLiving(program: Command, output: Output): void {
     .command('missions')
     .description('show or set the world\'s mission and the per-character memory styles ("Name: mission" lines)')
     .option('--universe <mission>', 'set the world-wide default mission ("" clears it)')
-    .option('--set <lines>', 'set the per-character missions from "Name: mission" lines')
-    .option('--file <path>', 'set the per-character missions from a file of "Name: mission" lines')
+    .option('--set <lines>', 'replace the per-character missions with these "Name: mission" lines')
+    .option('--file <path>', 'replace the per-character missions with a file of "Name: mission" lines')
+    .option('--clear', 'remove every per-character mission')
     .option('--json', 'print JSON')
-    .action(async (flags: { universe?: string; set?: string; file?: string; json?: boolean }, command: Command) => {
-      if (flags.set !== undefined && flags.file !== undefined) throw new MnemoError('INVALID_INPUT', 'missions: expected --set or --file, got both. Pass one.');
+    .action(async (flags: { universe?: string; set?: string; file?: string; clear?: boolean; json?: boolean }, command: Command) => {
+      if ([flags.set, flags.file, flags.clear].filter((flag) => flag !== undefined).length > 1) throw new MnemoError('INVALID_INPUT', 'missions: expected one of --set, --file or --clear, got several. Pass one.');
       let text = flags.set;
       if (flags.file !== undefined) {
         try {
@@ -120,9 +138,10 @@ export function registerLiving(program: Command, output: Output): void {
           throw new MnemoError('INVALID_INPUT', `--file: could not read ${flags.file} (${(error as Error).message}). Pass a text file of "Name: mission" lines.`, { details: { field: 'file' } });
         }
       }
+      const replacement = flags.clear === true ? {} : text === undefined ? undefined : checkedMissions(text, flags.file === undefined ? '--set' : '--file');
       const { universe, missions } = await withMemory(command, async (memory) => {
         if (flags.universe !== undefined) await memory.living.setMission(flags.universe);
-        if (text !== undefined) await memory.living.setMissions(parseMissionsText(text));
+        if (replacement !== undefined) await memory.living.setMissions(replacement);
         return { universe: await memory.living.getMission(), missions: await memory.living.getMissions() };
       });
       if (flags.json) output.out(JSON.stringify({ universe, missions }, null, 2));

@@ -1,6 +1,7 @@
 // `mnemo mcp`: the MCP server over stdio (for a client that spawns it) or over streamable HTTP (--http).
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Command } from 'commander';
+import { MnemoError } from '../../core/errors.js';
 import { consoleLogger } from '../../core/logger.js';
 import type { Principal } from '../../server/access.js';
 import { createApi } from '../../server/create-api.js';
@@ -16,6 +17,15 @@ import type { ServerFlags } from '../server-options.js';
 interface McpFlags extends ServerFlags {
   http?: boolean;
   saves?: string[];
+}
+
+/** The saves of `--saves`: at least one (an empty list would start a server that can use no save). */
+function parseSaves(value: string): string[] {
+  const saves = parseTags(value);
+  if (saves.length === 0 || saves.some((save) => save.length > 200)) {
+    throw new MnemoError('INVALID_INPUT', `--saves: expected one or more save ids separated by commas (each at most 200 characters), got ${JSON.stringify(value)}. Leave --saves out to allow every save.`, { details: { field: 'saves' } });
+  }
+  return saves;
 }
 
 /** Serves MCP on stdin/stdout until the client closes stdin or a stop signal comes; running tool calls finish first. */
@@ -42,7 +52,7 @@ export function registerMcp(program: Command, output: Output): void {
     .command('mcp')
     .description('serve the MCP tools (remember, recall, query_memory, rewind, lore_search, build_context, add_memory) over stdio, or over streamable HTTP with --http')
     .option('--http', 'serve streamable HTTP at /mcp instead of stdio (a bearer token is required, as for serve)')
-    .option('--saves <saves>', 'stdio: limit the tools to these saves and recall scopes, comma-separated', parseTags);
+    .option('--saves <saves>', 'stdio: limit the tools to these saves and recall scopes, comma-separated', parseSaves);
   addServerOptions(command);
   command.action(async (flags: McpFlags, self: Command) => {
     if (flags.http !== true) return serveStdio(self, flags);

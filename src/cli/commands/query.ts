@@ -21,25 +21,29 @@ export function registerQuery(program: Command, output: Output): void {
     .description('search a save by meaning and by words; shows why each hit ranked')
     .argument('<saveId>', 'the save to search')
     .argument('<text...>', 'the query')
-    .option('-k, --k <k>', 'number of hits', parseInteger('k'), 5)
-    .option('--max-turn <turnId>', 'only turns <= this', parseInteger('maxTurn'))
-    .option('--current-turn <turnId>', 'the present turn: only turns <= this', parseInteger('currentTurn'))
+    .option('-k, --k <k>', 'number of hits', parseInteger('k', 1), 5)
+    .option('--max-turn <turnId>', 'only turns <= this', parseInteger('maxTurn', 0))
+    .option('--current-turn <turnId>', 'the present turn: only turns <= this', parseInteger('currentTurn', 0))
     .option('--focus <terms>', 'comma-separated focus terms (place, characters on scene)')
     .option('--type <chunkType>', 'only this chunk type')
     .option('--exclude-type <chunkType>', 'never this chunk type')
     .option('--json', 'print JSON')
     .action(async (saveId: string, words: string[], flags: QueryFlags, command: Command) => {
-      const hits = await withMemory(command, (memory) =>
-        memory.query(saveId, words.join(' '), {
+      let chunks = 0;
+      const hits = await withMemory(command, async (memory) => {
+        chunks = await memory.count(saveId);
+        return memory.query(saveId, words.join(' '), {
           k: flags.k,
           maxTurnId: flags.maxTurn,
           currentTurnId: flags.currentTurn,
           focusTerms: flags.focus?.split(',').map((term) => term.trim()).filter(Boolean),
           chunkType: flags.type,
           excludeChunkType: flags.excludeType,
-        }),
-      );
+        });
+      });
       if (flags.json) output.out(JSON.stringify(hits, null, 2));
+      else if (chunks === 0) output.out(`no hits: save ${JSON.stringify(saveId)} holds no chunks (mnemo stats lists the saves)`);
       else output.out(hits.length === 0 ? 'no hits' : hits.map((hit, index) => formatHit(hit, index + 1)).join('\n'));
+      if (flags.json && chunks === 0) output.err(`save ${JSON.stringify(saveId)} holds no chunks (mnemo stats lists the saves)`);
     });
 }

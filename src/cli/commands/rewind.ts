@@ -9,7 +9,7 @@ export function registerRewind(program: Command, output: Output): void {
     .command('rewind')
     .description('delete everything of a save from turns after <turnId>, every layer in one transaction; prints what went')
     .argument('<saveId>', 'the save')
-    .argument('<turnId>', 'the turn to return to', parseInteger('turnId'))
+    .argument('<turnId>', 'the turn to return to', parseInteger('turnId', 0))
     .option('--json', 'print JSON')
     .action(async (saveId: string, turnId: number, flags: { json?: boolean }, command: Command) => {
       const counts = await withMemory(command, (memory) => memory.rewindWithCounts(saveId, turnId));
