@@ -12,10 +12,66 @@ export interface Principal {
   admin: boolean;
   /** The saves and recall scopes it may use, or null for every one. */
   saves: ReadonlySet<string> | null;
+  /** The most lore tags a request may claim (a request claiming another is FORBIDDEN), or null/absent for any. */
+  tags?: ReadonlySet<string> | null;
+  /**
+   * The characters it may build context for, each with the tags the operator gave it (null: the request's tags,
+   * within `tags`), or null/absent for any character.
+   */
+  characters?: ReadonlyMap<string, ReadonlySet<string> | null> | null;
+  /** When the token stops working (ms since 1970), or null/absent for never. */
+  expiresAt?: number | null;
 }
 
 /** The principal of `--insecure-local` on a loopback address: the owner of the database, with every right. */
 export const LOCAL_OWNER: Principal = { name: 'insecure-local', admin: true, saves: null };
+
+const quoted = (values: Iterable<string>) => [...values].map((value) => JSON.stringify(value)).join(', ');
+
+/**
+ * Throws FORBIDDEN when a request claims lore tags outside the token's binding (its `tags`, or the tags of its
+ * characters): a client holding a player's token cannot read another faction's lore by claiming its tags.
+ *
+ * @example
+ * ```ts
+ * requireTagsWithin({ name: 'player', admin: false, saves: null, tags: new Set(['brackwater']) }, ['lamplighters']); // throws FORBIDDEN
+ * ```
+ */
+export function requireTagsWithin(principal: Principal, tags: readonly string[] | undefined, field = 'tags'): void {
+  const allowed = principal.tags ?? null;
+  if (allowed === null || tags === undefined) return;
+  const outside = tags.filter((tag) => !allowed.has(tag));
+  if (outside.length === 0) return;
+  throw new MnemoError('FORBIDDEN', `${field}: this token may claim only the lore tags ${quoted(allowed) || '(none: continental lore only)'}, not ${quoted(outside)}. The tokens file binds each token to the tags of the characters it plays.`, {
+    details: { field, outside },
+  });
+}
+
+/**
+ * Throws FORBIDDEN unless the token may build context for `character` with `tags`: the character must be one of its
+ * characters (names compared case-insensitively), and the tags within that character's tags and the token's.
+ *
+ * @example
+ * ```ts
+ * requireCharacterWithin(playerPrincipal, 'Marta', ['brackwater']);
+ * ```
+ */
+export function requireCharacterWithin(principal: Principal, character: string, tags: readonly string[]): void {
+  const characters = principal.characters ?? null;
+  if (characters !== null) {
+    const key = character.trim().toLowerCase();
+    const entry = [...characters.entries()].find(([name]) => name.toLowerCase() === key);
+    if (entry === undefined) {
+      throw new MnemoError('FORBIDDEN', `character: this token may act as ${quoted(characters.keys())} only, not ${JSON.stringify(character)}. Use the token given for that character.`, { details: { field: 'character' } });
+    }
+    const own = entry[1];
+    const outside = own === null ? [] : tags.filter((tag) => !own.has(tag));
+    if (outside.length > 0) {
+      throw new MnemoError('FORBIDDEN', `tags: ${entry[0]} holds the lore tags ${quoted(own ?? []) || '(none: continental lore only)'} for this token, not ${quoted(outside)}.`, { details: { field: 'tags', outside } });
+    }
+  }
+  requireTagsWithin(principal, tags);
+}
 
 /** True when the principal may use the save (or the recall scope) `saveId`. */
 export function allowsSave(principal: Principal, saveId: string): boolean {

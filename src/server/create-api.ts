@@ -135,6 +135,7 @@ export function createApi(options: ApiOptions): Hono<Env> {
     const requestId = c.get('requestId') ?? 'unknown';
     const mnemoError = asMnemoError(error, requestId, logger);
     if (mnemoError.code === 'UNAUTHENTICATED') c.header('WWW-Authenticate', 'Bearer realm="mnemo"');
+    if (mnemoError.code === 'TOKEN_EXPIRED') c.header('WWW-Authenticate', 'Bearer realm="mnemo", error="invalid_token", error_description="the token has expired"');
     if (mnemoError.code === 'STORE_BUSY') c.header('Retry-After', String(mnemoError.details.retryAfterSeconds ?? 1));
     return c.json(errorBody(mnemoError, requestId), httpStatus(mnemoError.code, mnemoError.category) as ContentfulStatusCode);
   });
@@ -157,6 +158,11 @@ export function createApi(options: ApiOptions): Hono<Env> {
         const sent = c.req.header('authorization') !== undefined;
         throw new MnemoError('UNAUTHENTICATED', sent ? 'The bearer token is not one this server knows. Check the token given to `mnemo serve`.' : 'This call needs a token: send the header `Authorization: Bearer <token>`.', {
           details: { field: 'authorization' },
+        });
+      }
+      if (principal.expiresAt !== undefined && principal.expiresAt !== null && Date.now() >= principal.expiresAt) {
+        throw new MnemoError('TOKEN_EXPIRED', `This token (${principal.name}) expired at ${new Date(principal.expiresAt).toISOString()}. Ask the operator for a new one.`, {
+          details: { field: 'authorization', expiresAt: new Date(principal.expiresAt).toISOString() },
         });
       }
       c.set('principal', principal);

@@ -4,6 +4,7 @@ import type { ErrorCategory, ErrorCode } from '../core/errors.js';
 /** Codes with a status of their own. */
 const BY_CODE: Partial<Record<ErrorCode, number>> = {
   UNAUTHENTICATED: 401,
+  TOKEN_EXPIRED: 401,
   FORBIDDEN: 403,
   NOT_FOUND: 404,
   CONFLICT: 409,

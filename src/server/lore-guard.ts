@@ -3,11 +3,11 @@ import { MnemoError } from '../core/errors.js';
 import type { ChunkFilter } from '../core/types.js';
 import { LORE_CHUNK_TYPE } from '../lore/lore-book.js';
 import type { Principal } from './access.js';
-import { requireAdmin } from './access.js';
+import { requireAdmin, requireTagsWithin } from './access.js';
 
 /**
  * The lore tags a lore read runs with: the character's tags, required unless the caller is an admin (then
- * `undefined` means every entry). `ignoreScope` is for admins only.
+ * `undefined` means every entry). `ignoreScope` is for admins only. Tags outside the token's binding are FORBIDDEN.
  *
  * @example
  * ```ts
@@ -20,7 +20,11 @@ export function characterTags(principal: Principal, tags: readonly string[] | un
     requireAdmin(principal, `${what} with ignoreScope`);
     return undefined;
   }
-  if (tags !== undefined || principal.admin) return tags;
+  if (tags !== undefined) {
+    requireTagsWithin(principal, tags);
+    return tags;
+  }
+  if (principal.admin) return tags;
   throw new MnemoError('INVALID_INPUT', `tags: ${what} needs the character's lore tags (e.g. ["brackwater", "brackwater_docks"], or [] for continental lore only), got none. Only an admin token may read lore without them.`, {
     details: { field: 'tags' },
   });

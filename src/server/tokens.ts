@@ -18,6 +18,12 @@ export interface TokenGrant {
   saves: '*' | string[];
   /** May author lore and read it without a character's tags. */
   admin?: boolean;
+  /** The most lore tags its requests may claim (403 beyond them). */
+  tags?: string[];
+  /** The characters it may build context for: names, or names with the lore tags each holds (403 for others). */
+  characters?: string[] | Record<string, string[]>;
+  /** When it stops working: an ISO 8601 time with its offset (`2026-01-31T00:00:00Z`), or ms since 1970 (401 after). */
+  expiresAt?: string | number;
 }
 
 const secretSchema = z
@@ -26,6 +32,9 @@ const secretSchema = z
   .regex(/^\S+$/u, 'must not contain spaces');
 
 const saveIdSchema = z.string().trim().min(1).max(200);
+const tagSchema = z.string().regex(/^\S+$/u, 'must be a tag without spaces').max(100);
+const characterSchema = z.string().trim().min(1).max(200);
+const expirySchema = z.iso.datetime({ offset: true, message: 'must be an ISO 8601 time with its offset, such as 2026-01-31T00:00:00Z' });
 
 /** The tokens file: `{ "tokens": [{ "name": "game", "token": "...", "saves": ["run-1"] }, { "token": "...", "admin": true }] }`. */
 export const tokensFileSchema = z.strictObject({
@@ -36,6 +45,9 @@ export const tokensFileSchema = z.strictObject({
         token: secretSchema,
         saves: z.union([z.literal('*'), z.array(saveIdSchema).min(1)]).default('*'),
         admin: z.boolean().default(false),
+        tags: z.array(tagSchema).max(100).optional(),
+        characters: z.union([z.array(characterSchema).min(1).max(1000), z.record(characterSchema, z.array(tagSchema).max(100))]).optional(),
+        expiresAt: expirySchema.optional(),
       }),
     )
     .min(1, 'must list at least one token'),
@@ -45,26 +57,51 @@ function tokenError(message: string, field: string): MnemoError {
   return new MnemoError('INVALID_INPUT', message, { details: { field } });
 }
 
+/** Parses the `;key=value` bindings after a token spec's saves: tags, characters, expires. */
+function parseBindings(parts: readonly string[], field: string): Pick<TokenGrant, 'tags' | 'characters' | 'expiresAt'> {
+  const grant: Pick<TokenGrant, 'tags' | 'characters' | 'expiresAt'> = {};
+  const list = (value: string) => value.split(',').map((item) => item.trim()).filter((item) => item !== '');
+  for (const part of parts) {
+    const equals = part.indexOf('=');
+    const key = equals === -1 ? part : part.slice(0, equals).trim();
+    const value = equals === -1 ? '' : part.slice(equals + 1).trim();
+    if (key === 'tags' && list(value).every((tag) => tagSchema.safeParse(tag).success)) grant.tags = list(value);
+    else if (key === 'characters' && list(value).length > 0) grant.characters = list(value);
+    else if (key === 'expires' && expirySchema.safeParse(value).success) grant.expiresAt = value;
+    else {
+      throw tokenError(`${field}: expected ;tags=a,b or ;characters=Name1,Name2 or ;expires=2026-01-31T00:00:00Z after the secret and its saves, got ${JSON.stringify(part)}.`, field);
+    }
+  }
+  return grant;
+}
+
 /**
- * Parses a `--token` spec: `SECRET` (every save) or `SECRET:saveA,saveB` (only those saves and recall scopes).
+ * Parses a `--token` spec: `SECRET` (every save) or `SECRET:saveA,saveB` (only those saves and recall scopes),
+ * then optional bindings `;tags=a,b` (the most lore tags it may claim), `;characters=Marta,Rowan` (the characters
+ * it may build context for) and `;expires=2026-01-31T00:00:00Z`. An admin token takes `;expires` only.
  *
  * @example
  * ```ts
  * parseTokenSpec('s3cr3t-s3cr3t-s3cr3t:run-1,run-2'); // { token: 's3cr3t-s3cr3t-s3cr3t', saves: ['run-1', 'run-2'] }
+ * parseTokenSpec('s3cr3t-s3cr3t-s3cr3t:run-1;tags=brackwater;expires=2026-01-31T00:00:00Z');
  * ```
  */
 export function parseTokenSpec(spec: string, field = '--token', admin = false): TokenGrant {
-  const separator = spec.indexOf(':');
-  const token = separator === -1 ? spec : spec.slice(0, separator);
+  const [head = '', ...bindings] = spec.split(';');
+  const separator = head.indexOf(':');
+  const token = separator === -1 ? head : head.slice(0, separator);
   const checked = secretSchema.safeParse(token);
   if (!checked.success) throw tokenError(`${field}: the secret ${checked.error.issues[0]?.message ?? 'is invalid'}.`, field);
-  if (separator === -1) return { token, saves: '*', admin };
-  if (admin) throw tokenError(`${field}: an admin token reaches every save; remove ":${spec.slice(separator + 1)}", or use --token for a limited one.`, field);
-  const saves = spec.slice(separator + 1).split(',').map((save) => save.trim());
-  if (saves.length === 0 || saves.some((save) => !saveIdSchema.safeParse(save).success)) {
-    throw tokenError(`${field}: expected SECRET or SECRET:save1,save2 with non-empty save ids, got a save list ${JSON.stringify(spec.slice(separator + 1))}.`, field);
+  const bound = parseBindings(bindings, field);
+  if (admin && (separator !== -1 || bound.tags !== undefined || bound.characters !== undefined)) {
+    throw tokenError(`${field}: an admin token reaches every save and every lore entry; remove the saves, tags or characters after the secret (;expires= is allowed), or use --token for a limited one.`, field);
   }
-  return { token, saves };
+  if (separator === -1 || head.slice(separator + 1).trim() === '*') return { token, saves: '*', admin, ...bound };
+  const saves = head.slice(separator + 1).split(',').map((save) => save.trim());
+  if (saves.length === 0 || saves.some((save) => !saveIdSchema.safeParse(save).success)) {
+    throw tokenError(`${field}: expected SECRET or SECRET:save1,save2 with non-empty save ids, got a save list ${JSON.stringify(head.slice(separator + 1))}.`, field);
+  }
+  return { token, saves, ...bound };
 }
 
 /** Reads and checks a tokens file (JSON, see tokensFileSchema). */
@@ -84,11 +121,22 @@ export async function readTokensFile(path: string): Promise<TokenGrant[]> {
   const parsed = tokensFileSchema.safeParse(json);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`);
-    throw new MnemoError('INVALID_INPUT', `--tokens-file: ${path} is invalid: ${problems.join('; ')}. Expected { "tokens": [{ "name": "game", "token": "<secret>", "saves": ["run-1"] | "*", "admin": false }] }.`, {
+    throw new MnemoError('INVALID_INPUT', `--tokens-file: ${path} is invalid: ${problems.join('; ')}. Expected { "tokens": [{ "name": "game", "token": "<secret>", "saves": ["run-1"] | "*", "admin": false, "tags"?: [...], "characters"?: { "Marta": [...] }, "expiresAt"?: "2026-01-31T00:00:00Z" }] }.`, {
       details: { field: 'tokensFile' },
     });
   }
   return parsed.data.tokens;
+}
+
+/** A grant's bindings as a principal holds them: tag and character sets, the expiry in ms. */
+function bindingOf(grant: TokenGrant, name: string): Pick<Principal, 'tags' | 'characters' | 'expiresAt'> {
+  const characters = grant.characters === undefined ? null
+    : new Map<string, ReadonlySet<string> | null>(Array.isArray(grant.characters) ? grant.characters.map((character) => [character, null]) : Object.entries(grant.characters).map(([character, tags]) => [character, new Set(tags)]));
+  const characterTags = characters === null || [...characters.values()].some((tags) => tags === null) ? null : new Set([...characters.values()].flatMap((tags) => [...(tags ?? [])]));
+  const tags = grant.tags === undefined ? characterTags : new Set(grant.tags.filter((tag) => characterTags === null || characterTags.has(tag)));
+  const expiresAt = grant.expiresAt === undefined ? null : typeof grant.expiresAt === 'number' ? grant.expiresAt : Date.parse(grant.expiresAt);
+  if (expiresAt !== null && !Number.isFinite(expiresAt)) throw tokenError(`${name}: expiresAt must be an ISO 8601 time such as 2026-01-31T00:00:00Z, got ${JSON.stringify(grant.expiresAt)}.`, 'expiresAt');
+  return { tags, characters, expiresAt };
 }
 
 const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest();
@@ -111,8 +159,12 @@ export class TokenTable {
     this.entries = grants.map((grant, index) => {
       if (seen.has(grant.token)) throw tokenError(`token #${index + 1} repeats an earlier token; each secret may appear once.`, 'token');
       seen.add(grant.token);
+      const name = grant.name ?? `token #${index + 1}`;
+      if (grant.admin === true && (grant.tags !== undefined || grant.characters !== undefined)) {
+        throw tokenError(`${name}: an admin token reads every lore entry, so tags and characters cannot bind it; remove them, or make it a limited token.`, 'token');
+      }
       const saves = grant.admin === true || grant.saves === '*' ? null : new Set(grant.saves);
-      return { hash: digest(grant.token), principal: { name: grant.name ?? `token #${index + 1}`, admin: grant.admin === true, saves } };
+      return { hash: digest(grant.token), principal: { name, admin: grant.admin === true, saves, ...bindingOf(grant, name) } };
     });
   }
 

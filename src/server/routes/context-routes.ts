@@ -1,5 +1,6 @@
 // Routes of the prompt context builder and of the caller's own access.
 import { z } from 'zod';
+import { requireCharacterWithin } from '../access.js';
 import { defineRoute } from '../route.js';
 import type { Route } from '../route.js';
 import { contextBody, saveParams } from '../schemas/requests.js';
@@ -17,7 +18,8 @@ export const contextRoutes: Route[] = [
     params: saveParams,
     body: contextBody,
     response: contextResultSchema,
-    async handle({ params, body, memory }) {
+    async handle({ params, body, principal, memory }) {
+      requireCharacterWithin(principal, body.character, body.tags);
       return memory.context.build({ ...body, saveId: params.saveId });
     },
   }),
@@ -25,12 +27,27 @@ export const contextRoutes: Route[] = [
     method: 'get',
     path: '/v1/access',
     operationId: 'getAccess',
-    summary: 'What this token may do: its name, whether it is an admin, and its saves ("*" for all)',
+    summary: 'What this token may do: its name, whether it is an admin, its saves ("*" for all), and its binding (lore tags, characters, expiry; null for none)',
     tag: 'access',
     access: 'any',
-    response: z.object({ name: z.string(), admin: z.boolean(), saves: z.union([z.literal('*'), z.array(z.string())]) }),
+    response: z.object({
+      name: z.string(),
+      admin: z.boolean(),
+      saves: z.union([z.literal('*'), z.array(z.string())]),
+      tags: z.array(z.string()).nullable(),
+      characters: z.record(z.string(), z.array(z.string()).nullable()).nullable(),
+      expiresAt: z.string().nullable(),
+    }),
     async handle({ principal }) {
-      return { name: principal.name, admin: principal.admin, saves: principal.saves === null ? '*' : [...principal.saves].sort() };
+      const characters = principal.characters ?? null;
+      return {
+        name: principal.name,
+        admin: principal.admin,
+        saves: principal.saves === null ? '*' : [...principal.saves].sort(),
+        tags: principal.tags === undefined || principal.tags === null ? null : [...principal.tags].sort(),
+        characters: characters === null ? null : Object.fromEntries([...characters].map(([name, tags]) => [name, tags === null ? null : [...tags].sort()])),
+        expiresAt: principal.expiresAt === undefined || principal.expiresAt === null ? null : new Date(principal.expiresAt).toISOString(),
+      };
     },
   }),
 ];
