@@ -68,7 +68,10 @@ describe('mnemo living, facts, beliefs, models, fork', () => {
   });
 
   it('sets missions, and explains what is missing', async () => {
-    const missions = await run('--db', db, 'living', 'missions', '--universe', 'Remember every debt.', '--set', 'Rowan: counts tolls\nbad line\nKaël: remembers: kindness');
+    const badLine = await run('--db', db, 'living', 'missions', '--universe', 'Remember every debt.', '--set', 'Rowan: counts tolls\nbad line\nKaël: remembers: kindness');
+    expect(badLine.code).toBe(2);
+    expect(badLine.err).toContain('"bad line"');
+    const missions = await run('--db', db, 'living', 'missions', '--universe', 'Remember every debt.', '--set', 'Rowan: counts tolls\n\nKaël: remembers: kindness');
     expect(missions.out).toBe('universe: Remember every debt.\nRowan: counts tolls\nKaël: remembers: kindness');
     const noModel = await run('--db', db, 'living', 'run');
     expect(noModel.code).toBe(2);

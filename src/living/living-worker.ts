@@ -177,18 +177,28 @@ export class LivingWorker {
   }
 
   /**
-   * Resolves the next time the worker finds nothing it can claim (for tests and shutdown paths). When the loop is
-   * not running, drains the queue itself first.
+   * Resolves once the queue holds nothing pending or running (for tests and shutdown paths): a job whose stage
+   * failed and waits for its retry time is waited for too, until it is done or has failed for good. When the loop
+   * is not running, drains the queue itself (running each job when it is due).
    */
   async idle(): Promise<void> {
     if (!this.running) {
-      await this.runUntilIdle();
-      return;
+      for (;;) {
+        await this.runUntilIdle();
+        if (await this.settled()) return;
+        await new Promise((resolve) => setTimeout(resolve, this.options.pollMs));
+      }
     }
     await new Promise<void>((resolve) => {
       this.idleWaiters.push(resolve);
       this.wake();
     });
+  }
+
+  /** True when no job of the worker's saves is pending (due now or waiting for a retry) or running. */
+  private async settled(): Promise<boolean> {
+    const counts = await this.store.living.countJobs(this.options.saveId);
+    return counts.pending + counts.running === 0;
   }
 
   /**
@@ -258,7 +268,7 @@ export class LivingWorker {
       deadWorkers: await this.deadClaimants(),
     });
     if (job === null) {
-      this.notifyIdle();
+      if (this.idleWaiters.length > 0 && (await this.settled())) this.notifyIdle();
       return false;
     }
     const claim: JobClaim = { jobId: job.jobId, generation: job.generation, claimToken: job.claimToken as string };
@@ -292,7 +302,7 @@ export class LivingWorker {
         const retryAt = attempts >= this.options.maxAttempts ? null : this.clock() + this.options.retryBaseMs * 2 ** (attempts - 1);
         const recorded = await this.store.living.failStage(claim, `${outcome.error.code}: ${outcome.error.message}`, retryAt, this.clock());
         if (recorded) {
-          this.logger.warn(`living: turn ${job.turnId} of ${job.saveId}, ${stage} failed (${outcome.error.code}): ${retryAt === null ? `gave up after ${attempts} attempts` : 'will retry'}`);
+          this.logger.warn(`living: turn ${job.turnId} of ${job.saveId}, ${stage} failed (${outcome.error.code}: ${outcome.error.message}); ${retryAt === null ? `gave up after ${attempts} attempts` : `will retry at ${new Date(retryAt).toISOString()}`}`);
           this.emit({ type: 'failed', saveId: job.saveId, turnId: job.turnId, stage, error: outcome.error, retryAt });
         } else {
           this.emit({ type: 'superseded', saveId: job.saveId, turnId: job.turnId, stage });

@@ -166,7 +166,7 @@ export class OpenAiCompatibleLlm implements LLM {
     const body = this.body(messages, options, format);
     const timeoutMs = options.timeoutMs ?? this.options.timeoutMs;
     for (let attempt = 0; ; attempt++) {
-      const scope = callScope({ signal: options.signal, timeoutMs }, this.name);
+      const scope = callScope({ signal: options.signal, timeoutMs }, `${this.name} at ${this.url}`);
       let status: number;
       let text: string;
       let retryAfter: number | null;
