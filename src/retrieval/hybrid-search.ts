@@ -4,7 +4,7 @@ import type { Reranker } from '../seams/reranker.js';
 import type { ScoreTotals, VectorMatch } from '../seams/vector-search.js';
 import { capPerSource } from './cap-per-source.js';
 import type { CorpusIndex, QueryFeedback, SlotFilter } from './corpus-index.js';
-import { FOCUS_BOOST, FocusMatcher } from './focus-boost.js';
+import { FOCUS_BOOST, FocusMatcher, matchEach } from './focus-boost.js';
 import { RRF_K, reciprocalRankFusion } from './reciprocal-rank-fusion.js';
 import { ScoreStatistics } from './score-statistics.js';
 
@@ -120,9 +120,10 @@ export async function hybridSearch(input: HybridSearchInput): Promise<RankedId[]
   const rerankTop = Math.min(fused.length, input.rerankTop ?? Math.max(20, 2 * k));
   const needTexts = !focus.empty ? fused.map(([id]) => id) : reranker !== null ? fused.slice(0, rerankTop).map(([id]) => id) : [];
   const texts = needTexts.length > 0 ? await input.loadTexts(needTexts) : new Map<string, string>();
+  const matched = await matchEach(focus, texts);
 
   let ranked: RankedId[] = fused.map(([id, score]) => {
-    const matches = focus.matches(texts.get(id) ?? '');
+    const matches = matched.get(id) ?? [];
     const boost = matches.length > 0 ? (input.focusBoost ?? FOCUS_BOOST) : 0;
     return {
       id,
