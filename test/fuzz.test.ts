@@ -1,0 +1,165 @@
+// Fuzzing every surface (fast-check, fixed seeds, bounded runs): HTTP bodies, MCP arguments, CLI arguments and lore
+// YAML. Whatever arrives: no 500 / INTERNAL, no stack trace, and nothing written when the input is refused.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../src/cli/main.js';
+import { isMnemoError } from '../src/core/errors.js';
+import { silentLogger } from '../src/core/logger.js';
+import { openMemory } from '../src/open-memory.js';
+import type { Mnemo } from '../src/open-memory.js';
+import { createApi } from '../src/server/create-api.js';
+import { startHttpServer } from '../src/server/start-http-server.js';
+import type { RunningHttpServer } from '../src/server/start-http-server.js';
+import { TokenTable } from '../src/server/tokens.js';
+import { tempDir } from './helpers.js';
+
+const TOKEN = 'fuzz-token-0123456789abc';
+const RUNS = { seed: 19, numRuns: 60, interruptAfterTimeLimit: 60_000 };
+const STACK = /\n\s+at [^\n]+:\d+:\d+/u;
+const dir = tempDir();
+let memory: Mnemo;
+let running: RunningHttpServer;
+
+/** What a refusal must leave untouched: every save's version and chunk count, the lore book, the recall scopes. */
+async function state(): Promise<string> {
+  return JSON.stringify([await memory.listSaves(), await memory.lore.count(), await memory.store.lore.version(), await memory.recall.listScopes()]);
+}
+
+/** Values a client might send: anything JSON, strings near the bounds, deep nesting, numbers at the edges. */
+const hostile = fc.oneof(
+  fc.jsonValue({ maxDepth: 4 }),
+  fc.string({ maxLength: 300 }),
+  fc.constantFrom(-1, 0, 1.5, 2 ** 53, 4294967296, 1e308, -0, '', ' ', '\u0000', 'x'.repeat(10_001), null, [], {}),
+  fc.integer({ min: 1, max: 3000 }).map((depth) => JSON.parse(`${'['.repeat(depth)}${']'.repeat(depth)}`) as unknown),
+);
+
+/** A body for a route: known keys with hostile values, plus sometimes an unknown key. */
+const body = (keys: readonly string[]) => fc.dictionary(fc.oneof(fc.constantFrom(...keys), fc.string({ maxLength: 8 })), hostile, { maxKeys: 6 });
+
+const POSTS: [string, readonly string[]][] = [
+  ['/v1/saves/run-1/chunks', ['chunks', 'turnId', 'text']],
+  ['/v1/saves/run-1/query', ['query', 'k', 'capPerSource', 'focusTerms', 'rerankTop', 'maxTurnId', 'fusion', 'weights', 'chunkType']],
+  ['/v1/saves/run-1/rewind', ['turnId']],
+  ['/v1/saves/run-1/fork', ['newSaveId', 'atTurn']],
+  ['/v1/saves/run-1/context', ['character', 'message', 'tags', 'budget', 'limits', 'template', 'variables', 'focusTerms', 'shares']],
+  ['/v1/saves/run-1/living/turns', ['turnId', 'text', 'knownEntities']],
+  ['/v1/remember', ['scope', 'key', 'value', 'metadata', 'decay']],
+  ['/v1/recall', ['query', 'scope', 'k', 'exact']],
+  ['/v1/lore/search', ['query', 'tags', 'k', 'focusTerms', 'ignoreScope']],
+  ['/v1/lore/import', ['entries', 'dryRun']],
+];
+
+beforeAll(async () => {
+  memory = await openMemory({ path: join(dir, 'fuzz.db'), embedder: null, logger: silentLogger });
+  await memory.add({ saveId: 'run-1', turnId: 1, text: 'Rowan wipes the bar of the Harvest Moon.' });
+  running = await startHttpServer({ fetch: createApi({ memory, auth: new TokenTable([{ token: TOKEN, saves: '*', admin: true }]), logger: silentLogger }).fetch, host: '127.0.0.1', port: 0 });
+});
+
+afterAll(async () => {
+  await running?.close();
+  await memory?.close();
+});
+
+describe('fuzz', () => {
+  it('HTTP bodies: never 500, never a stack trace, nothing written on a refusal', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...POSTS).chain(([path, keys]) => fc.tuple(fc.constant(path), fc.oneof(body(keys), hostile))), async ([path, sample]) => {
+        const before = await state();
+        const response = await fetch(`${running.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(sample) });
+        const text = await response.text();
+        expect(response.status, text).toBeLessThan(500);
+        expect(text).not.toMatch(STACK);
+        expect(text).not.toContain('INTERNAL');
+        if (response.status >= 400) expect(await state()).toBe(before);
+      }),
+      RUNS,
+    );
+  }, 120_000);
+
+  it('raw request bodies: malformed JSON and odd content types are coded 4xx', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.string({ maxLength: 200 }), fc.constantFrom('application/json', 'text/plain', 'application/x+json', ''), async (raw, type) => {
+        const before = await state();
+        const response = await fetch(`${running.url}/v1/saves/run-1/chunks`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, ...(type === '' ? {} : { 'content-type': type }) }, body: raw });
+        const text = await response.text();
+        expect(response.status, text).toBeLessThan(500);
+        expect(text).not.toMatch(STACK);
+        if (response.status >= 400) expect(await state()).toBe(before);
+      }),
+      RUNS,
+    );
+  }, 120_000);
+
+  it('MCP arguments: coded errors, never INTERNAL, nothing written on a refusal', async () => {
+    const client = new Client({ name: 'fuzz', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${running.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }));
+    try {
+      const tools = ['remember', 'recall', 'query_memory', 'rewind', 'lore_search', 'build_context', 'add_memory'];
+      await fc.assert(
+        fc.asyncProperty(fc.constantFrom(...tools), body(['saveId', 'query', 'k', 'turnId', 'text', 'tags', 'character', 'message', 'scope', 'key', 'value', 'focusTerms']), async (name, args) => {
+          const before = await state();
+          const result = (await client.callTool({ name, arguments: args })) as { isError?: boolean; content: { text: string }[] };
+          const text = result.content.map((part) => part.text).join('\n');
+          expect(text).not.toContain('INTERNAL');
+          expect(text).not.toMatch(STACK);
+          if (result.isError === true) {
+            expect(text).toMatch(/^error [A-Z_]+: /u);
+            expect(await state()).toBe(before);
+          }
+        }),
+        RUNS,
+      );
+    } finally {
+      await client.close();
+    }
+  }, 120_000);
+
+  it('CLI arguments: exit 0, 2, 3 or 4, never a stack trace', async () => {
+    const db = join(dir, 'cli.db');
+    const word = fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('-1', '0', '99999999', '1e9', '--json', '--limit', '--k', '--port', '--max-body', '', ' ', '{', '[[[[', '--type', 'run-1'));
+    const commands = fc.constantFrom(['query', 'run-1'], ['add', 'run-1'], ['rewind', 'run-1'], ['facts', 'run-1'], ['beliefs', 'run-1'], ['remember', 'k'], ['recall'], ['living', 'missions', '--set'], ['lore', 'search'], ['fork', 'run-1']);
+    await fc.assert(
+      fc.asyncProperty(commands, fc.array(word, { maxLength: 4 }), async (command, words) => {
+        const err: string[] = [];
+        const code = await main(['node', 'mnemo', '--db', db, '--embedder', 'none', ...command, ...words], { out: () => {}, err: (text) => err.push(text) });
+        expect([0, 2, 3, 4], err.join('\n')).toContain(code);
+        expect(err.join('\n')).not.toMatch(STACK);
+        expect(err.join('\n')).not.toContain('INTERNAL');
+      }),
+      { ...RUNS, numRuns: 40 },
+    );
+  }, 180_000);
+
+  it('lore YAML: any file is imported or refused as LORE_INVALID / LORE_EMPTY / LIMIT_EXCEEDED, writing nothing when refused', async () => {
+    const yamlish = fc.oneof(
+      fc.string({ maxLength: 400 }),
+      fc.jsonValue({ maxDepth: 5 }).map((value) => JSON.stringify(value)),
+      fc.record({ title: hostile, content: hostile, scope_level: fc.constantFrom('continental', 'regional', 'bogus', 1), scope_tags: hostile }).map((entry) => `source: fuzz.yaml\nentries:\n  - ${JSON.stringify(entry)}\n`),
+      fc.integer({ min: 1, max: 2000 }).map((depth) => `source: fuzz.yaml\nentries: ${'['.repeat(depth)}${']'.repeat(depth)}\n`),
+      fc.constant('a: &a [1,1,1,1,1,1,1,1,1]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: [*c,*c,*c,*c,*c,*c,*c,*c,*c]\n'),
+    );
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(yamlish, fc.boolean(), async (text, inManifest) => {
+        const repository = join(dir, `lore-${run++}`);
+        mkdirSync(repository);
+        writeFileSync(join(repository, 'index.yaml'), inManifest ? text : 'files: [fuzz.yaml]\n');
+        writeFileSync(join(repository, 'fuzz.yaml'), text);
+        const before = await state();
+        try {
+          await memory.lore.importRepository(repository);
+        } catch (error) {
+          expect(isMnemoError(error), String(error)).toBe(true);
+          expect(['LORE_INVALID', 'LORE_EMPTY', 'LIMIT_EXCEEDED', 'NOT_FOUND']).toContain((error as { code: string }).code);
+          expect((error as Error).message).not.toMatch(STACK);
+          expect(await state()).toBe(before);
+        }
+      }),
+      { ...RUNS, numRuns: 80 },
+    );
+  }, 120_000);
+});
