@@ -1,4 +1,5 @@
 // SQLite specifics: WAL, schema version and migrations, refusing a newer schema, two handles on one file.
+import { LOCK_ATTEMPT_MS } from '../src/stores/sqlite/open-database.js';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
@@ -17,7 +18,8 @@ describe('SQLite store', () => {
     const store = openSqliteStore({ path });
     expect(store.database.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(store.database.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
-    expect(store.database.pragma('busy_timeout', { simple: true })).toBe(5000);
+    // Each lock attempt holds the event loop at most LOCK_ATTEMPT_MS; longer waits are timers (see store-busy.test.ts).
+    expect(store.database.pragma('busy_timeout', { simple: true })).toBe(LOCK_ATTEMPT_MS);
     await store.close();
   });
 
@@ -49,7 +51,8 @@ describe('SQLite store', () => {
   });
 
   it('reports an unopenable path clearly', () => {
-    expect(() => openSqliteStore({ path: join(dir, 'missing-folder', 'x.db') })).toThrow(expect.objectContaining({ code: 'STORE_FAILURE', message: expect.stringContaining('Could not open the SQLite database') }));
+    // A folder that does not exist is the caller's mistake (exit 2), not Mnemo's.
+    expect(() => openSqliteStore({ path: join(dir, 'missing-folder', 'x.db') })).toThrow(expect.objectContaining({ code: 'NOT_A_DATABASE', category: 'USER', message: expect.stringContaining('does not exist') }));
   });
 
   it('sees writes of a second connection to the same file', async () => {

@@ -134,9 +134,12 @@ export async function openFromOptions(command: Command, extra: Omit<OpenMemoryOp
 export function parseInteger(name: string, minimum = Number.MIN_SAFE_INTEGER, maximum = Number.MAX_SAFE_INTEGER) {
   return (value: string): number => {
     const number = Number(value.trim());
-    if (!/^-?\d+$/.test(value.trim()) || !Number.isSafeInteger(number) || number < minimum || number > maximum) {
+    if (!/^-?\d+$/.test(value.trim())) {
+      throw new MnemoError('INVALID_INPUT', `${name}: expected an integer, got ${JSON.stringify(value)}.`, { details: { field: name } });
+    }
+    if (!Number.isSafeInteger(number) || number < minimum || number > maximum) {
       const range = minimum === Number.MIN_SAFE_INTEGER ? 'an integer' : maximum === Number.MAX_SAFE_INTEGER ? `an integer >= ${minimum}` : `an integer from ${minimum} to ${maximum}`;
-      throw new MnemoError('INVALID_INPUT', `${name}: expected ${range}, got ${JSON.stringify(value)}.`, { details: { field: name } });
+      throw new MnemoError('INVALID_INPUT', `${name}: expected ${range}, got ${value.trim()}.`, { details: { field: name } });
     }
     return number;
   };

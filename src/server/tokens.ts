@@ -136,7 +136,7 @@ function bindingOf(grant: TokenGrant, name: string): Pick<Principal, 'tags' | 'c
   const tags = grant.tags === undefined ? characterTags : new Set(grant.tags.filter((tag) => characterTags === null || characterTags.has(tag)));
   const expiresAt = grant.expiresAt === undefined ? null : typeof grant.expiresAt === 'number' ? grant.expiresAt : Date.parse(grant.expiresAt);
   if (expiresAt !== null && !Number.isFinite(expiresAt)) throw tokenError(`${name}: expiresAt must be an ISO 8601 time such as 2026-01-31T00:00:00Z, got ${JSON.stringify(grant.expiresAt)}.`, 'expiresAt');
-  return { tags, characters, expiresAt };
+  return { ...(tags === null ? {} : { tags }), ...(characters === null ? {} : { characters }), ...(expiresAt === null ? {} : { expiresAt }) };
 }
 
 const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest();

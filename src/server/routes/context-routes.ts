@@ -27,16 +27,16 @@ export const contextRoutes: Route[] = [
     method: 'get',
     path: '/v1/access',
     operationId: 'getAccess',
-    summary: 'What this token may do: its name, whether it is an admin, its saves ("*" for all), and its binding (lore tags, characters, expiry; null for none)',
+    summary: 'What this token may do: its name, whether it is an admin, its saves ("*" for all), and its binding (lore tags, characters, expiry; absent when unbound)',
     tag: 'access',
     access: 'any',
     response: z.object({
       name: z.string(),
       admin: z.boolean(),
       saves: z.union([z.literal('*'), z.array(z.string())]),
-      tags: z.array(z.string()).nullable(),
-      characters: z.record(z.string(), z.array(z.string()).nullable()).nullable(),
-      expiresAt: z.string().nullable(),
+      tags: z.array(z.string()).optional().describe('The most lore tags its requests may claim (absent: any).'),
+      characters: z.record(z.string(), z.array(z.string()).nullable()).optional().describe('The characters it may build context for, with their tags (absent: any).'),
+      expiresAt: z.string().optional().describe('When it stops working (absent: never).'),
     }),
     async handle({ principal }) {
       const characters = principal.characters ?? null;
@@ -44,9 +44,9 @@ export const contextRoutes: Route[] = [
         name: principal.name,
         admin: principal.admin,
         saves: principal.saves === null ? '*' : [...principal.saves].sort(),
-        tags: principal.tags === undefined || principal.tags === null ? null : [...principal.tags].sort(),
-        characters: characters === null ? null : Object.fromEntries([...characters].map(([name, tags]) => [name, tags === null ? null : [...tags].sort()])),
-        expiresAt: principal.expiresAt === undefined || principal.expiresAt === null ? null : new Date(principal.expiresAt).toISOString(),
+        ...(principal.tags === undefined || principal.tags === null ? {} : { tags: [...principal.tags].sort() }),
+        ...(characters === null ? {} : { characters: Object.fromEntries([...characters].map(([name, tags]) => [name, tags === null ? null : [...tags].sort()])) }),
+        ...(principal.expiresAt === undefined || principal.expiresAt === null ? {} : { expiresAt: new Date(principal.expiresAt).toISOString() }),
       };
     },
   }),
