@@ -19,7 +19,7 @@ import { ApiClient } from './server-client.js';
 import type { CallOptions } from './server-client.js';
 
 const HEALTH_BOUND_MS = 100;
-const TRIES = 3;
+const TRIES = 5;
 const PLAYER = 'player-token-0123456789';
 const ADMIN = 'admin-token-0123456789ab';
 const dir = tempDir();
