@@ -116,7 +116,8 @@ export class SqliteLivingRows implements LivingRows {
   }
 
   lockBeliefs(saveId: string, beliefIds: readonly number[]): BeliefRecord[] {
-    const rows = this.sql(`SELECT ${BELIEF_COLUMNS} FROM living_beliefs WHERE save_id = ? AND belief_id IN (SELECT value FROM json_each(?))`).all(saveId, idList(beliefIds)) as BeliefRow[];
+    // `+save_id`: look the ids up by rowid, rather than walk the save's beliefs through a (save, ...) index.
+    const rows = this.sql(`SELECT ${BELIEF_COLUMNS} FROM living_beliefs WHERE belief_id IN (SELECT value FROM json_each(?)) AND +save_id = ?`).all(idList(beliefIds), saveId) as BeliefRow[];
     return rows.map(beliefFromRow);
   }
 
