@@ -29,7 +29,7 @@ describe('resolveSearchRequest', () => {
 
   it('lets the caller\'s options win, null turning feedback off and false the reranker', () => {
     const request = resolveSearchRequest('narrative', 'q', { k: 2, feedback: null, fusion: 'rrf', rerank: false, capPerSource: 0, rrfK: 10, focusTerms: ['Kaël', ' ', ''], weights: { semantic: 0 } });
-    expect(request).toMatchObject({ k: 2, feedback: undefined, fusion: 'rrf', rerank: false, capPerSource: 0, rrfK: 10, focusTerms: ['Kaël'], focusBoost: 0.005, weights: { lexical: undefined, semantic: 0 } });
+    expect(request).toMatchObject({ k: 2, feedback: undefined, fusion: 'rrf', rerank: false, capPerSource: 10_000, rrfK: 10, focusTerms: ['Kaël'], focusBoost: 0.005, weights: { lexical: undefined, semantic: 0 } });
     expect(resolveSearchRequest('lore', 'q', { feedback: { documents: 2, terms: 3, weight: 1 } }).feedback).toEqual({ documents: 2, terms: 3, weight: 1 });
   });
 
