@@ -5,6 +5,8 @@ import { PostgresStore } from '../src/stores/postgres/index.js';
 import { livingTables, PostgresLivingRows } from '../src/stores/postgres/living-rows.js';
 import type { SqliteStore } from '../src/stores/sqlite/index.js';
 import { SqliteLivingRows } from '../src/stores/sqlite/living-rows.js';
+import { postgresConnectionOf } from '../src/stores/postgres/postgres-connection.js';
+import { sqliteConnectionOf } from '../src/stores/sqlite/sqlite-connection.js';
 
 /**
  * Rolls the living layer of a save back to `target` as `Store.rewind` does, without touching its chunks.
@@ -17,9 +19,10 @@ import { SqliteLivingRows } from '../src/stores/sqlite/living-rows.js';
 export async function rewindLivingLayer(store: SqliteStore | PostgresStore, saveId: string, target: number): Promise<void> {
   if (store instanceof PostgresStore) {
     const tables = livingTables(store.schema);
-    await store.write((client) => runRowProgramAsync(rewindLiving(saveId, target), new PostgresLivingRows(client, tables)));
+    await postgresConnectionOf(store).write((client) => runRowProgramAsync(rewindLiving(saveId, target), new PostgresLivingRows(client, tables)));
     return;
   }
-  const rows = new SqliteLivingRows({ database: () => store.database, write: (work) => store.write(work) });
-  store.write(() => runRowProgram(rewindLiving(saveId, target), rows));
+  const connection = sqliteConnectionOf(store);
+  const rows = new SqliteLivingRows(connection);
+  connection.write(() => runRowProgram(rewindLiving(saveId, target), rows));
 }

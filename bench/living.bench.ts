@@ -24,6 +24,8 @@ import type { CountingQueryable } from '../src/testing/counting-queryable.js';
 import { rewindLivingLayer } from './living-layer-rewind.js';
 import { configuredPostgresUrl, startPostgresServer, stopPostgresServer } from './postgres-server.js';
 import { seededRandom, sentences } from './synthetic-corpus.js';
+import { postgresConnectionOf, schemaTable } from '../src/stores/postgres/postgres-connection.js';
+import { sqliteConnectionOf } from '../src/stores/sqlite/sqlite-connection.js';
 
 const { values } = parseArgs({
   options: {
@@ -143,7 +145,7 @@ function sqliteBackend(dir: string): Backend {
       const store = openSqliteStore({ path: copy, durability: durability as 'full' | 'normal' });
       return {
         store,
-        deleteChunksAfter: async (target) => void store.write(() => store.database.prepare('DELETE FROM chunks WHERE save_id = ? AND turn_id > ?').run('bench', target)),
+        deleteChunksAfter: async (target) => void sqliteConnectionOf(store).write(() => sqliteConnectionOf(store).database().prepare('DELETE FROM chunks WHERE save_id = ? AND turn_id > ?').run('bench', target)),
         async close() {
           await store.close();
           for (const suffix of ['', '-wal', '-shm']) rmSync(copy + suffix, { force: true });
@@ -185,7 +187,7 @@ async function postgresBackend(): Promise<Backend> {
       return {
         store,
         statements,
-        deleteChunksAfter: async (target) => void await store.write((client) => client.query(`DELETE FROM ${store.table('chunks')} WHERE save_id = $1 AND turn_id > $2`, ['bench', target])),
+        deleteChunksAfter: async (target) => void await postgresConnectionOf(store).write((client) => client.query(`DELETE FROM ${schemaTable(store.schema, 'chunks')} WHERE save_id = $1 AND turn_id > $2`, ['bench', target])),
         async close() {
           await store.close();
           await admin.query(`DROP DATABASE ${copy}`);

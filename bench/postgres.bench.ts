@@ -18,6 +18,7 @@ import { openPostgresStore, VECTOR_SEARCH_DEFAULTS } from '../src/stores/postgre
 import type { PostgresStore } from '../src/stores/postgres/index.js';
 import { seededRandom, sentences } from './synthetic-corpus.js';
 import { configuredPostgresUrl, startPostgresServer, stopPostgresServer } from './postgres-server.js';
+import { postgresConnectionOf } from '../src/stores/postgres/postgres-connection.js';
 
 const { values } = parseArgs({
   options: {
@@ -172,7 +173,7 @@ async function measure(url: string, size: number) {
 
   const schema = `bench_${size}`;
   const admin = await openPostgresStore({ url, schema: 'bench_admin' });
-  await admin.database.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  await postgresConnectionOf(admin).read().query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
   const store: PostgresStore = await openPostgresStore({ url, schema });
   const postgres = await openMemory({ store, embedder: hashingEmbedder({ dimensions }), logger: silentLogger, embeddingCache: false });
   const postgresIngest = await ingest(postgres, size);
@@ -181,7 +182,7 @@ async function measure(url: string, size: number) {
 
   // A bulk import: the same rows with no index, then the HNSW index built once.
   const bulkSchema = `bench_${size}_bulk`;
-  await admin.database.query(`DROP SCHEMA IF EXISTS ${bulkSchema} CASCADE`);
+  await postgresConnectionOf(admin).read().query(`DROP SCHEMA IF EXISTS ${bulkSchema} CASCADE`);
   const bulkStore = await openPostgresStore({ url, schema: bulkSchema, vectorIndexes: 'manual' });
   const bulk = await openMemory({ store: bulkStore, embedder: hashingEmbedder({ dimensions }), logger: silentLogger, embeddingCache: false });
   const bulkStarted = performance.now();
@@ -191,12 +192,12 @@ async function measure(url: string, size: number) {
   const indexSeconds = (performance.now() - indexStarted) / 1000;
   const bulkIngest = { rowsPerSecond: bulkRowsPerSecond, indexSeconds, overall: size / ((performance.now() - bulkStarted) / 1000) };
   await bulk.close();
-  await admin.database.query(`DROP SCHEMA IF EXISTS ${bulkSchema} CASCADE`);
+  await postgresConnectionOf(admin).read().query(`DROP SCHEMA IF EXISTS ${bulkSchema} CASCADE`);
 
   const postgresQuery = child('postgres', url, schema, size);
   const recalled = await recall(url, schema, size);
-  await admin.database.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-  await admin.database.query('DROP SCHEMA IF EXISTS bench_admin CASCADE');
+  await postgresConnectionOf(admin).read().query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  await postgresConnectionOf(admin).read().query('DROP SCHEMA IF EXISTS bench_admin CASCADE');
   await admin.close();
   return { size, sqliteIngest, sqliteQuery, postgresIngest, bulkIngest, postgresQuery, recalled };
 }
@@ -209,7 +210,7 @@ if (values.child !== undefined) {
   const url = configured ?? startPostgresServer();
   try {
     const version = await openPostgresStore({ url, schema: 'bench_admin' });
-    const server = (await version.database.query<{ server: string; vector: string }>("SELECT current_setting('server_version') AS server, (SELECT extversion FROM pg_extension WHERE extname = 'vector') AS vector")).rows[0];
+    const server = (await postgresConnectionOf(version).read().query<{ server: string; vector: string }>("SELECT current_setting('server_version') AS server, (SELECT extversion FROM pg_extension WHERE extname = 'vector') AS vector")).rows[0];
     await version.close();
     console.log(`mnemo PostgreSQL benchmark: node ${process.version}, PostgreSQL ${server?.server} + pgvector ${server?.vector}; hashing embedder ${dimensions}-d; ${batch} chunks per transaction; k = 10 with the engine's default options (z-score fusion, neighbour context ${DEFAULT_NEIGHBOUR_WEIGHT}, feedback); ${queryCount} queries in a fresh process; HNSW m = 16, ef_construction = 64, ef_search = max(${VECTOR_SEARCH_DEFAULTS.efSearch}, limit), iterative scan relaxed_order`);
     console.log('| chunks | store | ingest chunks/s | open + first query ms | hybrid p50 ms | hybrid p99 ms | vector arm p50 / p99 ms | query RSS MB | HNSW recall@10 (own vectors / turn window / neighbour context) |');

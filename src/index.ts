@@ -27,7 +27,7 @@ export type { Clock } from './core/clock.js';
 export { systemClock, manualClock } from './core/clock.js';
 export type { Logger } from './core/logger.js';
 export { consoleLogger, silentLogger } from './core/logger.js';
-export type { Store, NewChunk, IndexRow, WriteResult, RewindCounts, ListChunksOptions, TurnSummary } from './seams/store.js';
+export type { Store, ChunkStore, SaveStore, MetaStore, StoreLifecycle, NewChunk, IndexRow, WriteResult, RewindCounts, ListChunksOptions, TurnSummary } from './seams/store.js';
 export type { VectorSearch, VectorSearchOptions, VectorMatch, ScoreTotals } from './seams/vector-search.js';
 export type { LoreStore, LoreEntry, NewLoreEntry, LoreEntryUpdate, LoreChangeSet, LoreWriteResult, LoreIndexRow, LoreListOptions, LoreOrigin, LoreOriginIdentity, LoreReader, ScopeLevel } from './seams/lore-store.js';
 export type { Embedder } from './seams/embedder.js';

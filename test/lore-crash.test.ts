@@ -9,6 +9,7 @@ import { openMemory } from '../src/open-memory.js';
 import type { Mnemo } from '../src/open-memory.js';
 import type { SqliteStore } from '../src/stores/sqlite/index.js';
 import { tempDir } from './helpers.js';
+import { sqliteConnectionOf } from '../src/stores/sqlite/sqlite-connection.js';
 
 const dir = tempDir();
 const EXAMPLE = join(import.meta.dirname, '..', 'examples', 'lore');
@@ -51,7 +52,7 @@ describe('lore import crash safety', () => {
     const memory = await open(join(dir, 'injected.db'));
     await memory.lore.importRepository(EXAMPLE);
     const before = await snapshot(memory);
-    const database = (memory.store as SqliteStore).database;
+    const database = sqliteConnectionOf(memory.store).database();
     database.exec("CREATE TEMP TRIGGER fail_import BEFORE INSERT ON main.lore_entries WHEN NEW.title = 'New entry 12' BEGIN SELECT RAISE(ABORT, 'injected failure'); END");
     const repository = editedRepository('injected');
     await expect(memory.lore.importRepository(repository)).rejects.toMatchObject({ code: 'STORE_FAILURE', message: expect.stringContaining('injected failure') });

@@ -12,6 +12,7 @@ import { Mnemo } from '../src/open-memory.js';
 import { openSqliteStore } from '../src/stores/sqlite/index.js';
 import { countingEmbedder } from '../src/testing/counting-embedder.js';
 import { tempDir } from './helpers.js';
+import { sqliteConnectionOf } from '../src/stores/sqlite/sqlite-connection.js';
 
 const dir = tempDir();
 const EXAMPLE = join(import.meta.dirname, '..', 'examples', 'lore');
@@ -230,7 +231,7 @@ describe('importing a lore repository', () => {
     expect(first).toMatchObject({ entries: 34, unchanged: 0, embedded: 34, written: true, version: 1 });
     expect(first.created).toHaveLength(34);
     embedder.reset();
-    const changes = () => (store.database.prepare('SELECT total_changes() AS n').get() as { n: number }).n;
+    const changes = () => (sqliteConnectionOf(store).database().prepare('SELECT total_changes() AS n').get() as { n: number }).n;
     const before = changes();
     const second = await memory.lore.importRepository(EXAMPLE);
     expect(second).toMatchObject({ created: [], updated: [], removed: [], unchanged: 34, embedded: 0, written: false, version: 1 });

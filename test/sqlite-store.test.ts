@@ -9,6 +9,7 @@ import { silentLogger } from '../src/core/logger.js';
 import { blobAsVector, blobToVector } from '../src/stores/sqlite/vectors.js';
 import type { IndexRow } from '../src/seams/store.js';
 import { tempDir } from './helpers.js';
+import { sqliteConnectionOf } from '../src/stores/sqlite/sqlite-connection.js';
 
 const dir = tempDir();
 
@@ -16,16 +17,16 @@ describe('SQLite store', () => {
   it('creates the file in WAL mode at the current schema version', async () => {
     const path = join(dir, 'fresh.db');
     const store = openSqliteStore({ path });
-    expect(store.database.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(store.database.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    expect(sqliteConnectionOf(store).database().pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(sqliteConnectionOf(store).database().pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
     // Each lock attempt holds the event loop at most LOCK_ATTEMPT_MS; longer waits are timers (see store-busy.test.ts).
-    expect(store.database.pragma('busy_timeout', { simple: true })).toBe(LOCK_ATTEMPT_MS);
+    expect(sqliteConnectionOf(store).database().pragma('busy_timeout', { simple: true })).toBe(LOCK_ATTEMPT_MS);
     await store.close();
   });
 
   it('makes new files with 16 KiB pages, and keeps the page size of an existing file', async () => {
     const fresh = openSqliteStore({ path: join(dir, 'pages-new.db') });
-    expect(fresh.database.pragma('page_size', { simple: true })).toBe(16384);
+    expect(sqliteConnectionOf(fresh).database().pragma('page_size', { simple: true })).toBe(16384);
     await fresh.close();
 
     const path = join(dir, 'pages-old.db');
@@ -130,11 +131,11 @@ describe('SQLite migrations', () => {
   it('records every migration by id and applies none twice', async () => {
     const path = join(dir, 'migrated.db');
     const first = openSqliteStore({ path });
-    const ids = (first.database.prepare('SELECT id FROM schema_migrations ORDER BY rowid').all() as { id: string }[]).map((row) => row.id);
+    const ids = (sqliteConnectionOf(first).database().prepare('SELECT id FROM schema_migrations ORDER BY rowid').all() as { id: string }[]).map((row) => row.id);
     expect(ids).toEqual(MIGRATIONS.map((migration) => migration.id));
     await first.close();
     const second = openSqliteStore({ path });
-    expect((second.database.prepare('SELECT COUNT(*) AS n FROM schema_migrations').get() as { n: number }).n).toBe(MIGRATIONS.length);
+    expect((sqliteConnectionOf(second).database().prepare('SELECT COUNT(*) AS n FROM schema_migrations').get() as { n: number }).n).toBe(MIGRATIONS.length);
     await second.close();
   });
 

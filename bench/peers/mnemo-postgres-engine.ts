@@ -10,6 +10,7 @@ import { MnemoCollection, PrecomputedEmbedder } from './mnemo-engine.js';
 import { packageVersion } from './package-version.js';
 import { configuredPostgresUrl } from '../postgres-server.js';
 import { collectionSchema, dropSchemas, schemaBytes } from './postgres-server.js';
+import { postgresConnectionOf } from '../../src/stores/postgres/postgres-connection.js';
 
 /** A Mnemo collection whose store is a PostgreSQL schema: `finish` builds the HNSW index once and analyzes. */
 class MnemoPostgresCollection extends MnemoCollection {
@@ -24,7 +25,7 @@ class MnemoPostgresCollection extends MnemoCollection {
 
   /** The schema's tables with their indexes (the collection folder stays empty). */
   sizeOnDisk(): Promise<number> {
-    return schemaBytes(this.store.database, this.store.schema);
+    return schemaBytes(postgresConnectionOf(this.store).read(), this.store.schema);
   }
 }
 

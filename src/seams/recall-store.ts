@@ -1,6 +1,6 @@
 // The recall sub-store seam: persistence of remembered entries (key, JSON value, metadata), scoped and expiring.
 import type { JsonValue, Metadata } from '../core/types.js';
-import type { WriteResult } from './store.js';
+import type { WriteResult } from './write-result.js';
 
 /** An entry ready to be written: validated, its value checked as JSON, its vector attached when there is one. */
 export interface NewRecallEntry {

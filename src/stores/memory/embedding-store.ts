@@ -1,7 +1,7 @@
 // The in-memory adapter of the embedding sub-store: the same contract as SQLite, held in maps.
 import { renderValue } from '../../core/json-value.js';
 import type { CachedVector, EmbedderIdentity, EmbeddingStore, IdentityClaim, ReindexItem, ReindexProgress, ReindexVector } from '../../seams/embedding-store.js';
-import type { InMemoryStore } from './memory-store.js';
+import type { InMemoryConnection } from './memory-connection.js';
 
 const sameIdentity = (a: EmbedderIdentity, b: EmbedderIdentity) => a.provider === b.provider && a.modelId === b.modelId && a.dimensions === b.dimensions;
 
@@ -40,8 +40,8 @@ export class InMemoryEmbeddingStore implements EmbeddingStore {
   private readonly stagedEntries = { recall: new Map<number, { source: string; embedding: Float32Array | null }>(), lore: new Map<number, { source: string; embedding: Float32Array | null }>() };
   private readonly families: readonly EntryFamily<HeldEntry>[];
 
-  constructor(private readonly store: InMemoryStore) {
-    const recall: EntryFamily<ReturnType<InMemoryStore['recall']['heldEntries']>[number]> = {
+  constructor(private readonly store: InMemoryConnection) {
+    const recall: EntryFamily<ReturnType<InMemoryConnection['recall']['heldEntries']>[number]> = {
       family: 'recall',
       entries: () => store.recall.heldEntries(),
       source: (entry) => `${entry.key}\u0000${JSON.stringify(entry.value)}`,
@@ -49,7 +49,7 @@ export class InMemoryEmbeddingStore implements EmbeddingStore {
       swapped: () => undefined,
       bump: () => store.recall.bumpVersion(),
     };
-    const lore: EntryFamily<ReturnType<InMemoryStore['lore']['heldEntries']>[number]> = {
+    const lore: EntryFamily<ReturnType<InMemoryConnection['lore']['heldEntries']>[number]> = {
       family: 'lore',
       entries: () => store.lore.heldEntries(),
       source: (entry) => entry.content,

@@ -8,16 +8,19 @@ import { forkLiving } from '../../living/store/fork-living.js';
 import { rewindLiving } from '../../living/store/rewind-living.js';
 import { RowLivingStore } from '../../living/store/row-living-store.js';
 import { syncLivingBackend } from '../../living/store/sync-living-backend.js';
-import type { ForkCounts, IndexRow, ListChunksOptions, NewChunk, RewindCounts, Store, TurnSummary, WriteResult } from '../../seams/store.js';
+import type { ListChunksOptions, NewChunk, TurnSummary } from '../../seams/chunk-store.js';
+import type { EmbeddingStore } from '../../seams/embedding-store.js';
+import type { IndexRow } from '../../seams/index-row.js';
+import type { LoreStore } from '../../seams/lore-store.js';
+import type { RecallStore } from '../../seams/recall-store.js';
+import type { ForkCounts, RewindCounts } from '../../seams/save-store.js';
+import type { Store } from '../../seams/store.js';
+import type { WriteResult } from '../../seams/write-result.js';
 import { InMemoryEmbeddingStore } from './embedding-store.js';
 import { InMemoryRecallStore } from './recall-store.js';
 import { InMemoryLoreStore } from './lore-store.js';
 import { InMemoryLivingRows } from './living-rows.js';
-
-/** A chunk as the in-memory store holds it (shared with its sub-stores). */
-export interface StoredChunk extends NewChunk {
-  seq: number;
-}
+import type { StoredChunk } from './memory-connection.js';
 
 const clone = <T>(value: T): T => structuredClone(value);
 
@@ -52,9 +55,19 @@ function page<T>(items: T[], options: ListChunksOptions): T[] {
 export class InMemoryStore implements Store {
   readonly provider = 'memory';
   readonly location = ':memory:';
-  readonly embeddings: InMemoryEmbeddingStore = new InMemoryEmbeddingStore(this);
-  readonly recall = new InMemoryRecallStore(() => this.ensureOpen());
-  readonly lore = new InMemoryLoreStore(() => this.ensureOpen());
+  private readonly recallEntries = new InMemoryRecallStore(() => this.ensureOpen());
+  private readonly loreEntries = new InMemoryLoreStore(() => this.ensureOpen());
+  readonly recall: RecallStore = this.recallEntries;
+  readonly lore: LoreStore = this.loreEntries;
+  readonly embeddings: EmbeddingStore = new InMemoryEmbeddingStore({
+    assertOpen: () => this.ensureOpen(),
+    allChunks: () => [...this.chunks.values()].sort((a, b) => a.seq - b.seq),
+    bumpEverySave: () => {
+      for (const saveId of this.versions.keys()) this.bump(saveId);
+    },
+    recall: this.recallEntries,
+    lore: this.loreEntries,
+  });
   private readonly livingRows = new InMemoryLivingRows();
   private readonly whenOpen = <T>(work: () => T): T => {
     this.ensureOpen();
@@ -69,21 +82,6 @@ export class InMemoryStore implements Store {
 
   private ensureOpen(): void {
     if (this.closed) throw new MnemoError('STORE_CLOSED', 'The in-memory store is closed. Open a new one with openMemory().');
-  }
-
-  /** Throws STORE_CLOSED when closed (for the sub-stores). */
-  assertOpen(): void {
-    this.ensureOpen();
-  }
-
-  /** Every stored chunk in insertion order, live objects (for the sub-stores; never hand them out). */
-  allChunks(): StoredChunk[] {
-    return [...this.chunks.values()].sort((a, b) => a.seq - b.seq);
-  }
-
-  /** Bumps the version of every save (after a change that touches them all). */
-  bumpEverySave(): void {
-    for (const saveId of this.versions.keys()) this.bump(saveId);
   }
 
   private bump(saveId: string): [number, number] {

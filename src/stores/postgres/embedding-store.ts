@@ -2,7 +2,8 @@
 import { renderValue } from '../../core/json-value.js';
 import type { JsonValue } from '../../core/types.js';
 import type { CachedVector, EmbedderIdentity, EmbeddingStore, IdentityClaim, ReindexItem, ReindexProgress, ReindexVector } from '../../seams/embedding-store.js';
-import type { PostgresStore } from './postgres-store.js';
+import { schemaTable } from './postgres-connection.js';
+import type { PostgresConnection } from './postgres-connection.js';
 import type { SqlClient } from './queryable.js';
 import { literalToVector, vectorToLiteral } from './vectors.js';
 
@@ -47,31 +48,36 @@ export class PostgresEmbeddingStore implements EmbeddingStore {
   private readonly cache: string;
   private readonly staging: string;
 
-  constructor(private readonly store: PostgresStore) {
-    this.meta = store.table('meta');
-    this.chunks = store.table('chunks');
-    this.cache = store.table('embedding_cache');
-    this.staging = store.table('reindex_staging');
+  /**
+   * @param connection the store's connection
+   * @param afterReindex called after a finished reindex with the new vector length (the store creates its HNSW
+   *   index there, unless its indexes are manual)
+   */
+  constructor(private readonly connection: PostgresConnection, private readonly afterReindex: (dimensions: number) => Promise<void>) {
+    this.meta = schemaTable(connection.schema, 'meta');
+    this.chunks = schemaTable(connection.schema, 'chunks');
+    this.cache = schemaTable(connection.schema, 'embedding_cache');
+    this.staging = schemaTable(connection.schema, 'reindex_staging');
     this.families = [
       {
         family: 'recall',
-        table: store.table('recall_entries'),
-        staging: store.table('reindex_staging_recall'),
+        table: schemaTable(connection.schema, 'recall_entries'),
+        staging: schemaTable(connection.schema, 'reindex_staging_recall'),
         // SQLite joins with char(0), which PostgreSQL text cannot hold; the unit separator serves the same end.
         source: "r.key || chr(31) || r.value",
         columns: 'r.key AS key, r.value AS value',
         item: (row) => ({ family: 'recall', seq: Number(row.seq), key: row.key as string, valueText: renderValue(JSON.parse(row.value as string) as JsonValue), source: row.source as string }),
-        versionTable: store.table('recall_state'),
+        versionTable: schemaTable(connection.schema, 'recall_state'),
         recordsModel: false,
       },
       {
         family: 'lore',
-        table: store.table('lore_entries'),
-        staging: store.table('reindex_staging_lore'),
+        table: schemaTable(connection.schema, 'lore_entries'),
+        staging: schemaTable(connection.schema, 'reindex_staging_lore'),
         source: 'r.content',
         columns: 'r.content AS text',
         item: (row) => ({ family: 'lore', seq: Number(row.seq), text: row.text as string, source: row.source as string }),
-        versionTable: store.table('lore_book'),
+        versionTable: schemaTable(connection.schema, 'lore_book'),
         recordsModel: true,
       },
     ];
@@ -95,11 +101,11 @@ export class PostgresEmbeddingStore implements EmbeddingStore {
   }
 
   async identity(): Promise<EmbedderIdentity | null> {
-    return this.readMeta<EmbedderIdentity>(this.store.database, IDENTITY_KEY);
+    return this.readMeta<EmbedderIdentity>(this.connection.read(), IDENTITY_KEY);
   }
 
   async claimIdentity(identity: EmbedderIdentity): Promise<IdentityClaim> {
-    return this.store.write(async (client) => {
+    return this.connection.write(async (client) => {
       // The meta row of the identity is the lock two openers queue on (written or not, the key is claimed here).
       await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`mnemo:identity:${this.meta}`]);
       const recorded = await this.readMeta<EmbedderIdentity>(client, IDENTITY_KEY);
@@ -114,7 +120,7 @@ export class PostgresEmbeddingStore implements EmbeddingStore {
 
   async getCached(model: string, hashes: readonly string[]): Promise<Map<string, Float32Array>> {
     const found = new Map<string, Float32Array>();
-    const database = this.store.database;
+    const database = this.connection.read();
     for (let start = 0; start < hashes.length; start += BATCH) {
       const result = await database.query<{ hash: string; vector: string }>(
         `SELECT hash, vector::text AS vector FROM ${this.cache} WHERE model = $1 AND hash = ANY($2::text[])`,
@@ -127,7 +133,7 @@ export class PostgresEmbeddingStore implements EmbeddingStore {
 
   async putCached(model: string, entries: readonly CachedVector[], limit: number): Promise<void> {
     if (entries.length === 0 || limit <= 0) return;
-    await this.store.write(async (client) => {
+    await this.connection.write(async (client) => {
       // A cache write need not survive a power cut: do not wait for the disk at commit.
       await client.query("SELECT set_config('synchronous_commit', 'off', true)");
       await client.query(
@@ -156,7 +162,7 @@ export class PostgresEmbeddingStore implements EmbeddingStore {
   }
 
   async beginReindex(target: EmbedderIdentity): Promise<ReindexProgress> {
-    return this.store.write(async (client) => {
+    return this.connection.write(async (client) => {
       const current = await this.readMeta<EmbedderIdentity>(client, REINDEX_KEY);
       if (current === null || !sameIdentity(current, target)) {
         for (const table of [this.staging, ...this.families.map((family) => family.staging)]) await client.query(`DELETE FROM ${table}`);
@@ -167,14 +173,14 @@ export class PostgresEmbeddingStore implements EmbeddingStore {
   }
 
   async reindexProgress(): Promise<ReindexProgress | null> {
-    return this.store.database.transaction(async (client) => {
+    return this.connection.read().transaction(async (client) => {
       const target = await this.readMeta<EmbedderIdentity>(client, REINDEX_KEY);
       return target === null ? null : this.progress(client, target);
     }, { isolation: 'repeatable read', readOnly: true });
   }
 
   async nextToReindex(limit: number): Promise<ReindexItem[]> {
-    const database = this.store.database;
+    const database = this.connection.read();
     const chunks = await database.query<{ seq: string | number; id: string; text: string }>(
       `SELECT seq, id, text FROM ${this.chunks} WHERE seq > $1 ORDER BY seq LIMIT $2`,
       [await this.chunkCursor(database), limit],
@@ -188,7 +194,7 @@ export class PostgresEmbeddingStore implements EmbeddingStore {
   }
 
   async stageReindex(vectors: readonly ReindexVector[]): Promise<ReindexProgress> {
-    return this.store.write(async (client) => {
+    return this.connection.write(async (client) => {
       const target = await this.readMeta<EmbedderIdentity>(client, REINDEX_KEY);
       if (target === null) throw new Error('stageReindex: no reindex in progress; call beginReindex first');
       for (const vector of vectors) {
@@ -211,12 +217,12 @@ export class PostgresEmbeddingStore implements EmbeddingStore {
   }
 
   async finishReindex(target: EmbedderIdentity): Promise<{ finished: boolean; pending: number }> {
-    const result = await this.store.write(async (client) => {
+    const result = await this.connection.write(async (client) => {
       const progress = await this.progress(client, target);
       const pending = progress.total - progress.done;
       if (pending > 0) return { finished: false, pending };
       await client.query(`UPDATE ${this.chunks} AS c SET embedding = (SELECT s.vector FROM ${this.staging} s WHERE s.seq = c.seq AND s.chunk_id = c.id)`);
-      await client.query(`UPDATE ${this.store.table('saves')} SET version = version + 1, updated_at = $1`, [Date.now()]);
+      await client.query(`UPDATE ${schemaTable(this.connection.schema, 'saves')} SET version = version + 1, updated_at = $1`, [Date.now()]);
       await client.query(`DELETE FROM ${this.staging}`);
       for (const family of this.families) {
         const model = family.recordsModel ? ', embedding_model = $1' : '';
@@ -231,7 +237,7 @@ export class PostgresEmbeddingStore implements EmbeddingStore {
       await this.writeMeta(client, IDENTITY_KEY, { provider: target.provider, modelId: target.modelId, dimensions: target.dimensions });
       return { finished: true, pending: 0 };
     });
-    if (result.finished && this.store.vectorIndexes === 'automatic') await this.store.vectors.ensureIndex(target.dimensions);
+    if (result.finished) await this.afterReindex(target.dimensions);
     return result;
   }
 }

@@ -3,7 +3,8 @@ import { MnemoError, isMnemoError } from '../../core/errors.js';
 import type { LoreChangeSet, LoreEntry, LoreIndexRow, LoreListOptions, LoreOrigin, LoreStore, LoreWriteResult, ScopeLevel } from '../../seams/lore-store.js';
 import { LORE_ORIGIN_COLUMNS, originValues, toLoreOrigin } from '../lore-origin-columns.js';
 import type { LoreOriginColumns } from '../lore-origin-columns.js';
-import type { PostgresStore } from './postgres-store.js';
+import { schemaTable } from './postgres-connection.js';
+import type { PostgresConnection } from './postgres-connection.js';
 import type { SqlClient, SqlResult } from './queryable.js';
 import { literalToVector, vectorToLiteral } from './vectors.js';
 
@@ -63,9 +64,9 @@ export class PostgresLoreStore implements LoreStore {
   private readonly entries: string;
   private readonly book: string;
 
-  constructor(private readonly store: PostgresStore) {
-    this.entries = store.table('lore_entries');
-    this.book = store.table('lore_book');
+  constructor(private readonly connection: PostgresConnection) {
+    this.entries = schemaTable(connection.schema, 'lore_entries');
+    this.book = schemaTable(connection.schema, 'lore_book');
   }
 
   private async lockedVersion(client: SqlClient): Promise<number> {
@@ -90,7 +91,7 @@ export class PostgresLoreStore implements LoreStore {
         SELECT 1 FROM jsonb_array_elements_text(scope_tags::jsonb) AS tag WHERE tag <> ALL ($${params.push([...options.accessibleTo])}::text[])))`);
     }
     if (options.source !== undefined) where.push(`source = $${params.push(options.source)}`);
-    const result = await this.store.database.query<EntryRow>(
+    const result = await this.connection.read().query<EntryRow>(
       `SELECT ${ENTRY_COLUMNS} FROM ${this.entries} ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY source COLLATE "C", title COLLATE "C"`,
       params,
     );
@@ -98,7 +99,7 @@ export class PostgresLoreStore implements LoreStore {
   }
 
   async get(ids: readonly string[]): Promise<LoreEntry[]> {
-    const database = this.store.database;
+    const database = this.connection.read();
     const found = new Map<string, LoreEntry>();
     for (let start = 0; start < ids.length; start += BATCH) {
       const result = await database.query<EntryRow>(`SELECT ${ENTRY_COLUMNS} FROM ${this.entries} WHERE id = ANY($1::text[])`, [ids.slice(start, start + BATCH)]);
@@ -108,13 +109,13 @@ export class PostgresLoreStore implements LoreStore {
   }
 
   async count(): Promise<number> {
-    const result = await this.store.database.query<{ n: string | number }>(`SELECT COUNT(*) AS n FROM ${this.entries}`);
+    const result = await this.connection.read().query<{ n: string | number }>(`SELECT COUNT(*) AS n FROM ${this.entries}`);
     return Number(result.rows[0]?.n ?? 0);
   }
 
   async apply(changes: LoreChangeSet): Promise<LoreWriteResult> {
     try {
-      return await this.store.write((client) => this.applyWithin(client, changes));
+      return await this.connection.write((client) => this.applyWithin(client, changes));
     } catch (error) {
       if (isMnemoError(error)) throw error;
       throw new MnemoError('STORE_FAILURE', `The lore change set failed inside its transaction (${(error as Error).message}); it was rolled back and nothing was written. Check the database and run the import again.`, { cause: error });
@@ -159,7 +160,7 @@ export class PostgresLoreStore implements LoreStore {
   }
 
   async wipe(): Promise<LoreWriteResult> {
-    return this.store.write(async (client) => {
+    return this.connection.write(async (client) => {
       const previousVersion = await this.lockedVersion(client);
       const removed = (await client.query(`DELETE FROM ${this.entries}`)).rowCount;
       await this.setOrigin(client, null);
@@ -170,7 +171,7 @@ export class PostgresLoreStore implements LoreStore {
 
   /** Streams every entry in insertion order, the version and every batch read in one REPEATABLE READ snapshot. */
   async scan(visit: (row: LoreIndexRow) => void): Promise<number> {
-    return this.store.database.transaction(async (client) => {
+    return this.connection.read().transaction(async (client) => {
       const book = await client.query<{ version: string | number }>(`SELECT version FROM ${this.book} WHERE id = 1`);
       const version = Number(book.rows[0]?.version ?? 0);
       let last = 0;
@@ -189,12 +190,12 @@ export class PostgresLoreStore implements LoreStore {
   }
 
   async version(): Promise<number> {
-    const result = await this.store.database.query<{ version: string | number }>(`SELECT version FROM ${this.book} WHERE id = 1`);
+    const result = await this.connection.read().query<{ version: string | number }>(`SELECT version FROM ${this.book} WHERE id = 1`);
     return Number(result.rows[0]?.version ?? 0);
   }
 
   async origin(): Promise<LoreOrigin | null> {
-    const result = await this.store.database.query<LoreOriginColumns>(`SELECT ${LORE_ORIGIN_COLUMNS} FROM ${this.book} WHERE id = 1`);
+    const result = await this.connection.read().query<LoreOriginColumns>(`SELECT ${LORE_ORIGIN_COLUMNS} FROM ${this.book} WHERE id = 1`);
     return toLoreOrigin(result.rows[0]);
   }
 }

@@ -7,15 +7,24 @@ import { forkLiving } from '../../living/store/fork-living.js';
 import { rewindLiving } from '../../living/store/rewind-living.js';
 import { RowLivingStore } from '../../living/store/row-living-store.js';
 import type { LivingStore } from '../../seams/living-store.js';
-import type { ForkCounts, IndexRow, ListChunksOptions, NewChunk, RewindCounts, Store, TurnSummary, WriteResult } from '../../seams/store.js';
+import type { ListChunksOptions, NewChunk, TurnSummary } from '../../seams/chunk-store.js';
+import type { EmbeddingStore } from '../../seams/embedding-store.js';
+import type { IndexRow } from '../../seams/index-row.js';
+import type { LoreStore } from '../../seams/lore-store.js';
+import type { RecallStore } from '../../seams/recall-store.js';
+import type { ForkCounts, RewindCounts } from '../../seams/save-store.js';
+import type { Store } from '../../seams/store.js';
+import type { WriteResult } from '../../seams/write-result.js';
 import type { VectorSearch } from '../../seams/vector-search.js';
-import { isPostgresUrl, quoteIdentifier, redactUrl, requireSchemaName } from './identifiers.js';
+import { isPostgresUrl, redactUrl, requireSchemaName } from './identifiers.js';
 import { checkPostgresSchema, migratePostgres } from './migrations.js';
 import { poolQueryable } from './queryable.js';
 import { PostgresEmbeddingStore } from './embedding-store.js';
 import { postgresLivingBackend, PostgresLivingRows, livingTables } from './living-rows.js';
 import type { LivingTables } from './living-rows.js';
 import { PostgresLoreStore } from './lore-store.js';
+import { registerPostgresConnection, schemaTable } from './postgres-connection.js';
+import type { PostgresConnection } from './postgres-connection.js';
 import type { PgPoolLike, Queryable, SqlClient, SqlResult, TransactionOptions } from './queryable.js';
 import { PostgresRecallStore } from './recall-store.js';
 import { PostgresVectorSearch } from './vector-search.js';
@@ -138,9 +147,9 @@ export class PostgresStore implements Store {
    * scans without vectors.
    */
   readonly vectorSearch: VectorSearch;
-  readonly embeddings: PostgresEmbeddingStore;
-  readonly recall: PostgresRecallStore;
-  readonly lore: PostgresLoreStore;
+  readonly embeddings: EmbeddingStore;
+  readonly recall: RecallStore;
+  readonly lore: LoreStore;
   readonly living: LivingStore;
   private readonly livingTables: LivingTables;
   private closed = false;
@@ -167,13 +176,16 @@ export class PostgresStore implements Store {
     };
     this.vectorIndexes = options.automaticIndexes ? 'automatic' : 'manual';
     this.readonly = options.readonly;
-    const prefix = quoteIdentifier(schema);
-    this.tables = { meta: `${prefix}.meta`, saves: `${prefix}.saves`, chunks: `${prefix}.chunks` };
-    this.embeddings = new PostgresEmbeddingStore(this);
-    this.recall = new PostgresRecallStore(this);
-    this.lore = new PostgresLoreStore(this);
+    this.tables = { meta: schemaTable(schema, 'meta'), saves: schemaTable(schema, 'saves'), chunks: schemaTable(schema, 'chunks') };
+    const connection: PostgresConnection = { schema, read: () => this.database(), write: (work, transaction) => this.write(work, transaction) };
+    registerPostgresConnection(this, connection);
+    this.embeddings = new PostgresEmbeddingStore(connection, async (dimensions) => {
+      if (this.vectorIndexes === 'automatic') await this.vectors.ensureIndex(dimensions);
+    });
+    this.recall = new PostgresRecallStore(connection);
+    this.lore = new PostgresLoreStore(connection);
     this.livingTables = livingTables(schema);
-    this.living = new RowLivingStore(postgresLivingBackend({ schema, read: () => this.database, write: (work) => this.write(work) }));
+    this.living = new RowLivingStore(postgresLivingBackend(connection));
   }
 
   /** Connects, migrates (under the schema lock) and returns the store. Prefer `openPostgresStore`. */
@@ -216,15 +228,10 @@ export class PostgresStore implements Store {
     }
   }
 
-  /** The connection, for adapters of other layers that share this database. */
-  get database(): Queryable {
+  /** The connection, for the sub-stores that share this database (through their connection). */
+  private database(): Queryable {
     this.ensureOpen();
     return this.sql;
-  }
-
-  /** The qualified name of one of Mnemo's tables, e.g. `"mnemo"."chunks"`. */
-  table(name: string): string {
-    return `${quoteIdentifier(this.schema)}.${quoteIdentifier(name)}`;
   }
 
   private ensureOpen(): void {
@@ -240,7 +247,7 @@ export class PostgresStore implements Store {
    * Runs `work` in one transaction on one connection (READ COMMITTED unless asked; writes lock their save's row
    * first). A serialization failure or deadlock runs `work` again from the start.
    */
-  write<T>(work: (client: SqlClient) => Promise<T>, options?: TransactionOptions): Promise<T> {
+  private write<T>(work: (client: SqlClient) => Promise<T>, options?: TransactionOptions): Promise<T> {
     this.ensureWritable();
     return this.sql.transaction(work, options);
   }
@@ -249,7 +256,7 @@ export class PostgresStore implements Store {
    * Bumps a save's version inside a write, creating the save if needed, and adds `delta` to its chunk count;
    * returns [previous, current]. The row lock it takes serializes writers of one save until commit.
    */
-  async bump(client: SqlClient, saveId: string, delta = 0): Promise<[number, number]> {
+  private async bump(client: SqlClient, saveId: string, delta = 0): Promise<[number, number]> {
     const now = Date.now();
     const result = await client.query<{ version: string | number }>(
       `INSERT INTO ${this.tables.saves} AS s (save_id, version, chunk_count, created_at, updated_at) VALUES ($1, 1, $2, $3, $3)
@@ -262,7 +269,7 @@ export class PostgresStore implements Store {
   }
 
   /** Locks a save's row for the rest of the write and returns its version (0 when the save does not exist). */
-  async lockSave(client: SqlClient, saveId: string): Promise<number> {
+  private async lockSave(client: SqlClient, saveId: string): Promise<number> {
     const result = await client.query<{ version: string | number }>(`SELECT version FROM ${this.tables.saves} WHERE save_id = $1 FOR UPDATE`, [saveId]);
     return Number(result.rows[0]?.version ?? 0);
   }

@@ -1,7 +1,8 @@
 // The PostgreSQL adapter of the recall sub-store: one table in Mnemo's schema, every write one transaction.
 import type { JsonValue, Metadata } from '../../core/types.js';
 import type { NewRecallEntry, RecallIndexRow, RecallStore, RecallWriteResult, StoredRecallEntry } from '../../seams/recall-store.js';
-import type { PostgresStore } from './postgres-store.js';
+import { schemaTable } from './postgres-connection.js';
+import type { PostgresConnection } from './postgres-connection.js';
 import type { SqlClient, SqlResult } from './queryable.js';
 import { literalToVector, vectorToLiteral } from './vectors.js';
 
@@ -66,9 +67,9 @@ export class PostgresRecallStore implements RecallStore {
   private readonly entries: string;
   private readonly state: string;
 
-  constructor(private readonly store: PostgresStore) {
-    this.entries = store.table('recall_entries');
-    this.state = store.table('recall_state');
+  constructor(private readonly connection: PostgresConnection) {
+    this.entries = schemaTable(connection.schema, 'recall_entries');
+    this.state = schemaTable(connection.schema, 'recall_state');
   }
 
   /** Locks the recall state for the rest of the write and bumps its version; returns [previous, current]. */
@@ -84,7 +85,7 @@ export class PostgresRecallStore implements RecallStore {
   }
 
   async put(entry: NewRecallEntry): Promise<RecallWriteResult & { seq: number; replaced: boolean }> {
-    return this.store.write(async (client) => {
+    return this.connection.write(async (client) => {
       const [previousVersion, version] = await this.bump(client);
       const existing = await client.query(`SELECT seq FROM ${this.entries} WHERE scope = $1 AND key = $2`, [fromScope(entry.scope), entry.key]);
       const result = await client.query<{ seq: string | number }>(
@@ -100,7 +101,7 @@ export class PostgresRecallStore implements RecallStore {
   }
 
   async getEntries(seqs: readonly number[]): Promise<StoredRecallEntry[]> {
-    const database = this.store.database;
+    const database = this.connection.read();
     const found = new Map<number, StoredRecallEntry>();
     for (let start = 0; start < seqs.length; start += BATCH) {
       const result = await database.query<EntryRow>(`SELECT ${ENTRY_COLUMNS} FROM ${this.entries} WHERE seq = ANY($1::bigint[])`, [seqs.slice(start, start + BATCH)]);
@@ -110,7 +111,7 @@ export class PostgresRecallStore implements RecallStore {
   }
 
   async findByFoldedKey(foldedKey: string, scope: string | null, now: number): Promise<StoredRecallEntry[]> {
-    const database = this.store.database;
+    const database = this.connection.read();
     const result = scope === null
       ? await database.query<EntryRow>(`SELECT ${ENTRY_COLUMNS} FROM ${this.entries} WHERE folded_key = $1 AND (expires_at IS NULL OR expires_at >= $2) ORDER BY seq`, [foldedKey, now])
       : await database.query<EntryRow>(`SELECT ${ENTRY_COLUMNS} FROM ${this.entries} WHERE folded_key = $1 AND scope = $3 AND (expires_at IS NULL OR expires_at >= $2) ORDER BY seq`, [foldedKey, now, scope]);
@@ -119,7 +120,7 @@ export class PostgresRecallStore implements RecallStore {
 
   /** Streams live entries in seq order, the version and every batch read in one REPEATABLE READ snapshot. */
   async scan(scope: string | null, now: number, visit: (row: RecallIndexRow) => void): Promise<number> {
-    return this.store.database.transaction(async (client) => {
+    return this.connection.read().transaction(async (client) => {
       const state = await client.query<{ version: string | number }>(`SELECT version FROM ${this.state} WHERE id = 1`);
       const version = Number(state.rows[0]?.version ?? 0);
       let last = 0;
@@ -141,12 +142,12 @@ export class PostgresRecallStore implements RecallStore {
   }
 
   async version(): Promise<number> {
-    const result = await this.store.database.query<{ version: string | number }>(`SELECT version FROM ${this.state} WHERE id = 1`);
+    const result = await this.connection.read().query<{ version: string | number }>(`SELECT version FROM ${this.state} WHERE id = 1`);
     return Number(result.rows[0]?.version ?? 0);
   }
 
   async count(scope: string | null, now: number): Promise<number> {
-    const database = this.store.database;
+    const database = this.connection.read();
     const result = scope === null
       ? await database.query<{ n: string | number }>(`SELECT COUNT(*) AS n FROM ${this.entries} WHERE expires_at IS NULL OR expires_at >= $1`, [now])
       : await database.query<{ n: string | number }>(`SELECT COUNT(*) AS n FROM ${this.entries} WHERE scope = $2 AND (expires_at IS NULL OR expires_at >= $1)`, [now, scope]);
@@ -154,7 +155,7 @@ export class PostgresRecallStore implements RecallStore {
   }
 
   async listScopes(now: number): Promise<{ scope: string | null; entries: number }[]> {
-    const result = await this.store.database.query<{ scope: string; entries: string | number }>(
+    const result = await this.connection.read().query<{ scope: string; entries: string | number }>(
       `SELECT scope, COUNT(*) AS entries FROM ${this.entries} WHERE expires_at IS NULL OR expires_at >= $1 GROUP BY scope ORDER BY scope COLLATE "C"`,
       [now],
     );
@@ -162,7 +163,7 @@ export class PostgresRecallStore implements RecallStore {
   }
 
   async clear(scope: string | null): Promise<RecallWriteResult> {
-    return this.store.write(async (client) => {
+    return this.connection.write(async (client) => {
       const current = await this.lockedVersion(client);
       const deleted = scope === null
         ? await client.query<{ seq: string | number }>(`DELETE FROM ${this.entries} RETURNING seq`)
@@ -176,7 +177,7 @@ export class PostgresRecallStore implements RecallStore {
       const version = await this.version();
       return { previousVersion: version, version, count: 0, removedSeqs: [] };
     }
-    return this.store.write(async (client) => {
+    return this.connection.write(async (client) => {
       const current = await this.lockedVersion(client);
       const deleted = await client.query<{ seq: string | number }>(`DELETE FROM ${this.entries} WHERE scope = $1 AND key = ANY($2::text[]) RETURNING seq`, [fromScope(scope), [...keys]]);
       return this.removed(client, current, deleted.rows);
@@ -184,12 +185,12 @@ export class PostgresRecallStore implements RecallStore {
   }
 
   async purgeExpired(now: number): Promise<RecallWriteResult> {
-    const any = await this.store.database.query(`SELECT 1 FROM ${this.entries} WHERE expires_at < $1 LIMIT 1`, [now]);
+    const any = await this.connection.read().query(`SELECT 1 FROM ${this.entries} WHERE expires_at < $1 LIMIT 1`, [now]);
     if (any.rows.length === 0) {
       const version = await this.version();
       return { previousVersion: version, version, count: 0, removedSeqs: [] };
     }
-    return this.store.write(async (client) => {
+    return this.connection.write(async (client) => {
       const current = await this.lockedVersion(client);
       const deleted = await client.query<{ seq: string | number }>(`DELETE FROM ${this.entries} WHERE expires_at < $1 RETURNING seq`, [now]);
       return this.removed(client, current, deleted.rows);

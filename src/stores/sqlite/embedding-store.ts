@@ -3,7 +3,7 @@ import { isMnemoError } from '../../core/errors.js';
 import { renderValue } from '../../core/json-value.js';
 import type { JsonValue } from '../../core/types.js';
 import type { CachedVector, EmbedderIdentity, EmbeddingStore, IdentityClaim, ReindexItem, ReindexProgress, ReindexVector } from '../../seams/embedding-store.js';
-import type { SqliteStore } from './sqlite-store.js';
+import type { SqliteConnection } from './sqlite-connection.js';
 import { blobToVector, vectorToBlob } from './vectors.js';
 
 const IDENTITY_KEY = 'embedder.identity';
@@ -63,19 +63,19 @@ const pendingFrom = (family: EntryFamily) => `FROM ${family.table} r LEFT JOIN $
  * ```
  */
 export class SqliteEmbeddingStore implements EmbeddingStore {
-  constructor(private readonly store: SqliteStore) {}
+  constructor(private readonly connection: SqliteConnection) {}
 
   private readMeta<T>(key: string): T | null {
-    const row = this.store.database.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined;
+    const row = this.connection.database().prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined;
     return row === undefined ? null : (JSON.parse(row.value) as T);
   }
 
   private writeMeta(key: string, value: unknown): void {
-    this.store.database.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(key, JSON.stringify(value));
+    this.connection.database().prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(key, JSON.stringify(value));
   }
 
   private count(sql: string, ...parameters: unknown[]): number {
-    return (this.store.database.prepare(sql).get(...parameters) as { n: number }).n;
+    return (this.connection.database().prepare(sql).get(...parameters) as { n: number }).n;
   }
 
   async identity(): Promise<EmbedderIdentity | null> {
@@ -83,7 +83,7 @@ export class SqliteEmbeddingStore implements EmbeddingStore {
   }
 
   async claimIdentity(identity: EmbedderIdentity): Promise<IdentityClaim> {
-    return this.store.transact(() => {
+    return this.connection.transact(() => {
       const recorded = this.readMeta<EmbedderIdentity>(IDENTITY_KEY);
       if (recorded !== null && sameIdentity(recorded, identity)) return { ok: true };
       const tables = ['chunks', ...FAMILIES.map((family) => family.table)];
@@ -96,7 +96,7 @@ export class SqliteEmbeddingStore implements EmbeddingStore {
 
   async getCached(model: string, hashes: readonly string[]): Promise<Map<string, Float32Array>> {
     const found = new Map<string, Float32Array>();
-    const database = this.store.database;
+    const database = this.connection.database();
     for (let start = 0; start < hashes.length; start += 500) {
       const batch = hashes.slice(start, start + 500);
       const rows = database.prepare(`SELECT hash, vector FROM embedding_cache WHERE model = ? AND hash IN (${batch.map(() => '?').join(',')})`).all(model, ...batch) as { hash: string; vector: Buffer }[];
@@ -107,12 +107,12 @@ export class SqliteEmbeddingStore implements EmbeddingStore {
 
   async putCached(model: string, entries: readonly CachedVector[], limit: number): Promise<void> {
     if (entries.length === 0 || limit <= 0) return;
-    const database = this.store.database;
+    const database = this.connection.database();
     // A cache write need not survive a power cut: skip its fsync (WAL keeps the file consistent either way).
     const synchronous = database.pragma('synchronous', { simple: true }) as number;
     database.pragma('synchronous = NORMAL');
     try {
-      this.store.write(() => {
+      this.connection.write(() => {
         const insert = database.prepare('INSERT OR IGNORE INTO embedding_cache (model, hash, vector) VALUES (?, ?, ?)');
         for (const entry of entries) insert.run(model, entry.hash, vectorToBlob(entry.vector));
         database.prepare('DELETE FROM embedding_cache WHERE rowid <= (SELECT MAX(rowid) FROM embedding_cache) - ?').run(limit);
@@ -142,10 +142,10 @@ export class SqliteEmbeddingStore implements EmbeddingStore {
   }
 
   async beginReindex(target: EmbedderIdentity): Promise<ReindexProgress> {
-    return this.store.transact(() => {
+    return this.connection.transact(() => {
       const current = this.readMeta<EmbedderIdentity>(REINDEX_KEY);
       if (current === null || !sameIdentity(current, target)) {
-        for (const table of ['reindex_staging', ...FAMILIES.map((family) => family.staging)]) this.store.database.exec(`DELETE FROM ${table}`);
+        for (const table of ['reindex_staging', ...FAMILIES.map((family) => family.staging)]) this.connection.database().exec(`DELETE FROM ${table}`);
         this.writeMeta(REINDEX_KEY, target);
       }
       return this.progress(target);
@@ -158,7 +158,7 @@ export class SqliteEmbeddingStore implements EmbeddingStore {
   }
 
   async nextToReindex(limit: number): Promise<ReindexItem[]> {
-    const database = this.store.database;
+    const database = this.connection.database();
     const chunks = database.prepare('SELECT seq, id, text FROM chunks WHERE seq > ? ORDER BY seq LIMIT ?').all(this.chunkCursor(), limit) as { seq: number; id: string; text: string }[];
     if (chunks.length > 0) return chunks.map((row) => ({ family: 'chunks', ...row }));
     for (const family of FAMILIES) {
@@ -169,10 +169,10 @@ export class SqliteEmbeddingStore implements EmbeddingStore {
   }
 
   async stageReindex(vectors: readonly ReindexVector[]): Promise<ReindexProgress> {
-    return this.store.transact(() => {
+    return this.connection.transact(() => {
       const target = this.readMeta<EmbedderIdentity>(REINDEX_KEY);
       if (target === null) throw new Error('stageReindex: no reindex in progress; call beginReindex first');
-      const database = this.store.database;
+      const database = this.connection.database();
       const chunk = database.prepare('INSERT OR REPLACE INTO reindex_staging (seq, chunk_id, vector) VALUES (?, ?, ?)');
       const entries = new Map(FAMILIES.map((family) => [family.family, database.prepare(`INSERT OR REPLACE INTO ${family.staging} (seq, source, vector) VALUES (?, ?, ?)`)]));
       for (const vector of vectors) {
@@ -184,8 +184,8 @@ export class SqliteEmbeddingStore implements EmbeddingStore {
   }
 
   async finishReindex(target: EmbedderIdentity): Promise<{ finished: boolean; pending: number }> {
-    return this.store.transact(() => {
-      const database = this.store.database;
+    return this.connection.transact(() => {
+      const database = this.connection.database();
       const progress = this.progress(target);
       const pending = progress.total - progress.done;
       if (pending > 0) return { finished: false, pending };

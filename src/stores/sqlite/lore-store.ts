@@ -4,7 +4,7 @@ import { MnemoError, isMnemoError } from '../../core/errors.js';
 import type { LoreChangeSet, LoreEntry, LoreIndexRow, LoreListOptions, LoreOrigin, LoreStore, LoreWriteResult, ScopeLevel } from '../../seams/lore-store.js';
 import { LORE_ORIGIN_COLUMNS, originValues, toLoreOrigin } from '../lore-origin-columns.js';
 import type { LoreOriginColumns } from '../lore-origin-columns.js';
-import type { SqliteStore } from './sqlite-store.js';
+import type { SqliteConnection } from './sqlite-connection.js';
 import { blobToVector, vectorToBlob } from './vectors.js';
 
 interface EntryRow {
@@ -60,10 +60,10 @@ function isUniqueViolation(error: unknown): boolean {
 export class SqliteLoreStore implements LoreStore {
   private prepared: Record<'insert' | 'update' | 'remove' | 'version' | 'bump' | 'origin' | 'setOrigin', Statement> | null = null;
 
-  constructor(private readonly store: SqliteStore) {}
+  constructor(private readonly connection: SqliteConnection) {}
 
   private get statements() {
-    const db = this.store.database;
+    const db = this.connection.database();
     this.prepared ??= {
       insert: db.prepare(
         `INSERT INTO lore_entries (id, source, title, content, scope_level, scope_tags, content_hash, embedding_model, embedding, created_at, updated_at)
@@ -98,11 +98,11 @@ export class SqliteLoreStore implements LoreStore {
       parameters.push(options.source);
     }
     const sql = `SELECT ${ENTRY_COLUMNS} FROM lore_entries ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY source, title`;
-    return (this.store.database.prepare(sql).all(...parameters) as EntryRow[]).map(toEntry);
+    return (this.connection.database().prepare(sql).all(...parameters) as EntryRow[]).map(toEntry);
   }
 
   async get(ids: readonly string[]): Promise<LoreEntry[]> {
-    const db = this.store.database;
+    const db = this.connection.database();
     const found = new Map<string, LoreEntry>();
     for (let start = 0; start < ids.length; start += 500) {
       const batch = ids.slice(start, start + 500);
@@ -113,7 +113,7 @@ export class SqliteLoreStore implements LoreStore {
   }
 
   async count(): Promise<number> {
-    return (this.store.database.prepare('SELECT COUNT(*) AS n FROM lore_entries').get() as { n: number }).n;
+    return (this.connection.database().prepare('SELECT COUNT(*) AS n FROM lore_entries').get() as { n: number }).n;
   }
 
   async apply(changes: LoreChangeSet): Promise<LoreWriteResult> {
@@ -127,7 +127,7 @@ export class SqliteLoreStore implements LoreStore {
 
   private applyInTransaction(changes: LoreChangeSet): Promise<LoreWriteResult> {
     const { insert, update, remove, bump, setOrigin } = this.statements;
-    return this.store.transact(() => {
+    return this.connection.transact(() => {
       const previousVersion = this.currentVersion();
       if (previousVersion !== changes.expectedVersion) {
         throw new MnemoError('CONFLICT', `The lore book changed while this import was being prepared (version ${previousVersion}, expected ${changes.expectedVersion}). Nothing was written; run the import again.`, {
@@ -163,9 +163,9 @@ export class SqliteLoreStore implements LoreStore {
 
   async wipe(): Promise<LoreWriteResult> {
     const { bump, setOrigin } = this.statements;
-    return this.store.transact(() => {
+    return this.connection.transact(() => {
       const previousVersion = this.currentVersion();
-      const removed = this.store.database.prepare('DELETE FROM lore_entries').run().changes;
+      const removed = this.connection.database().prepare('DELETE FROM lore_entries').run().changes;
       setOrigin.run(...originValues(null));
       if (removed === 0) return { previousVersion, version: previousVersion, created: 0, updated: 0, removed };
       const { version } = bump.get() as { version: number };
@@ -174,7 +174,7 @@ export class SqliteLoreStore implements LoreStore {
   }
 
   async scan(visit: (row: LoreIndexRow) => void): Promise<number> {
-    const db = this.store.database;
+    const db = this.connection.database();
     return db.transaction(() => {
       const version = this.currentVersion();
       const rows = db.prepare('SELECT id, scope_level, scope_tags, content, embedding FROM lore_entries ORDER BY seq')

@@ -2,7 +2,7 @@
 import type { Statement } from 'better-sqlite3';
 import type { JsonValue, Metadata } from '../../core/types.js';
 import type { NewRecallEntry, RecallIndexRow, RecallStore, RecallWriteResult, StoredRecallEntry } from '../../seams/recall-store.js';
-import type { SqliteStore } from './sqlite-store.js';
+import type { SqliteConnection } from './sqlite-connection.js';
 import { blobToVector, vectorToBlob } from './vectors.js';
 
 interface EntryRow {
@@ -61,11 +61,11 @@ function toEntry(row: EntryRow): StoredRecallEntry {
 export class SqliteRecallStore implements RecallStore {
   private readonly statements = new Map<string, Statement>();
 
-  constructor(private readonly store: SqliteStore) {}
+  constructor(private readonly connection: SqliteConnection) {}
 
   /** A prepared statement, made on first use (a read-only file of an older schema still opens). */
   private statement(sql: string): Statement {
-    const database = this.store.database; // throws STORE_CLOSED once the store is closed
+    const database = this.connection.database(); // throws STORE_CLOSED once the store is closed
     let statement = this.statements.get(sql);
     if (statement === undefined) {
       statement = database.prepare(sql);
@@ -99,7 +99,7 @@ export class SqliteRecallStore implements RecallStore {
       expiresAt: entry.expiresAt,
       embedding: vectorToBlob(entry.embedding),
     };
-    return this.store.transact(() => {
+    return this.connection.transact(() => {
       const existing = this.statement('SELECT seq FROM recall_entries WHERE scope = ? AND key = ?').get(parameters.scope, parameters.key) as { seq: number } | undefined;
       const { seq } = this.statement(
         `INSERT INTO recall_entries (scope, key, folded_key, value, metadata, created_at, expires_at, embedding)
@@ -117,7 +117,7 @@ export class SqliteRecallStore implements RecallStore {
     const found = new Map<number, StoredRecallEntry>();
     for (let start = 0; start < seqs.length; start += 500) {
       const batch = seqs.slice(start, start + 500);
-      const rows = this.store.database.prepare(`SELECT ${ENTRY_COLUMNS} FROM recall_entries WHERE seq IN (${batch.map(() => '?').join(',')})`).all(...batch) as EntryRow[];
+      const rows = this.connection.database().prepare(`SELECT ${ENTRY_COLUMNS} FROM recall_entries WHERE seq IN (${batch.map(() => '?').join(',')})`).all(...batch) as EntryRow[];
       for (const row of rows) found.set(row.seq, toEntry(row));
     }
     return seqs.flatMap((seq) => found.get(seq) ?? []);
@@ -131,7 +131,7 @@ export class SqliteRecallStore implements RecallStore {
   }
 
   async scan(scope: string | null, now: number, visit: (row: RecallIndexRow) => void): Promise<number> {
-    const database = this.store.database;
+    const database = this.connection.database();
     return database.transaction(() => {
       const version = this.currentVersion();
       const rows = scope === null
@@ -161,7 +161,7 @@ export class SqliteRecallStore implements RecallStore {
   }
 
   async clear(scope: string | null): Promise<RecallWriteResult> {
-    return this.store.transact(() => {
+    return this.connection.transact(() => {
       const rows = (scope === null
         ? this.statement('DELETE FROM recall_entries RETURNING seq').all()
         : this.statement('DELETE FROM recall_entries WHERE scope = ? RETURNING seq').all(scope)) as { seq: number }[];
@@ -171,11 +171,11 @@ export class SqliteRecallStore implements RecallStore {
 
   async deleteKeys(scope: string | null, keys: readonly string[]): Promise<RecallWriteResult> {
     if (keys.length === 0) return this.unchanged();
-    return this.store.transact(() => {
+    return this.connection.transact(() => {
       const rows: { seq: number }[] = [];
       for (let start = 0; start < keys.length; start += 500) {
         const batch = keys.slice(start, start + 500);
-        rows.push(...(this.store.database.prepare(`DELETE FROM recall_entries WHERE scope = ? AND key IN (${batch.map(() => '?').join(',')}) RETURNING seq`).all(fromScope(scope), ...batch) as { seq: number }[]));
+        rows.push(...(this.connection.database().prepare(`DELETE FROM recall_entries WHERE scope = ? AND key IN (${batch.map(() => '?').join(',')}) RETURNING seq`).all(fromScope(scope), ...batch) as { seq: number }[]));
       }
       return this.removed(rows);
     });
@@ -184,7 +184,7 @@ export class SqliteRecallStore implements RecallStore {
   async purgeExpired(now: number): Promise<RecallWriteResult> {
     const any = this.statement('SELECT EXISTS (SELECT 1 FROM recall_entries WHERE expires_at < ?) AS found').get(now) as { found: number };
     if (any.found === 0) return this.unchanged();
-    return this.store.transact(() => this.removed(this.statement('DELETE FROM recall_entries WHERE expires_at < ? RETURNING seq').all(now) as { seq: number }[]));
+    return this.connection.transact(() => this.removed(this.statement('DELETE FROM recall_entries WHERE expires_at < ? RETURNING seq').all(now) as { seq: number }[]));
   }
 
   private removed(rows: { seq: number }[]): RecallWriteResult {

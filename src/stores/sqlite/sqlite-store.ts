@@ -9,12 +9,21 @@ import { forkLiving } from '../../living/store/fork-living.js';
 import { rewindLiving } from '../../living/store/rewind-living.js';
 import { RowLivingStore } from '../../living/store/row-living-store.js';
 import { syncLivingBackend } from '../../living/store/sync-living-backend.js';
+import type { EmbeddingStore } from '../../seams/embedding-store.js';
 import type { LivingStore } from '../../seams/living-store.js';
-import type { ForkCounts, IndexRow, ListChunksOptions, NewChunk, RewindCounts, Store, TurnSummary, WriteResult } from '../../seams/store.js';
+import type { LoreStore } from '../../seams/lore-store.js';
+import type { RecallStore } from '../../seams/recall-store.js';
+import type { IndexRow } from '../../seams/index-row.js';
+import type { ListChunksOptions, NewChunk, TurnSummary } from '../../seams/chunk-store.js';
+import type { ForkCounts, RewindCounts } from '../../seams/save-store.js';
+import type { Store } from '../../seams/store.js';
+import type { WriteResult } from '../../seams/write-result.js';
 import { SqliteEmbeddingStore } from './embedding-store.js';
 import { SqliteLoreStore } from './lore-store.js';
 import { SqliteLivingRows } from './living-rows.js';
 import { LOCK_ATTEMPT_MS, openDatabase } from './open-database.js';
+import { registerSqliteConnection } from './sqlite-connection.js';
+import type { SqliteConnection } from './sqlite-connection.js';
 import { SqliteRecallStore } from './recall-store.js';
 import { blobAsVector, vectorToBlob } from './vectors.js';
 
@@ -74,9 +83,9 @@ function toChunk(row: ChunkRow): Chunk {
 export class SqliteStore implements Store {
   readonly provider = 'sqlite';
   readonly location: string;
-  readonly embeddings: SqliteEmbeddingStore;
-  readonly recall: SqliteRecallStore;
-  readonly lore: SqliteLoreStore;
+  readonly embeddings: EmbeddingStore;
+  readonly recall: RecallStore;
+  readonly lore: LoreStore;
   readonly living: LivingStore;
   private readonly livingRows: SqliteLivingRows;
   private readonly db: SqliteDatabase;
@@ -112,17 +121,22 @@ export class SqliteStore implements Store {
       deleteTurn: this.db.prepare('DELETE FROM chunks WHERE save_id = ? AND turn_id = ? AND chunk_type = ?'),
       deleteAfter: this.db.prepare('DELETE FROM chunks WHERE save_id = ? AND turn_id > ?'),
     };
-    this.embeddings = new SqliteEmbeddingStore(this);
-    this.recall = new SqliteRecallStore(this);
-    this.lore = new SqliteLoreStore(this);
+    const connection: SqliteConnection = {
+      database: () => this.database(),
+      write: <T>(work: () => T) => this.write(work),
+      transact: <T>(work: () => T) => this.transact(work),
+    };
+    registerSqliteConnection(this, connection);
+    this.embeddings = new SqliteEmbeddingStore(connection);
+    this.recall = new SqliteRecallStore(connection);
+    this.lore = new SqliteLoreStore(connection);
     this.db.function('mnemo_uuid', { deterministic: false }, () => randomUUID());
-    const connection = { database: () => this.database, write: <T>(work: () => T) => this.write(work) };
     this.livingRows = new SqliteLivingRows(connection);
     this.living = new RowLivingStore(syncLivingBackend(this.livingRows, { read: (work) => work(), write: connection.write }));
   }
 
-  /** The underlying better-sqlite3 handle, for adapters of other layers that share this file. */
-  get database(): SqliteDatabase {
+  /** The open better-sqlite3 handle, for the sub-stores that share this file (through their connection). */
+  private database(): SqliteDatabase {
     this.ensureOpen();
     return this.db;
   }
@@ -136,7 +150,7 @@ export class SqliteStore implements Store {
    * most LOCK_ATTEMPT_MS for a lock another process holds; then STORE_BUSY (nothing was written). Prefer
    * `transact`, which retries without holding the event loop.
    */
-  write<T>(work: () => T): T {
+  private write<T>(work: () => T): T {
     this.ensureOpen();
     try {
       return this.db.transaction(work).immediate();
@@ -152,10 +166,10 @@ export class SqliteStore implements Store {
    *
    * @example
    * ```ts
-   * await store.transact(() => statement.run(saveId));
+   * await connection.transact(() => statement.run(saveId));
    * ```
    */
-  async transact<T>(work: () => T): Promise<T> {
+  private async transact<T>(work: () => T): Promise<T> {
     const started = Date.now();
     for (let attempt = 0; ; attempt++) {
       try {
@@ -169,7 +183,7 @@ export class SqliteStore implements Store {
   }
 
   /** Bumps a save's version inside a write; returns [previous, current]. */
-  bump(saveId: string): [number, number] {
+  private bump(saveId: string): [number, number] {
     const now = Date.now();
     const row = this.statements.bumpVersion.get(saveId, now, now) as { version: number };
     return [row.version - 1, row.version];

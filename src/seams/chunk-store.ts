@@ -1,0 +1,64 @@
+// The chunks part of the Store seam: writing a save's chunks, reading them back, and scanning them for an index.
+import type { Chunk, Metadata } from '../core/types.js';
+import type { IndexRow } from './index-row.js';
+import type { WriteResult } from './write-result.js';
+
+/** A chunk ready to be written: validated, with its id, and its vector when an embedder made one. */
+export interface NewChunk {
+  id: string;
+  saveId: string;
+  turnId: number;
+  chunkType: string;
+  text: string;
+  entryId: string | null;
+  metadata: Metadata;
+  createdAt: number;
+  embedding: Float32Array | null;
+}
+
+/** Which chunks a listing returns: a turn range, one type left out, and a page (offset, limit). */
+export interface ListChunksOptions {
+  fromTurnId?: number;
+  toTurnId?: number;
+  /** Leave out chunks of this type (e.g. `lore`). */
+  excludeChunkType?: string;
+  /** Skip this many chunks of the ordered listing first (for paging). */
+  offset?: number;
+  limit?: number;
+}
+
+/** One turn of a save: how many chunks it holds, and of which types (sorted). */
+export interface TurnSummary {
+  turnId: number;
+  chunks: number;
+  chunkTypes: string[];
+}
+
+/**
+ * A store's chunks. Every write is one transaction that bumps the save's version (see `SaveStore.saveVersion`).
+ *
+ * @example
+ * ```ts
+ * const chunks: ChunkStore = openSqliteStore({ path: 'game.db' });
+ * await chunks.countChunks('campaign-1'); // 0
+ * ```
+ */
+export interface ChunkStore {
+  /** Writes chunks in one transaction (a whole turn lands, or nothing does). */
+  insertChunks(chunks: readonly NewChunk[]): Promise<WriteResult>;
+  /** Deletes a turn's chunks of one type and writes the new ones, in one transaction. */
+  replaceTurn(saveId: string, turnId: number, chunkType: string, chunks: readonly NewChunk[]): Promise<WriteResult & { removed: number }>;
+  /** Counts a save's chunks, optionally of one type. */
+  countChunks(saveId: string, chunkType?: string): Promise<number>;
+  /** Reads chunks by id, in the order asked (unknown ids are left out). */
+  getChunks(ids: readonly string[]): Promise<Chunk[]>;
+  /** Lists a save's chunks in turn order (then insertion order), optionally within a turn range, one page at a time. */
+  listChunks(saveId: string, options?: ListChunksOptions): Promise<Chunk[]>;
+  /** Lists a save's turns in order, each with its chunk count and chunk types, one page at a time. */
+  listTurns(saveId: string, options?: ListChunksOptions): Promise<TurnSummary[]>;
+  /**
+   * Streams every chunk of a save in insertion order to `visit` (for building a search index) and returns the
+   * save's version read before the rows, so an index built from them is never newer than it claims.
+   */
+  scanChunks(saveId: string, visit: (row: IndexRow) => void): Promise<number>;
+}
