@@ -90,6 +90,35 @@ describe('a foreign write lock', () => {
     expect(await memory.count('a')).toBe(2);
   });
 
+  it('makes a living write (queue a turn, retry failed jobs) wait the same way, then STORE_BUSY, writing nothing', async () => {
+    const before = await memory.living.status('a');
+    const writes: (() => Promise<unknown>)[] = [() => memory.living.recordTurn({ saveId: 'a', turnId: 2 }), () => memory.living.retryFailed('a')];
+    for (const write of writes) {
+      const { result, stall } = await whileLocked(() => longestStall(write));
+      expect(result).toMatchObject({ code: 'STORE_BUSY', category: 'SYSTEM', details: { retryAfterSeconds: 1 } });
+      // One synchronous attempt gave up after 25 ms with no wait at all; the wait is the store's 600 ms, on timers.
+      expect((result as unknown as { details: { waitedMs: number } }).details.waitedMs).toBeGreaterThanOrEqual(600);
+      expect(stall).toBeLessThan(400);
+    }
+    expect(await memory.living.status('a')).toEqual(before);
+  });
+
+  it('answers a living write with 503 over HTTP while /health and reads go on', async () => {
+    await whileLocked(async () => {
+      const [turn, health, query] = await Promise.all([
+        api.call('/v1/saves/a/living/turns', { body: { turnId: 2 } }),
+        api.call('/health', { token: null }),
+        api.call('/v1/saves/b/query', { body: { query: 'gulls' } }),
+      ]);
+      expect(turn.status).toBe(503);
+      expect(turn.json.error).toMatchObject({ code: 'STORE_BUSY' });
+      expect(turn.headers.get('retry-after')).toBe('1');
+      expect(health.status).toBe(200);
+      expect(query.status).toBe(200);
+    });
+    expect(await memory.store.living.listJobs({ saveId: 'a' })).toEqual([]);
+  });
+
   it('lets a write through once the lock is released within the wait', async () => {
     foreign.exec('BEGIN IMMEDIATE');
     setTimeout(() => foreign.exec('ROLLBACK'), 150);

@@ -2,10 +2,14 @@
 import { runRowProgram } from '../../core/row-program.js';
 import type { LivingBackend, LivingRows } from '../../seams/living-rows.js';
 
-/** How a synchronous store runs work: reads as they are, writes in one transaction. */
+/**
+ * How a synchronous store runs work: reads as they are, writes in one transaction. A write may answer later (a
+ * store waiting for another process's lock between attempts, as SQLite's `transact` does); the work itself runs
+ * in one go.
+ */
 export interface SyncRunner {
   read<T>(work: () => T): T;
-  write<T>(work: () => T): T;
+  write<T>(work: () => T): T | Promise<T>;
 }
 
 /**
@@ -13,7 +17,7 @@ export interface SyncRunner {
  *
  * @example
  * ```ts
- * const living = new RowLivingStore(syncLivingBackend(rows, { read: (work) => work(), write: (work) => connection.write(work) }));
+ * const living = new RowLivingStore(syncLivingBackend(rows, { read: (work) => work(), write: (work) => store.transact(work) }));
  * ```
  */
 export function syncLivingBackend(rows: LivingRows, runner: SyncRunner): LivingBackend {

@@ -132,7 +132,8 @@ export class SqliteStore implements Store {
     this.lore = new SqliteLoreStore(connection);
     this.db.function('mnemo_uuid', { deterministic: false }, () => randomUUID());
     this.livingRows = new SqliteLivingRows(connection);
-    this.living = new RowLivingStore(syncLivingBackend(this.livingRows, { read: (work) => work(), write: connection.write }));
+    // Living writes wait for another process's lock as every other write does: between attempts, on timers.
+    this.living = new RowLivingStore(syncLivingBackend(this.livingRows, { read: (work) => work(), write: (work) => this.transact(work) }));
   }
 
   /** The open better-sqlite3 handle, for the sub-stores that share this file (through their connection). */
