@@ -168,10 +168,10 @@ describe('budget allocation', () => {
   const characters: TokenCounter = { name: 'characters', count: (text) => text.length };
   const lines = (prefix: string, lengths: number[]): ContextLine[] => lengths.map((length, index) => ({ text: `${prefix}${index}`.padEnd(length, '.'), tokens: length, source: { kind: 'fact', factId: index, turnId: index } }));
 
-  it('gives each section its share first, then the leftover by priority, skipping a line too long rather than cutting it', () => {
+  it('gives each section its share first, then the leftover by priority, skipping a line too long rather than cutting it', async () => {
     const caps = sectionCaps(100);
     expect(caps).toEqual({ mental_model: 15, beliefs: 20, facts: 15, memories: 30, lore_context: 20 });
-    const sections = allocateBudget(
+    const sections = await allocateBudget(
       {
         mental_model: { lines: lines('m', [30]) },
         beliefs: { lines: lines('b', [10, 50, 9]) },
@@ -190,10 +190,46 @@ describe('budget allocation', () => {
     expect(sections.reduce((sum, entry) => sum + entry.tokens, 0)).toBe(60);
   });
 
-  it('shows kept lines in the section\'s display order, ties best first', () => {
+  it('shows kept lines in the section\'s display order, ties best first', async () => {
     const candidates = lines('f', [5, 5, 5]).map((line, index) => ({ ...line, source: { kind: 'fact' as const, factId: index, turnId: [9, 2, 9][index] as number } }));
-    const [, , facts] = allocateBudget({ facts: { lines: candidates, display: (a, b) => (a.source.kind === 'fact' && b.source.kind === 'fact' ? (a.source.turnId ?? 0) - (b.source.turnId ?? 0) : 0) } }, 1000, {}, characters);
+    const [, , facts] = await allocateBudget({ facts: { lines: candidates, display: (a, b) => (a.source.kind === 'fact' && b.source.kind === 'fact' ? (a.source.turnId ?? 0) - (b.source.turnId ?? 0) : 0) } }, 1000, {}, characters);
     expect(facts?.lines.map((line) => line.text)).toEqual(['f1...', 'f0...', 'f2...']);
+  });
+
+  /** One token per character, counted whole or piece by piece (a piece per character), recording how many characters were read. */
+  const piecewise = () => {
+    const counter = { name: 'pieces', read: 0, count: (text: string) => {
+      counter.read += text.length;
+      return text.length;
+    }, *pieces(text: string) {
+      for (let index = 0; index < text.length; index++) {
+        counter.read++;
+        yield 1;
+      }
+    } };
+    return counter;
+  };
+
+  it('counts each line once and no further than the room it has: linear in the text, not in lines x section', async () => {
+    const counter = piecewise();
+    const long = lines('c', Array.from({ length: 200 }, () => 100_000));
+    const small = lines('f', Array.from({ length: 200 }, () => 50));
+    const sections = await allocateBudget({ memories: { lines: long }, facts: { lines: small } }, 2000, {}, counter);
+    const byName = Object.fromEntries(sections.map((entry) => [entry.name, entry]));
+    expect(byName.memories?.lines).toEqual([]);
+    expect(byName.facts?.lines.length).toBe(39); // 39 x 50 + 38 newlines = 1988 of 2000
+    // 200 lines of 100,000 characters read as far as the room (at most 2,001 each), the 200 small ones once, then
+    // each section's kept text once: far from the 20 million characters a full count would read.
+    expect(counter.read).toBeLessThan(200 * 2002 + 200 * 50 + 2000);
+    expect(byName.memories?.omitted.every((line) => line.tokens > 0 && line.tokens <= 2001)).toBe(true);
+  });
+
+  it('stays within the budget with a counter that charges joined lines more than their parts', async () => {
+    const framed: TokenCounter = { name: 'framed', count: (text) => text.length + 5 * (text.split('\n').length - 1) };
+    const sections = await allocateBudget({ beliefs: { lines: lines('b', [10, 10, 10, 10]) }, facts: { lines: lines('f', [10, 10]) } }, 45, {}, framed);
+    const used = sections.reduce((sum, entry) => sum + entry.tokens, 0);
+    expect(used).toBeLessThanOrEqual(45);
+    for (const entry of sections) expect(entry.tokens).toBe(framed.count(entry.text));
   });
 });
 

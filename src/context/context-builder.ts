@@ -10,8 +10,10 @@ import { requireCharacterTags } from '../lore/scope-tags.js';
 import type { NarrativeMemory } from '../narrative/narrative-memory.js';
 import { createAnalyzer } from '../retrieval/analyzer.js';
 import type { Analyzer } from '../retrieval/corpus-index.js';
+import { TimeSlice } from '../core/time-slice.js';
 import type { TokenCounter } from '../seams/token-counter.js';
 import { defaultTokenCounter } from '../token-counters/default-token-counter.js';
+import { countTokens } from '../token-counters/token-tally.js';
 import { allocateBudget } from './allocate-budget.js';
 import { beliefLines, byTurn, factLines, loreLines, memoryLines, modelLines, termOverlap } from './context-lines.js';
 import type { LineStyle } from './context-lines.js';
@@ -204,7 +206,8 @@ export class ContextBuilder {
     const subjects = this.subjects(character, request.subjects);
     const focusTerms = [character, ...requireContextFocusTerms(request.focusTerms)];
 
-    const style: LineStyle = { counter: await this.tokenCounter(), sourceTags: request.sourceTags !== false };
+    const counter = await this.tokenCounter();
+    const style: LineStyle = { sourceTags: request.sourceTags !== false };
     const messageTerms = new Set(this.analyzer(message));
     const relevance = (text: string) => termOverlap(this.analyzer, messageTerms, text);
 
@@ -223,7 +226,8 @@ export class ContextBuilder {
     const hits = limit('memories') === 0 ? [] : await this.narrative.query(saveId, message, { k: limit('memories'), currentTurnId, excludeChunkType: LORE_CHUNK_TYPE, focusTerms });
     const lore = limit('lore') === 0 ? [] : await this.lore.search(message, { tags, k: limit('lore'), focusTerms });
 
-    const sections = allocateBudget(
+    const slice = new TimeSlice();
+    const sections = await allocateBudget(
       {
         mental_model: { lines: modelLines(style, models) },
         beliefs: { lines: beliefLines(style, beliefs, subjects.map((subject) => subject.toLowerCase()), relevance).slice(0, limit('beliefs')) },
@@ -233,7 +237,8 @@ export class ContextBuilder {
       },
       budget,
       request.shares ?? {},
-      style.counter,
+      counter,
+      slice,
     );
     const texts = Object.fromEntries(sections.map((section) => [section.name, section.text])) as Record<(typeof sections)[number]['name'], string>;
     const variables: ContextVariables = { ...extra, ...texts, character, message };
@@ -242,8 +247,8 @@ export class ContextBuilder {
       variables,
       sections,
       prompt,
-      tokens: { budget, used: sections.reduce((sum, section) => sum + section.tokens, 0), prompt: style.counter.count(prompt) },
-      tokenizer: style.counter.name,
+      tokens: { budget, used: sections.reduce((sum, section) => sum + section.tokens, 0), prompt: await countTokens(counter, prompt, slice) },
+      tokenizer: counter.name,
     };
   }
 

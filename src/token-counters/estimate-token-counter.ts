@@ -17,13 +17,21 @@ export const ESTIMATE_WEIGHTS = {
   fourByte: 3,
 } as const;
 
-function weight(codePoint: number, character: string): number {
-  if (codePoint < 0x80) {
-    if (/[A-Za-z]/u.test(character)) return ESTIMATE_WEIGHTS.asciiLetter;
-    return character === ' ' ? ESTIMATE_WEIGHTS.space : ESTIMATE_WEIGHTS.asciiOther;
+/** The weight of a UTF-16 code unit that is not part of a surrogate pair (a pair weighs ESTIMATE_WEIGHTS.fourByte). */
+function weightOf(code: number): number {
+  if (code < 0x80) {
+    const letter = (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a);
+    return letter ? ESTIMATE_WEIGHTS.asciiLetter : code === 0x20 ? ESTIMATE_WEIGHTS.space : ESTIMATE_WEIGHTS.asciiOther;
   }
-  if (codePoint < 0x800) return ESTIMATE_WEIGHTS.twoByte;
-  return codePoint < 0x10000 ? ESTIMATE_WEIGHTS.threeByte : ESTIMATE_WEIGHTS.fourByte;
+  return code < 0x800 ? ESTIMATE_WEIGHTS.twoByte : ESTIMATE_WEIGHTS.threeByte;
+}
+
+/** True when the code units at `index` and after it are a surrogate pair (one four-byte character). */
+function pairAt(text: string, index: number): boolean {
+  const code = text.charCodeAt(index);
+  if (code < 0xd800 || code > 0xdbff) return false;
+  const next = text.charCodeAt(index + 1);
+  return next >= 0xdc00 && next <= 0xdfff;
 }
 
 /**
@@ -42,7 +50,14 @@ export function estimateTokenCounter(): TokenCounter {
     name: 'estimate:character-classes',
     count(text) {
       let total = 0;
-      for (const character of text) total += weight(character.codePointAt(0) ?? 0, character);
+      for (let index = 0; index < text.length; index++) {
+        if (pairAt(text, index)) {
+          total += ESTIMATE_WEIGHTS.fourByte;
+          index++;
+        } else {
+          total += weightOf(text.charCodeAt(index));
+        }
+      }
       return Math.max(0, Math.ceil(total - 1e-9));
     },
   };

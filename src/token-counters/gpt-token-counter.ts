@@ -7,14 +7,22 @@ export const GPT_ENCODINGS = ['o200k_base', 'cl100k_base'] as const;
 
 export type GptEncoding = (typeof GPT_ENCODINGS)[number];
 
-type Encode = (text: string, options: { disallowedSpecial: Set<string> }) => number[];
+interface EncodeOptions {
+  disallowedSpecial: Set<string>;
+}
 
-const loaded = new Map<GptEncoding, Promise<Encode>>();
+/** What Mnemo uses of an encoding: the whole text at once, or piece by piece (the tokenizer's pre-tokenized pieces). */
+interface Encoding {
+  encode(text: string, options: EncodeOptions): number[];
+  encodeGenerator(text: string, options: EncodeOptions): Iterable<number[]>;
+}
 
-async function loadEncoding(encoding: GptEncoding): Promise<Encode> {
+const loaded = new Map<GptEncoding, Promise<Encoding>>();
+
+async function loadEncoding(encoding: GptEncoding): Promise<Encoding> {
   try {
-    const module = (await (encoding === 'o200k_base' ? import('gpt-tokenizer/encoding/o200k_base') : import('gpt-tokenizer/encoding/cl100k_base'))) as { encode: Encode };
-    return module.encode;
+    const module = (await (encoding === 'o200k_base' ? import('gpt-tokenizer/encoding/o200k_base') : import('gpt-tokenizer/encoding/cl100k_base'))) as Encoding;
+    return { encode: module.encode, encodeGenerator: module.encodeGenerator };
   } catch (error) {
     loaded.delete(encoding);
     throw new MnemoError('DEPENDENCY_MISSING', `Counting ${encoding} tokens needs gpt-tokenizer, an optional peer dependency, which could not be loaded (${(error as Error).message}). Install it with \`npm i gpt-tokenizer@4\`, or count with estimateTokenCounter().`, { cause: error });
@@ -43,7 +51,14 @@ export async function gptTokenCounter(encoding: GptEncoding = 'o200k_base'): Pro
     promise = loadEncoding(encoding);
     loaded.set(encoding, promise);
   }
-  const encode = await promise;
+  const { encode, encodeGenerator } = await promise;
   const ordinaryText = { disallowedSpecial: new Set<string>() };
-  return { name: encoding, count: (text) => (text === '' ? 0 : encode(text, ordinaryText).length) };
+  return {
+    name: encoding,
+    count: (text) => (text === '' ? 0 : encode(text, ordinaryText).length),
+    *pieces(text) {
+      if (text === '') return;
+      for (const tokens of encodeGenerator(text, ordinaryText)) yield tokens.length;
+    },
+  };
 }
