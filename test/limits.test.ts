@@ -9,7 +9,9 @@ import { requireJsonValue } from '../src/core/json-value.js';
 import { silentLogger } from '../src/core/logger.js';
 import { openMemory } from '../src/open-memory.js';
 import type { Mnemo } from '../src/open-memory.js';
-import { FocusMatcher, focusMatches } from '../src/retrieval/focus-boost.js';
+import fc from 'fast-check';
+import { TimeSlice } from '../src/core/time-slice.js';
+import { FocusMatcher, focusMatches, matchHead } from '../src/retrieval/focus-boost.js';
 import { createApi } from '../src/server/create-api.js';
 import { startHttpServer } from '../src/server/start-http-server.js';
 import type { RunningHttpServer } from '../src/server/start-http-server.js';
@@ -52,6 +54,38 @@ describe('focus terms', () => {
     const matcher = new FocusMatcher(['  ', '!!!']);
     expect(matcher.empty).toBe(true);
     expect(matcher.matches('anything')).toEqual([]);
+  });
+
+  it('match the same when read in slices, within a long text', async () => {
+    const text = `${'salt toll bridge '.repeat(20_000)}Harvest Moon, said Rowan`;
+    const matcher = new FocusMatcher(['harvest moon', 'rowan', 'tindel']);
+    expect(await matcher.matchesSliced(text, new TimeSlice(0))).toEqual(matcher.matches(text));
+    expect(matcher.matches(text)).toEqual(['harvest moon', 'rowan']);
+  });
+
+  it('boost exactly the head a full match would give, reading only the candidates that can reach it', async () => {
+    const words = ['rowan', 'marta', 'salt', 'gull'];
+    const candidate = fc.record({ score: fc.integer({ min: 0, max: 40 }), words: fc.array(fc.constantFrom(...words), { maxLength: 4 }) });
+    await fc.assert(
+      fc.asyncProperty(fc.array(candidate, { minLength: 1, maxLength: 60 }), fc.integer({ min: 1, max: 20 }), fc.constantFrom(1, 5, 100), async (candidates, head, boost) => {
+        const ranked = candidates.map(({ score }, index) => [`c${index}`, score] as const).sort((a, b) => b[1] - a[1]);
+        const textOf = new Map(candidates.map(({ words: said }, index) => [`c${index}`, said.join(' ')]));
+        const matcher = new FocusMatcher(['Rowan', 'salt gull']);
+        const read: string[] = [];
+        const { matches } = await matchHead(matcher, ranked, boost, head, async (ids) => {
+          read.push(...ids);
+          return new Map(ids.map((id) => [id, textOf.get(id) as string]));
+        });
+        const order = (matched: (id: string) => string[]) => ranked
+          .map(([id, score], position) => ({ id, position, final: score + (matched(id).length > 0 ? boost : 0) }))
+          .sort((a, b) => b.final - a.final || a.position - b.position)
+          .slice(0, head)
+          .map(({ id }) => `${id}:${matched(id).join('|')}`);
+        expect(order((id) => matches.get(id) ?? [])).toEqual(order((id) => matcher.matches(textOf.get(id) as string)));
+        if (ranked.length > head + 64 && boost === 1 && new Set(ranked.map(([, score]) => score)).size > 30) expect(read.length).toBeLessThan(ranked.length);
+      }),
+      { seed: 19, numRuns: 300 },
+    );
   });
 
   it('are bounded in number and length, in the library and over HTTP', async () => {

@@ -1,6 +1,7 @@
 // The focus-term boost: chunks mentioning the current scene (place, characters on stage) rise a little.
 import { TimeSlice } from '../core/time-slice.js';
-import { tokenize } from './tokenize.js';
+import { TopK } from './top-k.js';
+import { tokenize, wordPattern } from './tokenize.js';
 
 /** The default additive boost for a chunk that mentions a focus term. */
 export const FOCUS_BOOST = 0.005;
@@ -58,38 +59,97 @@ export class FocusMatcher {
   /** The terms `text` mentions, in the order the terms were given. */
   matches(text: string): string[] {
     if (this.terms.length === 0) return [];
-    const found = new Set<string>();
-    let previous: string | null = null;
-    for (const token of tokenize(text)) {
-      if (this.wanted.has(token)) found.add(token);
-      if (previous !== null && this.pairStarts.has(previous)) {
-        const key = pair(previous, token);
-        if (this.wanted.has(key)) found.add(key);
-      }
-      previous = token;
+    const scan = this.scan(text);
+    while (!scan.step(Number.POSITIVE_INFINITY));
+    return scan.found();
+  }
+
+  /**
+   * The same as `matches`, giving the event loop back every few milliseconds (`slice`) within the text, so one
+   * text of 100,000 characters does not hold the loop for its whole scan. Stops once every term is found.
+   */
+  async matchesSliced(text: string, slice: TimeSlice): Promise<string[]> {
+    if (this.terms.length === 0) return [];
+    const scan = this.scan(text);
+    for (;;) {
+      await slice.tick();
+      if (scan.step(TOKENS_PER_STEP)) return scan.found();
     }
-    return this.terms.filter(({ keys }) => keys.every((key) => found.has(key))).map(({ term }) => term);
+  }
+
+  /** A scan of one text, read `step(n)` tokens at a time (true once the text is read or every key is found). */
+  private scan(text: string): { step(tokens: number): boolean; found(): string[] } {
+    const found = new Set<string>();
+    const words = wordPattern();
+    const lowered = text.normalize('NFC').toLowerCase();
+    let previous: string | null = null;
+    return {
+      step: (tokens) => {
+        for (let read = 0; read < tokens; read++) {
+          const match = words.exec(lowered);
+          if (match === null) return true;
+          const token = match[0];
+          if (this.wanted.has(token)) found.add(token);
+          if (previous !== null && this.pairStarts.has(previous)) {
+            const key = pair(previous, token);
+            if (this.wanted.has(key)) found.add(key);
+          }
+          previous = token;
+          if (found.size === this.wanted.size) return true;
+        }
+        return false;
+      },
+      found: () => this.terms.filter(({ keys }) => keys.every((key) => found.has(key))).map(({ term }) => term),
+    };
   }
 }
 
+/** Tokens a sliced match reads between two yield checks (well under a millisecond of work). */
+const TOKENS_PER_STEP = 2048;
+
+/** Most candidates whose texts are read at once while matching a ranked list (the first read is the head's size). */
+const TEXTS_PER_READ = 64;
+
 /**
- * The focus terms each text mentions, by id, giving the event loop back every few milliseconds: matching the
- * candidates of a large query reads every candidate's text (up to k x 100,000 characters).
+ * The focus terms of the candidates that can still reach the first `head` places once boosted. `ranked` is
+ * sorted best first (ties in order); a candidate gains `boost` when it mentions a term. Candidates are matched in
+ * order; once the head-th best boosted score so far is at least a candidate's score plus `boost`, neither it nor
+ * any later one can enter the head (on a tie the earlier candidate stays ahead), so their texts are neither read
+ * nor matched. Exact: the head is the one matching every candidate would give. Texts are read in batches and
+ * matched in slices of a few milliseconds. Returns the matches of the candidates read and their texts.
  *
  * @example
  * ```ts
- * const matches = await matchEach(new FocusMatcher(['Rowan']), new Map([['c1', 'Rowan waits.']])); // Map { 'c1' => ['Rowan'] }
+ * const { matches } = await matchHead(new FocusMatcher(['Rowan']), [['c1', 0.5], ['c2', 0.1]], 0.005, 1, loadTexts);
  * ```
  */
-export async function matchEach(matcher: FocusMatcher, texts: ReadonlyMap<string, string>): Promise<Map<string, string[]>> {
+export async function matchHead(
+  matcher: FocusMatcher,
+  ranked: readonly (readonly [string, number])[],
+  boost: number,
+  head: number,
+  loadTexts: (ids: readonly string[]) => Promise<Map<string, string>>,
+): Promise<{ matches: Map<string, string[]>; texts: Map<string, string> }> {
   const matches = new Map<string, string[]>();
-  if (matcher.empty) return matches;
+  const texts = new Map<string, string>();
+  if (matcher.empty || head <= 0) return { matches, texts };
   const slice = new TimeSlice();
-  for (const [id, text] of texts) {
-    await slice.tick();
-    matches.set(id, matcher.matches(text));
+  const best = new TopK(head);
+  const outOfReach = (score: number) => best.full && score + boost <= best.threshold;
+  for (let start = 0, size = Math.min(head, TEXTS_PER_READ); start < ranked.length; start += size, size = Math.min(2 * size, TEXTS_PER_READ)) {
+    const batch = ranked.slice(start, start + size);
+    if (outOfReach(batch[0]?.[1] as number)) break;
+    const read = await loadTexts(batch.map(([id]) => id));
+    for (const [offset, [id, score]] of batch.entries()) {
+      if (outOfReach(score)) return { matches, texts };
+      const text = read.get(id);
+      const found = text === undefined ? [] : await matcher.matchesSliced(text, slice);
+      if (text !== undefined) texts.set(id, text);
+      matches.set(id, found);
+      best.push(start + offset, found.length > 0 ? score + boost : score);
+    }
   }
-  return matches;
+  return { matches, texts };
 }
 
 /**

@@ -4,7 +4,7 @@ import type { Reranker } from '../seams/reranker.js';
 import type { ScoreTotals, VectorMatch } from '../seams/vector-search.js';
 import { capPerSource } from './cap-per-source.js';
 import type { CorpusIndex, QueryFeedback, SlotFilter } from './corpus-index.js';
-import { FOCUS_BOOST, FocusMatcher, matchEach } from './focus-boost.js';
+import { FOCUS_BOOST, FocusMatcher, matchHead } from './focus-boost.js';
 import { RRF_K, reciprocalRankFusion } from './reciprocal-rank-fusion.js';
 import { ScoreStatistics } from './score-statistics.js';
 
@@ -30,7 +30,7 @@ export interface HybridSearchInput {
   focusBoost?: number;
   reranker?: Reranker | null;
   rerankTop?: number;
-  /** Reads the texts of candidate ids (for focus terms and reranking). */
+  /** Reads the texts of candidate ids (for focus terms and reranking); called for the few candidates that need them. */
   loadTexts(ids: readonly string[]): Promise<Map<string, string>>;
   /** The semantic arm searched where the vectors live (the store's vector search), instead of the index's own vectors. */
   vectorArm?: VectorArm;
@@ -116,15 +116,17 @@ export async function hybridSearch(input: HybridSearchInput): Promise<RankedId[]
   }
 
   const focus = new FocusMatcher(input.focusTerms ?? []);
+  const focusBoost = input.focusBoost ?? FOCUS_BOOST;
   const reranker = input.reranker ?? null;
   const rerankTop = Math.min(fused.length, input.rerankTop ?? Math.max(20, 2 * k));
-  const needTexts = !focus.empty ? fused.map(([id]) => id) : reranker !== null ? fused.slice(0, rerankTop).map(([id]) => id) : [];
-  const texts = needTexts.length > 0 ? await input.loadTexts(needTexts) : new Map<string, string>();
-  const matched = await matchEach(focus, texts);
+  // Only the candidates that can still reach the hits (or the reranked head) once boosted are read and matched.
+  const { matches: matched, texts } = !focus.empty
+    ? await matchHead(focus, fused, focusBoost, Math.max(k, reranker !== null ? rerankTop : 0), input.loadTexts)
+    : { matches: new Map<string, string[]>(), texts: reranker !== null && rerankTop > 0 ? await input.loadTexts(fused.slice(0, rerankTop).map(([id]) => id)) : new Map<string, string>() };
 
   let ranked: RankedId[] = fused.map(([id, score]) => {
     const matches = matched.get(id) ?? [];
-    const boost = matches.length > 0 ? (input.focusBoost ?? FOCUS_BOOST) : 0;
+    const boost = matches.length > 0 ? focusBoost : 0;
     return {
       id,
       score: score + boost,
