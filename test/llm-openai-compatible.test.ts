@@ -103,7 +103,13 @@ describe('OpenAI-compatible LLM', () => {
     server = await startChatServer(() => ({ hang: true }));
     const controller = new AbortController();
     const pending = llm().complete(ask, { signal: controller.signal });
-    setTimeout(() => controller.abort(), 20);
+    // Abort once the server holds the request (a fixed delay can fire before it arrives on a loaded machine).
+    const abortWhenHeld = setInterval(() => {
+      if (server?.requests.length === 1) {
+        clearInterval(abortWhenHeld);
+        controller.abort();
+      }
+    }, 5);
     await expect(pending).rejects.toMatchObject({ code: 'CANCELLED' });
     expect(server.requests).toHaveLength(1);
     const aborted = AbortSignal.abort();
