@@ -10,12 +10,14 @@ import { EMBEDDING_CACHE_ENTRIES, EmbeddingCache } from './embedders/embedding-c
 import { resolveEmbedder } from './embedders/resolve-embedder.js';
 import type { EmbedderName } from './embedders/resolve-embedder.js';
 import { LoreBook } from './lore/lore-book.js';
-import { requireSaveId, requireTurnId } from './core/validate.js';
 import { LivingMemory } from './living/living-memory.js';
 import type { LivingMemoryOptions } from './living/living-memory.js';
 import { NarrativeMemory } from './narrative/narrative-memory.js';
 import type { NarrativeMemoryOptions, UpdateTurnInput } from './narrative/narrative-memory.js';
 import { RecallMemory } from './recall/recall-memory.js';
+import { forkSave } from './saves/fork-save.js';
+import { rewindSave } from './saves/rewind-save.js';
+import type { SaveOperation } from './saves/save-operation.js';
 import type { Embedder } from './seams/embedder.js';
 import type { LLM } from './seams/llm.js';
 import type { Reranker } from './seams/reranker.js';
@@ -94,6 +96,8 @@ export class Mnemo {
   readonly living: LivingMemory;
   /** The prompt context builder: a character's mental model, beliefs, facts, memories and lore within a token budget. */
   readonly context: ContextBuilder;
+  /** What the save-level operations (src/saves/) work with: the store, this process's index cache and living worker. */
+  private readonly saves: SaveOperation;
 
   constructor(options: NarrativeMemoryOptions & { tracer?: Tracer | null; llm?: LLM | null; living?: OpenMemoryOptions['living']; tokenCounter?: TokenCounter }) {
     this.store = options.store;
@@ -102,6 +106,7 @@ export class Mnemo {
     this.lore = new LoreBook({ ...options, narrative: this.narrative });
     this.living = new LivingMemory({ ...options.living, store: options.store, llm: options.llm ?? null, logger: options.logger, clock: options.clock });
     this.context = new ContextBuilder({ narrative: this.narrative, living: this.living, lore: this.lore, analyzer: options.analyzer, tokenCounter: options.tokenCounter });
+    this.saves = { store: options.store, indexes: this.narrative, worker: this.living };
   }
 
   /** The embedder in use, or null (lexical search only). */
@@ -133,20 +138,16 @@ export class Mnemo {
   }
 
   /** As rewind, returning what each layer lost. Background work on a rewound turn is cancelled. */
-  async rewindWithCounts(saveId: string, turnId: number): Promise<RewindCounts> {
-    const counts = await this.narrative.rewindAll(saveId, turnId);
-    this.living.afterRewind(saveId, turnId);
-    return counts;
+  rewindWithCounts(saveId: string, turnId: number): Promise<RewindCounts> {
+    return rewindSave(this.saves, saveId, turnId);
   }
 
   /**
    * Creates `newSaveId` holding exactly the state of `saveId` as of `atTurn` (chunks with their vectors, facts,
    * beliefs, mental models, queued jobs), in one transaction; the old save is untouched.
    */
-  async fork(saveId: string, newSaveId: string, atTurn: number): Promise<ForkCounts> {
-    const counts = await this.store.fork(requireSaveId(saveId), requireSaveId(newSaveId, 'newSaveId'), requireTurnId(atTurn, 'atTurn'));
-    this.living.worker?.wake();
-    return counts;
+  fork(saveId: string, newSaveId: string, atTurn: number): Promise<ForkCounts> {
+    return forkSave(this.saves, saveId, newSaveId, atTurn);
   }
 
   /** Number of chunks in a save. */

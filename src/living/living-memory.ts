@@ -146,9 +146,14 @@ export class LivingMemory {
     return count;
   }
 
-  /** Called by the facade after a rewind committed: stops work on turns that no longer exist. */
+  /** Told by the rewind owner (`src/saves/rewind-save.ts`) after its transaction committed: stops work on turns that no longer exist. */
   afterRewind(saveId: string, turnId: number): void {
     this.worker?.cancelAfter(saveId, turnId);
+  }
+
+  /** Told by the fork owner (`src/saves/fork-save.ts`) after its transaction committed: wakes the worker for the copied jobs. */
+  afterFork(_newSaveId: string): void {
+    this.worker?.wake();
   }
 
   private requireWorker(): LivingWorker {

@@ -1,4 +1,4 @@
-// Narrative memory (the seed's VectorMemory): add, updateTurn, rewind, count and hybrid query over a Store.
+// Narrative memory (the seed's VectorMemory): add, updateTurn, count and hybrid query over a Store (rewind and fork: src/saves/).
 import { systemClock } from '../core/clock.js';
 import type { Clock } from '../core/clock.js';
 import { MnemoError } from '../core/errors.js';
@@ -16,8 +16,9 @@ import { CORPUS_DEFAULTS } from '../retrieval/retrieval-defaults.js';
 import { searchCorpus } from '../retrieval/search-corpus.js';
 import type { Embedder } from '../seams/embedder.js';
 import type { Reranker } from '../seams/reranker.js';
-import type { NewChunk, RewindCounts, Store } from '../seams/store.js';
+import type { NewChunk, Store } from '../seams/store.js';
 import type { VectorSearch } from '../seams/vector-search.js';
+import type { WriteResult } from '../seams/write-result.js';
 import { chunkDocument, chunkDocumentFilter } from './chunk-document.js';
 import { prepareChunk } from './prepare-chunk.js';
 
@@ -165,21 +166,17 @@ export class NarrativeMemory {
     return chunks.map((chunk) => chunk.id);
   }
 
-  /** Deletes every chunk of the save with turnId > `turnId`; returns how many. An unknown save gives 0. */
-  async rewind(saveId: string, turnId: number): Promise<number> {
-    return (await this.rewindAll(saveId, turnId)).chunks;
+  /**
+   * Told by the rewind owner (`src/saves/rewind-save.ts`) after the store's transaction removed the save's chunks
+   * after `turnId`: the save's index drops them in place when it was one step behind, else it rebuilds lazily.
+   */
+  afterRewind(saveId: string, turnId: number, result: WriteResult): void {
+    this.cache.afterWrite(saveId, result, (index) => index.removeAfter(turnId));
   }
 
-  /**
-   * Rewinds every layer of the save to `turnId` in the store's one transaction (chunks, and the living layer's
-   * facts, beliefs, models and queued jobs) and returns what each lost.
-   */
-  async rewindAll(saveId: string, turnId: number): Promise<RewindCounts> {
-    requireSaveId(saveId);
-    requireTurnId(turnId);
-    const result = await this.store.rewind(saveId, turnId);
-    this.cache.afterWrite(saveId, result, (index) => index.removeAfter(turnId));
-    return result.removed;
+  /** Drops the save's index held in memory (its chunks changed wholesale, e.g. a fork's new save): the next query rebuilds it. */
+  forget(saveId: string): void {
+    this.cache.forget(saveId);
   }
 
   /**

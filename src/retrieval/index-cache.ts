@@ -66,6 +66,11 @@ export class IndexCache {
     if (cached.removedRatio > (this.options.maxRemovedRatio ?? 0.5)) this.indexes.delete(key);
   }
 
+  /** Forgets the index of one corpus (it rebuilds on its next query). */
+  forget(key: string): void {
+    this.indexes.delete(key);
+  }
+
   /** Forgets every index (they rebuild on the next query). */
   clear(): void {
     this.indexes.clear();

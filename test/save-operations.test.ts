@@ -1,0 +1,65 @@
+// The save-level owners (src/saves/): validate, run the store's transaction, then tell the index cache and the worker, in that order.
+import { describe, expect, it } from 'vitest';
+import { openInMemoryStore } from '../src/stores/memory/index.js';
+import { NarrativeMemory } from '../src/narrative/narrative-memory.js';
+import { forkSave } from '../src/saves/fork-save.js';
+import { rewindSave } from '../src/saves/rewind-save.js';
+import type { SaveOperation } from '../src/saves/save-operation.js';
+
+function recorded(narrative: NarrativeMemory): { operation: SaveOperation; told: string[] } {
+  const told: string[] = [];
+  const operation: SaveOperation = {
+    store: narrative.store,
+    indexes: {
+      afterRewind: (saveId, turnId, result) => {
+        told.push(`indexes.afterRewind ${saveId} ${turnId} ${result.count}`);
+        narrative.afterRewind(saveId, turnId, result);
+      },
+      forget: (saveId) => {
+        told.push(`indexes.forget ${saveId}`);
+        narrative.forget(saveId);
+      },
+    },
+    worker: {
+      afterRewind: (saveId, turnId) => told.push(`worker.afterRewind ${saveId} ${turnId}`),
+      afterFork: (newSaveId) => told.push(`worker.afterFork ${newSaveId}`),
+    },
+  };
+  return { operation, told };
+}
+
+describe('save-level operations', () => {
+  it('rewind: the store transaction, then the index cache, then the worker; the next query sees the rewound save', async () => {
+    const narrative = new NarrativeMemory({ store: openInMemoryStore() });
+    await narrative.addMany([1, 2, 3].map((turnId) => ({ saveId: 's', turnId, text: `lantern number ${turnId}` })));
+    expect(await narrative.query('s', 'lantern', { k: 5 })).toHaveLength(3);
+    const { operation, told } = recorded(narrative);
+    const counts = await rewindSave(operation, 's', 1);
+    expect(counts.chunks).toBe(2);
+    expect(told).toEqual(['indexes.afterRewind s 1 2', 'worker.afterRewind s 1']);
+    expect((await narrative.query('s', 'lantern', { k: 5 })).map((hit) => hit.turnId)).toEqual([1]);
+  });
+
+  it('fork: the new save is searchable at once, even after an empty query of it was cached', async () => {
+    const narrative = new NarrativeMemory({ store: openInMemoryStore() });
+    await narrative.addMany([1, 2, 3].map((turnId) => ({ saveId: 's', turnId, text: `lantern number ${turnId}` })));
+    expect(await narrative.query('branch', 'lantern')).toEqual([]);
+    const { operation, told } = recorded(narrative);
+    const counts = await forkSave(operation, 's', 'branch', 2);
+    expect(counts.chunks).toBe(2);
+    expect(told).toEqual(['indexes.forget branch', 'worker.afterFork branch']);
+    expect((await narrative.query('branch', 'lantern', { k: 5 })).map((hit) => hit.turnId).sort()).toEqual([1, 2]);
+  });
+
+  it('a refused operation writes nothing and tells no one', async () => {
+    const narrative = new NarrativeMemory({ store: openInMemoryStore() });
+    await narrative.add({ saveId: 's', turnId: 1, text: 'a lantern' });
+    const { operation, told } = recorded(narrative);
+    await expect(rewindSave(operation, 's', -1)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(forkSave(operation, 's', 's', 1)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(forkSave(operation, 'nothing-here', 'x', 1)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    expect(told).toEqual([]);
+    expect(await narrative.count('s')).toBe(1);
+    expect(await narrative.count('x')).toBe(0);
+  });
+});
