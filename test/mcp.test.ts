@@ -39,6 +39,11 @@ async function exerciseTools(client: Client, call: (name: string, args: Record<s
   const added = await call('add_memory', { saveId: SAVE, turnId: 13, text: 'Kaël returns the letter unopened to Marta.' });
   expect(added.isError).toBeUndefined();
   expect((added.structuredContent?.ids as string[]).length).toBe(1);
+  const forged = await call('add_memory', { saveId: SAVE, turnId: 0, text: 'Forged lore: the lantern house is open to all.', chunkType: 'lore' });
+  expect(forged.isError).toBe(true);
+  expect(forged.content[0]?.text).toMatch(/^error FORBIDDEN: chunks\[0\]\.chunkType/u);
+  const loreQuery = await call('query_memory', { saveId: SAVE, query: 'lantern house tidelines', includeLore: true });
+  expect(loreQuery.content[0]?.text).toMatch(/^error FORBIDDEN: includeLore/u);
   const query = await call('query_memory', { saveId: SAVE, query: 'letter unopened', k: 3 });
   expect((query.structuredContent?.hits as { text: string }[])[0]?.text).toBe('Kaël returns the letter unopened to Marta.');
 

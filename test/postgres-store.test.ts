@@ -201,7 +201,7 @@ for (const target of postgresTargets()) {
         expect(matches.map((match) => match.score)).toEqual([...matches.map((match) => match.score)].sort((a, b) => b - a));
         const exact = new Set(exactNearest(corpus, query, (item) => item.chunkType === 'dialogue', 10));
         expect(matches.filter((match) => exact.has(match.id)).length).toBeGreaterThanOrEqual(9); // approximate, but not by much
-        const window = await store.vectorSearch.search('s', query, { maxTurnId: 700, excludeChunkType: 'narrative' }, 10);
+        const window = await store.vectorSearch.search('s', query, { maxTurnId: 700, excludeChunkTypes: ['narrative'] }, 10);
         expect(window).toHaveLength(10);
         expect(window.every((match) => (byId.get(match.id)?.turnId as number) <= 700 && byId.get(match.id)?.chunkType === 'dialogue')).toBe(true);
         // Both went through HNSW, and its iterative scan filled k: neither was starved and redone exactly.
@@ -244,9 +244,9 @@ for (const target of postgresTargets()) {
         const query = unit(8, { 0: 1 });
         const dialogue = await store.vectorSearch.search('s', query, { chunkType: 'dialogue' }, 10);
         expect(dialogue.map((match) => match.id)).toEqual(exactNearest(corpus, query, (item) => item.chunkType === 'dialogue', 10));
-        const excluded = await store.vectorSearch.search('s', query, { excludeChunkType: 'narrative', maxTurnId: 2020 }, 10);
+        const excluded = await store.vectorSearch.search('s', query, { excludeChunkTypes: ['narrative'], maxTurnId: 2020 }, 10);
         expect(excluded.map((match) => match.id)).toEqual(exactNearest(corpus, query, (item) => item.chunkType !== 'narrative' && item.turnId <= 2020, 10));
-        const window = await store.vectorSearch.search('s', query, { currentTurnId: 1200, maxTurnId: 3 }, 10);
+        const window = await store.vectorSearch.search('s', query, { maxTurnId: 3 }, 10);
         expect(window.map((match) => match.id)).toEqual(exactNearest(corpus, query, (item) => item.turnId <= 3, 10));
         expect(store.vectors.stats.approximate).toBe(3);
         await store.close();

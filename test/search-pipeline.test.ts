@@ -90,7 +90,7 @@ describe('the document-shaped index', () => {
     index.add([document('early', 3_000_000_000, 'narrative'), document('late', 5_000_000_000, 'dialogue'), document('latest', 2 ** 52, 'narrative')]);
     expect(ids(index, { maxPosition: 4_000_000_000 })).toEqual(['early']);
     expect(ids(index, { kind: 'narrative' })).toEqual(['early', 'latest']);
-    expect(ids(index, { excludeKind: 'narrative', maxPosition: 2 ** 53 })).toEqual(['late']);
+    expect(ids(index, { excludeKinds: ['narrative'], maxPosition: 2 ** 53 })).toEqual(['late']);
     expect(ids(index, { kind: 'unknown' })).toEqual([]);
     expect(index.removeAfter(4_000_000_000)).toBe(2);
     expect(ids(index, {})).toEqual(['early']);
@@ -101,7 +101,7 @@ describe('the document-shaped index', () => {
     index.add([document('timeless'), document('typed', 1, 'lore')]);
     expect(ids(index, { maxPosition: 10 })).toEqual(['typed']);
     expect(ids(index, { kind: 'lore' })).toEqual(['typed']);
-    expect(ids(index, { excludeKind: 'lore' })).toEqual(['timeless']);
+    expect(ids(index, { excludeKinds: ['lore'] })).toEqual(['timeless']);
     expect(index.removeAfter(-1)).toBe(1);
     expect(index.removeAt(1, 'lore')).toBe(0);
     expect(index.remove(['timeless', 'absent'])).toBe(1);

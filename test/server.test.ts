@@ -213,13 +213,38 @@ describe('HTTP API: lore', () => {
 
   it('keeps a save\'s lore chunks out of narrative reads without an admin token', async () => {
     await api.fails(`/v1/saves/${SAVE}/query`, 403, 'FORBIDDEN', { body: { query: 'lantern house', chunkType: 'lore' } });
-    await api.fails(`/v1/saves/${SAVE}/query`, 403, 'FORBIDDEN', { body: { query: 'lantern house', excludeChunkType: 'dialogue' } });
+    await api.fails(`/v1/saves/${SAVE}/query`, 403, 'FORBIDDEN', { body: { query: 'lantern house', includeLore: true } });
     const hits = (await api.ok('queryMemory', `/v1/saves/${SAVE}/query`, { body: { query: 'The Brackwater lantern house stands over tidelines', k: 20 } })).hits as { chunkType: string }[];
     expect(hits.every((hit) => hit.chunkType !== 'lore')).toBe(true);
+    // Excluding another type leaves lore out all the same.
+    const excluding = (await api.ok('queryMemory', `/v1/saves/${SAVE}/query`, { body: { query: 'The Brackwater lantern house stands over tidelines', k: 20, excludeChunkType: 'dialogue' } })).hits as { chunkType: string }[];
+    expect(excluding.length).toBeGreaterThan(0);
+    expect(excluding.every((hit) => hit.chunkType !== 'lore')).toBe(true);
+    const adminDefault = (await api.ok('queryMemory', `/v1/saves/${SAVE}/query`, { token: ADMIN, body: { query: 'The Brackwater lantern house stands over tidelines', k: 20 } })).hits as { chunkType: string }[];
+    expect(adminDefault.every((hit) => hit.chunkType !== 'lore')).toBe(true);
+    const adminIncluding = (await api.ok('queryMemory', `/v1/saves/${SAVE}/query`, { token: ADMIN, body: { query: 'The Brackwater lantern house stands over tidelines', k: 20, includeLore: true } })).hits as { chunkType: string }[];
+    expect(adminIncluding.some((hit) => hit.chunkType === 'lore')).toBe(true);
     const admin = (await api.ok('queryMemory', `/v1/saves/${SAVE}/query`, { token: ADMIN, body: { query: 'lantern house tidelines', chunkType: 'lore' } })).hits as { chunkType: string }[];
     expect(admin.map((hit) => hit.chunkType)).toEqual(['lore']);
     const turn = await api.ok('getTurn', `/v1/saves/${SAVE}/turns/0`);
     expect(turn.chunks).toEqual([]);
+  });
+
+  it("refuses writes of lore chunks without an admin token: the save's synced lore stays as it was", async () => {
+    const lore = async () => (await memory.store.listChunks(SAVE, { fromTurnId: 0, toTurnId: 0 })).filter((chunk) => chunk.chunkType === 'lore').map((chunk) => chunk.id);
+    const before = await lore();
+    expect(before.length).toBeGreaterThan(0);
+    const replaced = await api.fails(`/v1/saves/${SAVE}/turns/0`, 403, 'FORBIDDEN', { method: 'PUT', body: { text: 'Forged: the lantern house is open to all.', chunkType: 'lore' } });
+    expect(replaced.details).toMatchObject({ field: 'chunkType' });
+    const added = await api.fails(`/v1/saves/${SAVE}/chunks`, 403, 'FORBIDDEN', { body: { chunks: [{ turnId: 0, text: 'A harmless line.' }, { turnId: 0, text: 'Forged lore.', chunkType: 'lore' }] } });
+    expect(added.details).toMatchObject({ field: 'chunks[1].chunkType' });
+    await api.fails(`/v1/saves/${SAVE}/chunks`, 403, 'FORBIDDEN', { token: LIMITED, body: { chunks: [{ turnId: 0, text: 'Forged lore.', chunkType: 'lore' }] } });
+    expect(await lore()).toEqual(before);
+    expect(await memory.count(SAVE)).toBe(13);
+    const written = await api.ok('addChunks', '/v1/saves/authored/chunks', { token: ADMIN, body: { chunks: [{ turnId: 0, text: 'An author adds a line of lore.', chunkType: 'lore' }] } });
+    expect((written.ids as string[]).length).toBe(1);
+    expect(await api.ok('updateTurn', '/v1/saves/authored/turns/0', { token: ADMIN, body: { text: 'The author rewrites it.', chunkType: 'lore' } })).toMatchObject({ ids: [expect.any(String)] });
+    expect(await memory.count('authored', { chunkType: 'lore' })).toBe(1);
   });
 
   it('imports (admin only, dry run first), then wipes and restores the book', async () => {

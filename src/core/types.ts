@@ -9,6 +9,9 @@ export type Metadata = { [key: string]: JsonValue };
 /** The chunk type used when none is given. */
 export const DEFAULT_CHUNK_TYPE = 'narrative';
 
+/** The chunk type of a save's lore chunks (`LoreBook.syncToSave`): left out of every chunk search unless asked for. */
+export const LORE_CHUNK_TYPE = 'lore';
+
 /** What a caller hands in to store one piece of text. */
 export interface ChunkInput {
   /** The save (game, conversation, agent run) this text belongs to. */
@@ -45,8 +48,24 @@ export interface ChunkFilter {
   currentTurnId?: number;
   /** Keep only this chunk type. */
   chunkType?: string;
-  /** Drop this chunk type (the narrative query passes `lore` so lore never eats its k budget). */
+  /** Drop this chunk type. */
   excludeChunkType?: string;
+  /**
+   * Let a save's lore chunks (type `lore`) rank among the others. Default false: a chunk search leaves them out
+   * unless `chunkType: 'lore'` asks for them, so lore (the whole book, whatever a character may know) never takes
+   * the narrative's k budget and reaches a character only through its tags (`lore.search`).
+   */
+  includeLore?: boolean;
+}
+
+/** A chunk filter as every arm of a search applies it (see `resolveChunkFilter`): the lore rule already applied. */
+export interface ChunkSearchFilter {
+  /** Only chunks with turnId <= maxTurnId. */
+  maxTurnId?: number;
+  /** Only chunks of this type. */
+  chunkType?: string;
+  /** No chunks of these types. */
+  excludeChunkTypes?: readonly string[];
 }
 
 /** Options of a hybrid query. */

@@ -5,6 +5,7 @@ import { MnemoError } from '../core/errors.js';
 import { LIMITS, limitExceeded } from '../core/limits.js';
 import { onceLogger, silentLogger } from '../core/logger.js';
 import type { Logger } from '../core/logger.js';
+import { LORE_CHUNK_TYPE } from '../core/types.js';
 import type { Explanation, Hit, Metadata, QueryOptions } from '../core/types.js';
 import { requireSaveId } from '../core/validate.js';
 import { NarrativeMemory } from '../narrative/narrative-memory.js';
@@ -30,8 +31,7 @@ import { loreSourceOf } from './sources/lore-source-of.js';
 import type { LoreRepository } from './sources/lore-source-of.js';
 import { validateLoreEntries } from './validate-lore-entries.js';
 
-/** The chunk type of a save's lore chunks. */
-export const LORE_CHUNK_TYPE = 'lore';
+export { LORE_CHUNK_TYPE } from '../core/types.js';
 
 /** The turn a save's lore chunks sit at: 0, so no rewind (which deletes turns after N >= 0) ever removes them. */
 export const LORE_TURN = 0;
@@ -301,8 +301,9 @@ export class LoreBook {
   /**
    * Embeds a save's lore as chunks of type `lore` at turn 0 (so they survive any rewind), each carrying its entry
    * id, replacing the save's previous lore chunks in one transaction (idempotent). Without `entries`, the whole
-   * book is used. Returns the number of chunks written. Narrative queries should pass `excludeChunkType: 'lore'`
-   * so lore never takes their k budget; `searchSave` searches these chunks on their own.
+   * book is used. Returns the number of chunks written. Chunk queries leave them out unless they ask for them
+   * (`chunkType: 'lore'` or `includeLore`), so lore never takes the narrative's k budget; `searchSave` searches
+   * these chunks on their own.
    */
   async syncToSave(saveId: string, entries?: readonly SaveLoreEntry[]): Promise<number> {
     requireSaveId(saveId);
@@ -321,7 +322,7 @@ export class LoreBook {
   }
 
   /** Searches only a save's lore chunks (its own k budget), each hit with the book entry it stands for. */
-  async searchSave(saveId: string, query: string, options: Omit<QueryOptions, 'chunkType' | 'excludeChunkType'> = {}): Promise<SaveLoreHit[]> {
+  async searchSave(saveId: string, query: string, options: Omit<QueryOptions, 'chunkType' | 'excludeChunkType' | 'includeLore'> = {}): Promise<SaveLoreHit[]> {
     const hits = await this.narrative.query(saveId, query, { ...options, chunkType: LORE_CHUNK_TYPE });
     const ids = [...new Set(hits.flatMap((hit) => (hit.entryId === null ? [] : [hit.entryId])))];
     const entries = new Map((await this.store.lore.get(ids)).map((entry) => [entry.id, entry]));

@@ -1,5 +1,8 @@
-// A save's chunks as the corpus index holds them: a chunk's turn is its position, its type its kind.
-import type { ChunkFilter } from '../core/types.js';
+// A save's chunks as the corpus index holds them: a chunk's turn is its position, its type its kind; and the one resolution of a chunk filter.
+import { MnemoError } from '../core/errors.js';
+import { LORE_CHUNK_TYPE } from '../core/types.js';
+import type { ChunkFilter, ChunkSearchFilter } from '../core/types.js';
+import { optionalChunkType, optionalTurnId } from '../core/validate.js';
 import type { DocumentFilter, IndexDocument } from '../retrieval/corpus-index.js';
 import type { IndexRow } from '../seams/index-row.js';
 
@@ -17,19 +20,45 @@ export function chunkDocument(chunk: IndexRow): IndexDocument {
 }
 
 /**
- * The document filter of a chunk filter: the turn window (the smaller of `maxTurnId` and `currentTurnId`) bounds
- * positions, `chunkType` and `excludeChunkType` keep or drop a kind.
+ * Validates a chunk search's filter options and resolves them into the filter every arm applies (the in-memory
+ * index through `chunkDocumentFilter`, a store's vector search in SQL): the turn window becomes its smaller bound,
+ * and a save's lore chunks are left out unless `chunkType: 'lore'` or `includeLore: true` asks for them.
  *
  * @example
  * ```ts
- * chunkDocumentFilter({ maxTurnId: 9, currentTurnId: 5, excludeChunkType: 'lore' }); // { maxPosition: 5, excludeKind: 'lore' }
+ * resolveChunkFilter({ maxTurnId: 9, currentTurnId: 5 }); // { maxTurnId: 5, excludeChunkTypes: ['lore'] }
+ * resolveChunkFilter({ chunkType: 'lore' }); // { chunkType: 'lore', excludeChunkTypes: [] }
  * ```
  */
-export function chunkDocumentFilter(filter: ChunkFilter): DocumentFilter {
-  const bounds = [filter.maxTurnId, filter.currentTurnId].filter((bound): bound is number => bound !== undefined);
+export function resolveChunkFilter(options: ChunkFilter): ChunkSearchFilter {
+  const bounds = [optionalTurnId(options.maxTurnId, 'maxTurnId'), optionalTurnId(options.currentTurnId, 'currentTurnId')].filter((bound): bound is number => bound !== undefined);
+  const chunkType = optionalChunkType(options.chunkType, 'chunkType');
+  const excluded = optionalChunkType(options.excludeChunkType, 'excludeChunkType');
+  if (options.includeLore !== undefined && typeof options.includeLore !== 'boolean') {
+    throw new MnemoError('INVALID_INPUT', `includeLore: expected true or false, got ${JSON.stringify(options.includeLore)}. Pass true to let a save's lore chunks rank.`, { details: { field: 'includeLore' } });
+  }
+  const includeLore = options.includeLore === true || chunkType === LORE_CHUNK_TYPE;
+  const excludeChunkTypes = [...new Set([...(excluded === undefined ? [] : [excluded]), ...(includeLore ? [] : [LORE_CHUNK_TYPE])])];
   return {
-    ...(bounds.length === 0 ? {} : { maxPosition: Math.min(...bounds) }),
+    ...(bounds.length === 0 ? {} : { maxTurnId: Math.min(...bounds) }),
+    ...(chunkType === undefined ? {} : { chunkType }),
+    excludeChunkTypes,
+  };
+}
+
+/**
+ * The document filter of a resolved chunk filter: the turn bound bounds positions, `chunkType` keeps one kind and
+ * `excludeChunkTypes` drop kinds.
+ *
+ * @example
+ * ```ts
+ * chunkDocumentFilter({ maxTurnId: 5, excludeChunkTypes: ['lore'] }); // { maxPosition: 5, excludeKinds: ['lore'] }
+ * ```
+ */
+export function chunkDocumentFilter(filter: ChunkSearchFilter): DocumentFilter {
+  return {
+    ...(filter.maxTurnId === undefined ? {} : { maxPosition: filter.maxTurnId }),
     ...(filter.chunkType === undefined ? {} : { kind: filter.chunkType }),
-    ...(filter.excludeChunkType === undefined ? {} : { excludeKind: filter.excludeChunkType }),
+    ...(filter.excludeChunkTypes === undefined || filter.excludeChunkTypes.length === 0 ? {} : { excludeKinds: filter.excludeChunkTypes }),
   };
 }

@@ -6,7 +6,7 @@ import { onceLogger, silentLogger } from '../core/logger.js';
 import type { Logger } from '../core/logger.js';
 import { DEFAULT_CHUNK_TYPE } from '../core/types.js';
 import type { ChunkInput, Hit, Metadata, QueryOptions } from '../core/types.js';
-import { optionalChunkType, optionalTurnId, requireSaveId, requireTurnId } from '../core/validate.js';
+import { optionalChunkType, requireSaveId, requireTurnId } from '../core/validate.js';
 import { embedInBatches } from '../embedders/embed-in-batches.js';
 import type { EmbeddingCache } from '../embedders/embedding-cache.js';
 import type { Analyzer } from '../retrieval/corpus-index.js';
@@ -19,7 +19,7 @@ import type { Reranker } from '../seams/reranker.js';
 import type { NewChunk, Store } from '../seams/store.js';
 import type { VectorSearch } from '../seams/vector-search.js';
 import type { WriteResult } from '../seams/write-result.js';
-import { chunkDocument, chunkDocumentFilter } from './chunk-document.js';
+import { chunkDocument, chunkDocumentFilter, resolveChunkFilter } from './chunk-document.js';
 import { prepareChunk } from './prepare-chunk.js';
 
 /** What narrative memory is built from. */
@@ -198,19 +198,14 @@ export class NarrativeMemory {
 
   /**
    * Hybrid search over one save: BM25 with the save's own statistics and the embedder's vectors, each filtered
-   * before ranking, capped, fused (z-score by default), boosted by focus terms and optionally reranked. BM25 always
+   * before ranking (the save's lore chunks are left out unless `chunkType: 'lore'` or `includeLore` asks for them), capped, fused (z-score by default), boosted by focus terms and optionally reranked. BM25 always
    * runs on the in-memory index; the vectors are searched in memory, or by the store when it can (`vectorSearch`).
    */
   async query(saveId: string, text: string, queryOptions: QueryOptions = {}): Promise<Hit[]> {
     const options: QueryOptions = { ...this.queryDefaults, ...queryOptions };
     requireSaveId(saveId);
     const request = resolveSearchRequest('narrative', text, options);
-    const filter = {
-      maxTurnId: optionalTurnId(options.maxTurnId, 'maxTurnId'),
-      currentTurnId: optionalTurnId(options.currentTurnId, 'currentTurnId'),
-      chunkType: optionalChunkType(options.chunkType, 'chunkType'),
-      excludeChunkType: optionalChunkType(options.excludeChunkType, 'excludeChunkType'),
-    };
+    const filter = resolveChunkFilter(options);
     const index = await this.cache.get(saveId);
     const vectorSearch = this.vectorSearch;
     const vectorOptions = { neighbourWeight: this.neighbourWeight };

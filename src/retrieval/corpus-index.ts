@@ -73,8 +73,8 @@ export interface DocumentFilter {
   maxPosition?: number;
   /** Only documents of this kind. */
   kind?: string;
-  /** No documents of this kind. */
-  excludeKind?: string;
+  /** No documents of these kinds. */
+  excludeKinds?: readonly string[];
   /** Only documents whose every label is one of these (a document without labels always passes). */
   labelsWithin?: Iterable<string>;
 }
@@ -376,26 +376,27 @@ export class CorpusIndex {
    *
    * @example
    * ```ts
-   * index.filterFor({ maxPosition: 12, excludeKind: 'lore' });
+   * index.filterFor({ maxPosition: 12, excludeKinds: ['lore'] });
    * ```
    */
   filterFor(filter: DocumentFilter): SlotFilter | undefined {
     const { maxPosition } = filter;
     // A kind the index has never seen matches no document: -2 is no slot's kind id (-1 is "no kind").
     const keep = filter.kind === undefined ? undefined : (this.kindNames.get(filter.kind) ?? -2);
-    const drop = filter.excludeKind === undefined ? undefined : (this.kindNames.get(filter.excludeKind) ?? -2);
+    // Kinds the index has never seen drop nothing.
+    const drop = filter.excludeKinds === undefined ? [] : filter.excludeKinds.flatMap((kind) => { const id = this.kindNames.get(kind); return id === undefined ? [] : [id]; });
     const labels = filter.labelsWithin === undefined ? undefined : this.labelSubsetFilter(filter.labelsWithin);
-    const attributes = maxPosition === undefined && keep === undefined && drop === undefined ? undefined : this.attributeFilter(maxPosition, keep, drop);
+    const attributes = maxPosition === undefined && keep === undefined && drop.length === 0 ? undefined : this.attributeFilter(maxPosition, keep, drop);
     return combineFilters(attributes, labels);
   }
 
-  private attributeFilter(maxPosition: number | undefined, keep: number | undefined, drop: number | undefined): SlotFilter {
+  private attributeFilter(maxPosition: number | undefined, keep: number | undefined, drop: readonly number[]): SlotFilter {
     const positions = this.positions;
     const kindIds = this.kindIds;
     return (slot) =>
       (maxPosition === undefined || (positions[slot] as number) <= maxPosition) &&
       (keep === undefined || kindIds[slot] === keep) &&
-      (drop === undefined || kindIds[slot] !== drop);
+      (drop.length === 0 || !drop.includes(kindIds[slot] as number));
   }
 
   /**

@@ -1,5 +1,5 @@
 // The optional vector-search capability of a store (pgvector): the semantic arm searched where the vectors are kept.
-import type { ChunkFilter } from '../core/types.js';
+import type { ChunkSearchFilter } from '../core/types.js';
 import type { IndexRow } from './index-row.js';
 
 /** Options of a store's vector search. */
@@ -48,12 +48,12 @@ export interface VectorMatch {
 export interface VectorSearch {
   /**
    * The `limit` chunks of a save nearest to `vector` by cosine similarity, among the chunks with a vector of its
-   * length that `filter` permits. Filters apply before ranking, never after, and never starve the result: when
+   * length that `filter` permits (as the engine resolved it: the store adds no rule of its own). Filters apply before ranking, never after, and never starve the result: when
    * `limit` permitted chunks with such vectors exist, `limit` come back (an approximate search that finds fewer
    * is redone exactly). Best first; ties in insertion order. See `VectorSearchOptions` for neighbour context and
    * the score totals of an exact search.
    */
-  search(saveId: string, vector: Float32Array, filter: ChunkFilter, limit: number, options?: VectorSearchOptions): Promise<VectorMatch[]>;
+  search(saveId: string, vector: Float32Array, filter: ChunkSearchFilter, limit: number, options?: VectorSearchOptions): Promise<VectorMatch[]>;
   /**
    * The cosine similarity to `vector` of given chunks of a save, by id, scored as `search` scores them (with the
    * same neighbour context); chunks without a vector of that length are left out. Z-score fusion uses it for the

@@ -32,22 +32,33 @@ export function characterTags(principal: Principal, tags: readonly string[] | un
 
 /**
  * The chunk-type filter of a narrative read. A save may hold its lore as chunks of type `lore` (the whole book,
- * whatever a character may know), so without an admin token they are always left out: the filter becomes
- * `excludeChunkType: 'lore'`, asking for `chunkType: 'lore'` is FORBIDDEN, and so is excluding another type
- * instead (which would let lore chunks back in; ask for one `chunkType` instead).
+ * whatever a character may know); the library leaves them out of a search unless asked, and without an admin
+ * token asking is FORBIDDEN (`chunkType: 'lore'` or `includeLore: true`): a character reaches lore only through
+ * its tags (`POST /v1/lore/search`, the context builder).
  */
-export function narrativeTypeFilter(principal: Principal, filter: Pick<ChunkFilter, 'chunkType' | 'excludeChunkType'>): Pick<ChunkFilter, 'chunkType' | 'excludeChunkType'> {
+export function narrativeTypeFilter(principal: Principal, filter: Pick<ChunkFilter, 'chunkType' | 'excludeChunkType' | 'includeLore'>): Pick<ChunkFilter, 'chunkType' | 'excludeChunkType' | 'includeLore'> {
   if (principal.admin) return filter;
-  if (filter.chunkType === LORE_CHUNK_TYPE) {
-    throw new MnemoError('FORBIDDEN', 'chunkType: a save\'s lore chunks hold the whole lore book, so only an admin token may read them. Use POST /v1/lore/search with the character\'s tags.', { details: { field: 'chunkType' } });
+  if (filter.chunkType === LORE_CHUNK_TYPE || filter.includeLore === true) {
+    const field = filter.chunkType === LORE_CHUNK_TYPE ? 'chunkType' : 'includeLore';
+    throw new MnemoError('FORBIDDEN', `${field}: a save's lore chunks hold the whole lore book, so only an admin token may read them. Use POST /v1/lore/search with the character's tags.`, { details: { field } });
   }
-  if (filter.chunkType !== undefined) return { chunkType: filter.chunkType };
-  if (filter.excludeChunkType !== undefined && filter.excludeChunkType !== LORE_CHUNK_TYPE) {
-    throw new MnemoError('FORBIDDEN', `excludeChunkType: without an admin token lore chunks are always excluded, so another type (${JSON.stringify(filter.excludeChunkType)}) cannot be excluded instead. Ask for the type you want with chunkType.`, {
-      details: { field: 'excludeChunkType' },
-    });
-  }
-  return { excludeChunkType: LORE_CHUNK_TYPE };
+  return { chunkType: filter.chunkType, excludeChunkType: filter.excludeChunkType, includeLore: false };
+}
+
+/**
+ * Refuses a write of lore chunks (type `lore`) without an admin token: a save's lore is the book's, written by
+ * `lore.syncToSave` or an admin, never forged by a game token (it would replace the synced lore of turn 0).
+ *
+ * @example
+ * ```ts
+ * requireLoreWriter(gameToken, 'lore', 'chunks[1].chunkType'); // throws FORBIDDEN (HTTP 403)
+ * ```
+ */
+export function requireLoreWriter(principal: Principal, chunkType: string | undefined, field: string): void {
+  if (principal.admin || chunkType !== LORE_CHUNK_TYPE) return;
+  throw new MnemoError('FORBIDDEN', `${field}: chunks of type "lore" are the save's copy of the lore book, so only an admin token may write them. Write narrative chunks (another chunkType), and import lore with POST /v1/lore/import.`, {
+    details: { field },
+  });
 }
 
 /** The type a listing of chunks leaves out: `lore`, unless the caller is an admin. */

@@ -304,6 +304,14 @@ export function runLoreContract(name: string, factory: StoreFactory): void {
         const narrative = await memory.query('run', 'Salt Toll barge Toll Bridge', { k: 5, excludeChunkType: 'lore' });
         expect(narrative).toHaveLength(5);
         expect(narrative.every((hit) => hit.chunkType === 'narrative')).toBe(true);
+        // A plain query leaves the save's lore out too (faction lore included): lore reaches a character only through its tags.
+        const plain = await memory.query('run', 'The Salt Toll of the Lamplighters faction', { k: 50 });
+        expect(plain.map((hit) => hit.chunkType)).toEqual(Array.from({ length: 6 }, () => 'narrative'));
+        expect((await memory.query('run', 'Salt Toll', { k: 50, excludeChunkType: 'dialogue' })).every((hit) => hit.chunkType === 'narrative')).toBe(true);
+        const asked = await memory.query('run', 'The Salt Toll of the Lamplighters faction', { k: 50, includeLore: true });
+        expect(asked.filter((hit) => hit.chunkType === 'lore').length).toBeGreaterThan(0);
+        expect((await memory.query('run', 'Salt Toll', { k: 50, chunkType: 'lore' })).every((hit) => hit.chunkType === 'lore')).toBe(true);
+        await expect(memory.query('run', 'Salt Toll', { includeLore: 'yes' as never })).rejects.toMatchObject({ code: 'INVALID_INPUT', details: { field: 'includeLore' } });
         expect(await memory.rewind('run', 0)).toBe(6);
         const [hit] = await memory.lore.searchSave('run', 'salt barge toll', { k: 1 });
         expect(hit).toMatchObject({ turnId: 0, chunkType: 'lore', entry: { title: 'The Salt Toll' } });

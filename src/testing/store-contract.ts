@@ -73,7 +73,7 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
       await memory.add({ saveId: 's', turnId: 3, text: 'Old lore of bridges.', chunkType: 'lore' });
       await memory.add({ saveId: 's', turnId: 4, text: 'The bridge is crossed.' });
       const [replacement] = await memory.updateTurn({ saveId: 's', turnId: 3, text: 'The bridge collapses into the gorge.' });
-      const hits = await memory.query('s', 'bridge', { k: 10 });
+      const hits = await memory.query('s', 'bridge', { k: 10, includeLore: true });
       expect(hits.map((hit) => hit.text).sort()).toEqual(['Old lore of bridges.', 'The bridge collapses into the gorge.', 'The bridge is crossed.'].sort());
       expect(hits.find((hit) => hit.text.includes('collapses'))?.id).toBe(replacement);
       expect(await memory.count('s')).toBe(3);

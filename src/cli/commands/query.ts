@@ -11,6 +11,7 @@ interface QueryFlags {
   focus?: string;
   type?: string;
   excludeType?: string;
+  includeLore?: boolean;
   json?: boolean;
 }
 
@@ -27,6 +28,7 @@ export function registerQuery(program: Command, output: Output): void {
     .option('--focus <terms>', 'comma-separated focus terms (place, characters on scene)')
     .option('--type <chunkType>', 'only this chunk type')
     .option('--exclude-type <chunkType>', 'never this chunk type')
+    .option('--include-lore', "let the save's lore chunks rank too (left out by default; --type lore searches only them)")
     .option('--json', 'print JSON')
     .action(async (saveId: string, words: string[], flags: QueryFlags, command: Command) => {
       let chunks = 0;
@@ -39,6 +41,7 @@ export function registerQuery(program: Command, output: Output): void {
           focusTerms: flags.focus?.split(',').map((term) => term.trim()).filter(Boolean),
           chunkType: flags.type,
           excludeChunkType: flags.excludeType,
+          includeLore: flags.includeLore,
         });
       });
       if (flags.json) output.out(JSON.stringify(hits, null, 2));

@@ -4,7 +4,7 @@ import { MnemoError } from '../../core/errors.js';
 import type { Metadata } from '../../core/types.js';
 import type { Mnemo } from '../../open-memory.js';
 import { allowsSave, requireSave } from '../access.js';
-import { listingExclusion, narrativeTypeFilter } from '../lore-guard.js';
+import { listingExclusion, narrativeTypeFilter, requireLoreWriter } from '../lore-guard.js';
 import { DEFAULT_PAGE, defineRoute, nextOffset } from '../route.js';
 import type { Route } from '../route.js';
 import { addChunksBody, chunkPageQuery, forkBody, pageQuery, queryBody, rewindBody, saveParams, turnParams, updateTurnBody } from '../schemas/requests.js';
@@ -94,12 +94,14 @@ export const narrativeRoutes: Route[] = [
     path: '/v1/saves/:saveId/turns/:turnId',
     operationId: 'updateTurn',
     summary: "Replace a turn's chunks of one type (default narrative) with new text, atomically",
+    description: 'Chunks of type `lore` (a save\'s copy of the lore book) need an admin token.',
     tag: 'narrative',
     access: 'save',
     params: turnParams,
     body: updateTurnBody,
     response: idsSchema,
-    async handle({ params, body, memory }) {
+    async handle({ params, body, principal, memory }) {
+      requireLoreWriter(principal, body.chunkType, 'chunkType');
       return { ids: await memory.updateTurn({ saveId: params.saveId, turnId: params.turnId, text: body.text, chunkType: body.chunkType }) };
     },
   }),
@@ -126,13 +128,15 @@ export const narrativeRoutes: Route[] = [
     path: '/v1/saves/:saveId/chunks',
     operationId: 'addChunks',
     summary: 'Add chunks (one turn, or several) in one transaction: all land, or none',
+    description: 'Chunks of type `lore` (a save\'s copy of the lore book) need an admin token.',
     tag: 'narrative',
     access: 'save',
     params: saveParams,
     body: addChunksBody,
     response: idsSchema,
     status: 201,
-    async handle({ params, body, memory }) {
+    async handle({ params, body, principal, memory }) {
+      body.chunks.forEach((chunk, index) => requireLoreWriter(principal, chunk.chunkType, `chunks[${index}].chunkType`));
       return { ids: await memory.addMany(body.chunks.map((chunk) => ({ ...chunk, metadata: chunk.metadata as Metadata | undefined, saveId: params.saveId }))) };
     },
   }),
@@ -141,15 +145,15 @@ export const narrativeRoutes: Route[] = [
     path: '/v1/saves/:saveId/query',
     operationId: 'queryMemory',
     summary: 'Hybrid search of a save (words and meaning), each hit with why it ranked',
-    description: 'Filters (turn window, chunk type) apply before ranking. Without an admin token, lore chunks are always excluded.',
+    description: "Filters (turn window, chunk type) apply before ranking. The save's lore chunks are left out unless `chunkType: \"lore\"` or `includeLore` asks for them, which needs an admin token.",
     tag: 'narrative',
     access: 'save',
     params: saveParams,
     body: queryBody,
     response: z.object({ hits: z.array(hitSchema) }),
     async handle({ params, body, principal, memory }) {
-      const { query, chunkType, excludeChunkType, ...options } = body;
-      return { hits: await memory.query(params.saveId, query, { ...options, ...narrativeTypeFilter(principal, { chunkType, excludeChunkType }) }) };
+      const { query, chunkType, excludeChunkType, includeLore, ...options } = body;
+      return { hits: await memory.query(params.saveId, query, { ...options, ...narrativeTypeFilter(principal, { chunkType, excludeChunkType, includeLore }) }) };
     },
   }),
   defineRoute({

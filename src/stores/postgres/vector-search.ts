@@ -1,5 +1,5 @@
 // The semantic arm in PostgreSQL: one HNSW index per vector length, and filtered searches that never starve.
-import type { ChunkFilter } from '../../core/types.js';
+import type { ChunkSearchFilter } from '../../core/types.js';
 import type { ScoreTotals, VectorMatch } from '../../seams/vector-search.js';
 import { SCHEMA_LOCK_SQL } from './migrations.js';
 import { quoteIdentifier } from './identifiers.js';
@@ -56,12 +56,6 @@ function addTotals(statistics: ScoreTotals, row: ExactRow | undefined): void {
   statistics.count += count;
   statistics.sum += sum;
   statistics.sumOfSquares += squares;
-}
-
-/** The smaller of the turn bounds, if any. */
-function maxTurn(filter: ChunkFilter): number | undefined {
-  const bounds = [filter.maxTurnId, filter.currentTurnId].filter((bound): bound is number => bound !== undefined);
-  return bounds.length === 0 ? undefined : Math.min(...bounds);
 }
 
 interface Prepared {
@@ -131,15 +125,14 @@ export class PostgresVectorSearch {
     this.indexed.add(dimensions);
   }
 
-  private prepare(saveId: string, vector: Float32Array, filter: ChunkFilter, limit: number): Prepared {
+  private prepare(saveId: string, vector: Float32Array, filter: ChunkSearchFilter, limit: number): Prepared {
     const params: unknown[] = [saveId, vectorToLiteral(vector), limit];
     const dimensions = vector.length;
     const base = `save_id = $1 AND vector_dims(embedding) = ${dimensions}`;
     let filters = '';
-    const turn = maxTurn(filter);
-    if (turn !== undefined) filters += ` AND turn_id <= $${params.push(turn)}`;
+    if (filter.maxTurnId !== undefined) filters += ` AND turn_id <= $${params.push(filter.maxTurnId)}`;
     if (filter.chunkType !== undefined) filters += ` AND chunk_type = $${params.push(filter.chunkType)}`;
-    if (filter.excludeChunkType !== undefined) filters += ` AND chunk_type <> $${params.push(filter.excludeChunkType)}`;
+    if (filter.excludeChunkTypes !== undefined && filter.excludeChunkTypes.length > 0) filters += ` AND chunk_type <> ALL($${params.push([...filter.excludeChunkTypes])}::text[])`;
     return { base, filters, params, dimensions };
   }
 
@@ -238,7 +231,7 @@ export class PostgresVectorSearch {
    * (`4 x limit`, at least 100, at most 1,000, found through HNSW) and their neighbours. An exact search adds the
    * totals of every permitted chunk's score to `statistics`.
    */
-  async search(saveId: string, vector: Float32Array, filter: ChunkFilter, limit: number, neighbourWeight = 0, statistics?: ScoreTotals): Promise<VectorMatch[]> {
+  async search(saveId: string, vector: Float32Array, filter: ChunkSearchFilter, limit: number, neighbourWeight = 0, statistics?: ScoreTotals): Promise<VectorMatch[]> {
     if (limit <= 0 || vector.length === 0) return [];
     const prepared = this.prepare(saveId, vector, filter, limit);
     const context = neighbourWeight > 0;
@@ -292,7 +285,7 @@ export class PostgresVectorSearch {
    * The plan PostgreSQL picks for the approximate query (EXPLAIN), with the same settings a search uses:
    * for tests and diagnostics ("is the HNSW index used?").
    */
-  async explainApproximate(saveId: string, vector: Float32Array, filter: ChunkFilter, limit: number): Promise<string> {
+  async explainApproximate(saveId: string, vector: Float32Array, filter: ChunkSearchFilter, limit: number): Promise<string> {
     const prepared = this.prepare(saveId, vector, filter, limit);
     return this.sql.transaction(async (client) => {
       await this.tune(client, limit);
