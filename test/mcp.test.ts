@@ -14,7 +14,8 @@ import { MARTA, MARTA_TAGS, SAVE, seedScene } from './serving-fixture.js';
 const dir = tempDir();
 const ROOT = join(import.meta.dirname, '..');
 const CLI = join(import.meta.dirname, 'fixtures', 'cli-child.ts');
-const TOOLS = ['add_memory', 'build_context', 'lore_search', 'query_memory', 'recall', 'remember', 'rewind'];
+const TOOLS = ['add_memory', 'build_context', 'fork_save', 'list_beliefs', 'list_facts', 'list_mental_models', 'list_saves', 'lore_search', 'query_memory', 'recall', 'remember', 'rewind'];
+const WRITERS = { add_memory: { destructiveHint: false, idempotentHint: false }, fork_save: { destructiveHint: false, idempotentHint: false }, remember: { destructiveHint: true, idempotentHint: true }, rewind: { destructiveHint: true, idempotentHint: true } } as Record<string, object>;
 
 type ToolResult = { isError?: boolean; content: { type: string; text: string }[]; structuredContent?: Record<string, unknown> };
 
@@ -34,7 +35,13 @@ async function exerciseTools(client: Client, call: (name: string, args: Record<s
   const context = tools.find((tool) => tool.name === 'build_context');
   expect(context?.inputSchema.required).toEqual(expect.arrayContaining(['saveId', 'character', 'message', 'tags']));
   expect(Object.keys(context?.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['budget', 'currentTurnId', 'template', 'variables']));
-  for (const tool of tools) expect(tool.description?.length, tool.name).toBeGreaterThan(20);
+  for (const tool of tools) {
+    expect(tool.description?.length, tool.name).toBeGreaterThan(20);
+    expect(tool.title?.length, tool.name).toBeGreaterThan(5);
+    expect(tool.annotations, tool.name).toMatchObject({ title: tool.title, openWorldHint: false, readOnlyHint: WRITERS[tool.name] === undefined, ...WRITERS[tool.name] });
+    for (const [field, schema] of Object.entries(tool.inputSchema.properties ?? {})) expect((schema as { description?: string }).description, `${tool.name}.${field}`).toMatch(/\S/u);
+  }
+  expect(client.getInstructions()).toMatch(/rewind deletes everything of a save after a turn[\s\S]*always pass its tags/u);
 
   const added = await call('add_memory', { saveId: SAVE, turnId: 13, text: 'Kaël returns the letter unopened to Marta.' });
   expect(added.isError).toBeUndefined();
@@ -46,8 +53,17 @@ async function exerciseTools(client: Client, call: (name: string, args: Record<s
   expect(loreQuery.content[0]?.text).toMatch(/^error FORBIDDEN: includeLore/u);
   const query = await call('query_memory', { saveId: SAVE, query: 'letter unopened', k: 3 });
   expect((query.structuredContent?.hits as { text: string }[])[0]?.text).toBe('Kaël returns the letter unopened to Marta.');
+  const lines = query.content[0]?.text.split('\n') ?? [];
+  expect(lines).toHaveLength(3);
+  expect(lines[0]).toMatch(/^turn 13 · narrative · [0-9a-f]{8}: Kaël returns the letter unopened to Marta\.$/u);
+  expect((await call('query_memory', { saveId: SAVE, query: 'letter unopened', k: 1, scores: true })).content[0]?.text).toMatch(/^turn 13 · narrative · [0-9a-f]{8} · score \d+\.\d{3} \(words #1/u);
 
-  expect((await call('remember', { scope: 'notes', key: 'debt', value: { owed: 3, to: 'Rowan' } })).isError).toBeUndefined();
+  expect((await call('list_saves', {})).content[0]?.text).toMatch(new RegExp(`^${SAVE} · 14 chunks · turns 0-13 · 4 facts · 3 beliefs · 1 model$`, 'mu'));
+  expect((await call('list_facts', { saveId: SAVE, entity: 'Rowan' })).content[0]?.text).toMatch(/^turn 11 · fact \d+: Rowan threatened Marta over a debt\.\nturn 3 · fact \d+: Rowan gave Marta a sack of untaxed salt\.$/u);
+  expect((await call('list_beliefs', { saveId: SAVE, subject: MARTA })).content[0]?.text).toMatch(/^belief \d+ · Marta · NEW · 1 fact: Marta fears Rowan\.$/mu);
+  expect((await call('list_mental_models', { saveId: SAVE, subject: MARTA })).content[0]?.text).toMatch(/^Marta · turn 11 · model \d+: Marta runs the Sunken Bell/u);
+
+  expect((await call('remember', { scope: 'notes', key: 'debt', value: { owed: 3, to: 'Rowan' } })).content[0]?.text).toBe('Remembered debt [notes]: {"owed":3,"to":"Rowan"}');
   const recalled = await call('recall', { query: 'debt', scope: 'notes' });
   expect(recalled.structuredContent?.entries).toEqual([expect.objectContaining({ key: 'debt', value: { owed: 3, to: 'Rowan' } })]);
 
@@ -64,7 +80,12 @@ async function exerciseTools(client: Client, call: (name: string, args: Record<s
   expect(built.content[0]?.text).not.toMatch(/lantern house|tidelines/iu);
   expect((built.structuredContent?.tokens as { used: number }).used).toBeLessThanOrEqual(800);
 
-  expect((await call('rewind', { saveId: SAVE, turnId: 12 })).structuredContent).toMatchObject({ chunks: 1 });
+  const forked = await call('fork_save', { saveId: SAVE, newSaveId: 'notes', atTurn: 13 });
+  expect(forked.content[0]?.text).toBe(`Forked ${SAVE} at turn 13 into notes: 14 chunks, 4 facts, 3 beliefs, 1 mental model.`);
+  const rewound = await call('rewind', { saveId: SAVE, turnId: 12 });
+  expect(rewound.structuredContent).toMatchObject({ chunks: 1 });
+  expect(rewound.content[0]?.text).toMatch(new RegExp(`^Rewound ${SAVE} to turn 12: removed 1 chunk, 0 facts, `, 'u'));
+  expect((await call('query_memory', { saveId: 'notes', query: 'letter unopened', k: 1 })).content[0]?.text).toContain('Kaël returns the letter unopened to Marta.');
   const after = await call('query_memory', { saveId: SAVE, query: 'letter unopened', k: 3 });
   expect((after.structuredContent?.hits as { text: string }[]).map((hit) => hit.text)).not.toContain('Kaël returns the letter unopened to Marta.');
 

@@ -54,14 +54,17 @@ export function compactModels(models: readonly MentalModel[]): string {
 }
 
 /**
- * Saves, one line each: id, chunks and turn range.
+ * Saves, one line each: id, chunks and turn range, and the living layer's counts when given (and not zero).
  *
  * @example
  * ```ts
  * compactSaves(await memory.listSaves()); // 'run-1 · 40 chunks · turns 0-39'
  * ```
  */
-export function compactSaves(saves: readonly SaveSummary[]): string {
+export function compactSaves(saves: readonly (Pick<SaveSummary, 'saveId' | 'chunks' | 'minTurnId' | 'maxTurnId'> & { facts?: number; beliefs?: number; models?: number })[]): string {
   if (saves.length === 0) return 'No save.';
-  return saves.map((save) => `${save.saveId} · ${save.chunks} chunk${save.chunks === 1 ? '' : 's'}${save.minTurnId === null ? '' : ` · turns ${save.minTurnId}-${save.maxTurnId}`}`).join('\n');
+  const count = (value: number | undefined, name: string) => (value === undefined || value === 0 ? '' : ` · ${value} ${name}${value === 1 ? '' : 's'}`);
+  return saves
+    .map((save) => `${save.saveId}${count(save.chunks, 'chunk') || ' · 0 chunks'}${save.minTurnId === null ? '' : ` · turns ${save.minTurnId}-${save.maxTurnId}`}${count(save.facts, 'fact')}${count(save.beliefs, 'belief')}${count(save.models, 'model')}`)
+    .join('\n');
 }

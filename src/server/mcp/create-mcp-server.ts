@@ -1,9 +1,15 @@
-// The MCP server: Mnemo's tools (remember, recall, query_memory, rewind, lore_search, build_context, add_memory) for one caller.
+// The MCP server: Mnemo's tools (narrative, living, lore, context, remember / recall) for one caller, with compact text results.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { compactBeliefs, compactEntries, compactEntry, compactFacts, compactHits, compactLoreHits, compactModels, compactSaves } from '../../compact/index.js';
+import type { Fact, MentalModel } from '../../core/living-types.js';
 import { MnemoError, asBusyError, isMnemoError } from '../../core/errors.js';
 import { LIMITS } from '../../core/limits.js';
+import type { Hit } from '../../core/types.js';
+import type { BeliefView } from '../../living/living-memory.js';
+import type { LoreHit } from '../../lore/lore-book.js';
+import type { MemoryEntry } from '../../recall/memory-entry.js';
 import { silentLogger } from '../../core/logger.js';
 import type { Logger } from '../../core/logger.js';
 import type { Mnemo } from '../../open-memory.js';
@@ -13,9 +19,47 @@ import type { InFlight } from '../in-flight.js';
 import type { Route } from '../route.js';
 import { API_ROUTES } from '../routes/index.js';
 import { invalidInput } from '../invalid-input.js';
-import { chunkInputSchema, contextBody, loreSearchBody, queryBody, recallBody, rememberBody, rewindBody, saveIdSchema } from '../schemas/requests.js';
+import { chunkInputSchema, contextBody, forkBody, loreSearchBody, queryBody, recallBody, rememberBody, rewindBody, saveIdSchema, turnIdSchema } from '../schemas/requests.js';
+import type { forkCountsSchema, rewindCountsSchema, saveOverviewSchema } from '../schemas/responses.js';
+import { MCP_INSTRUCTIONS } from './mcp-instructions.js';
 
 const withSave = { saveId: saveIdSchema };
+const scores = z.boolean().optional().describe("Add each hit's score and its rank in each arm to the text (default false).");
+const limit = z.number().int().min(1).max(1000).optional().describe('How many to return (default 20, at most 1000).');
+const maxTurnId = turnIdSchema.optional().describe('Only what existed by this turn.');
+
+const factsTool = z.strictObject({
+  ...withSave,
+  turnId: turnIdSchema.optional().describe('Only the facts of this turn.'),
+  maxTurnId,
+  entity: z.string().min(1).max(200).optional().describe('Only facts naming this entity (a character, place or thing; case-insensitive, exact).'),
+  limit,
+});
+const beliefsTool = z.strictObject({
+  ...withSave,
+  subject: z.string().max(200).optional().describe('Only beliefs about this subject, e.g. "Marta" ("" = the world).'),
+  maxTurnId,
+  nowTurn: turnIdSchema.optional().describe('Read trends at this turn (default: the latest).'),
+  limit,
+});
+const modelsTool = z.strictObject({ ...withSave, subject: z.string().max(200).optional().describe('Only the profile of this subject, e.g. "Marta".'), maxTurnId, limit });
+const listSavesTool = z.strictObject({
+  offset: z.number().int().min(0).optional().describe('Saves to skip (default 0).'),
+  limit: z.number().int().min(1).max(1000).optional().describe('Saves to list (default 100).'),
+});
+
+/**
+ * Any JSON value, as zod's recursive JSON schema: every branch names its type, so a model's tool schema says what
+ * it takes (the HTTP API's `unknown` leaves would be `{}`, which MCP clients flag as constraining nothing; OpenAPI
+ * 3.0 cannot hold the recursion, so only the MCP tools use it).
+ */
+const jsonMetadata = z.record(z.string(), z.json()).optional().describe('Free JSON metadata kept with it.');
+const rememberTool = rememberBody.extend({ value: z.json().describe('Any JSON value; it comes back exactly.'), metadata: jsonMetadata });
+const addMemoryTool = chunkInputSchema.extend({ ...withSave, metadata: jsonMetadata });
+
+/** The hints every tool carries: Mnemo touches only its own database (closed world). */
+const readOnly: ToolAnnotations = { readOnlyHint: true, openWorldHint: false };
+const plural = (count: number, name: string) => `${count} ${name}${count === 1 ? '' : 's'}`;
 
 /** lore_search always takes the character's tags: no MCP caller reads lore outside a character's scope. */
 const loreSearchTool = z.strictObject({
@@ -51,14 +95,15 @@ function routeById(operationId: string): Route {
 }
 
 /** Runs an API route's handler with the route's own access check, so a tool and its endpoint obey the same rules. */
-async function invoke(memory: Mnemo, principal: Principal, operationId: string, input: { saveId?: string; body?: unknown }): Promise<unknown> {
+async function invoke<T>(memory: Mnemo, principal: Principal, operationId: string, input: { saveId?: string; body?: unknown; query?: unknown }): Promise<T> {
   const route = routeById(operationId);
   if (route.access === 'save') requireSave(principal, input.saveId ?? '');
-  return route.handle({ params: input.saveId === undefined ? undefined : { saveId: input.saveId }, query: undefined, body: input.body, principal, memory });
+  return (await route.handle({ params: input.saveId === undefined ? undefined : { saveId: input.saveId }, query: input.query ?? {}, body: input.body, principal, memory })) as T;
 }
 
-function asResult(value: unknown, text?: string): CallToolResult {
-  return { content: [{ type: 'text', text: text ?? JSON.stringify(value, null, 2) }], structuredContent: value as Record<string, unknown> };
+/** A result: compact text for the model, the whole answer as structured content for programs. */
+function asResult(value: unknown, text: string): CallToolResult {
+  return { content: [{ type: 'text', text }], structuredContent: value as Record<string, unknown> };
 }
 
 /** A tool's failure as an MCP error result: the code and message, never a stack trace. */
@@ -83,12 +128,12 @@ function asError(thrown: unknown, logger: Logger): CallToolResult {
  */
 export function createMcpServer(memory: Mnemo, principal: Principal, options: { logger?: Logger; version?: string; inFlight?: InFlight } = {}): McpServer {
   const logger = options.logger ?? silentLogger;
-  const server = new McpServer({ name: 'mnemo', version: options.version ?? '0.1.0' }, { capabilities: { tools: {} } });
+  const server = new McpServer({ name: 'mnemo', title: 'Mnemo memory', version: options.version ?? '0.1.0' }, { capabilities: { tools: {} }, instructions: MCP_INSTRUCTIONS });
   const schemas = new Map<string, z.ZodType>();
   codedArgumentErrors(server, schemas);
-  const tool = <S extends z.ZodObject>(name: string, description: string, inputSchema: S, run: (args: z.output<S>) => Promise<CallToolResult>) => {
+  const tool = <S extends z.ZodObject>(name: string, about: { title: string; description: string; annotations: ToolAnnotations }, inputSchema: S, run: (args: z.output<S>) => Promise<CallToolResult>) => {
     schemas.set(name, inputSchema);
-    server.registerTool(name, { description, inputSchema }, (async (args: z.output<S>) => {
+    server.registerTool(name, { title: about.title, description: about.description, inputSchema, annotations: { title: about.title, ...about.annotations } }, (async (args: z.output<S>) => {
       try {
         return await (options.inFlight === undefined ? run(args) : options.inFlight.track(run(args)));
       } catch (error) {
@@ -97,21 +142,54 @@ export function createMcpServer(memory: Mnemo, principal: Principal, options: { 
     }) as never);
   };
 
-  tool('remember', 'Store a JSON value under a key in a scope (replacing that key there); `decay` forgets it after 30s, 15m, 1h, 7d ...', rememberBody, async (args) =>
-    asResult(await invoke(memory, principal, 'remember', { body: args })));
-  tool('recall', 'Recall remembered values by meaning and words (or by substring with exact: true), in one scope or all.', recallBody, async (args) =>
-    asResult(await invoke(memory, principal, 'recall', { body: args })));
-  tool('query_memory', "Search a save's narrative memory (hybrid: words and meaning); each hit says its turn and why it ranked. currentTurnId keeps out anything later.", queryBody.extend(withSave), async ({ saveId, ...body }) =>
-    asResult(await invoke(memory, principal, 'queryMemory', { saveId, body })));
-  tool('rewind', 'Delete everything of a save after a turn, in every layer (chunks, facts, beliefs, models, queued jobs); returns what each lost.', rewindBody.extend(withSave), async ({ saveId, ...body }) =>
-    asResult(await invoke(memory, principal, 'rewind', { saveId, body })));
-  tool('lore_search', 'Search the lore a character may know: continental entries, plus entries whose every tag the character holds.', loreSearchTool, async (args) =>
-    asResult(await invoke(memory, principal, 'searchLore', { body: args })));
-  tool('build_context', "Build a prompt's context for a character: its mental model, beliefs, facts, relevant memories and the lore it may know, within a token budget. The text is the rendered prompt; the structured result has every line's source.", contextBody.extend(withSave), async ({ saveId, ...body }) => {
-    const result = (await invoke(memory, principal, 'buildContext', { saveId, body })) as { prompt: string };
-    return asResult(result, result.prompt);
+  tool('list_saves', { title: 'List saves', description: 'The saves you may use, one line each: id, chunks, turn range, and facts, beliefs and mental models when there are any.', annotations: readOnly }, listSavesTool, async (args) => {
+    const result = await invoke<{ saves: z.infer<typeof saveOverviewSchema>[]; total: number; nextOffset: number | null }>(memory, principal, 'listSaves', { query: args });
+    return asResult(result, `${compactSaves(result.saves)}${result.nextOffset === null ? '' : `\n(${result.total} saves; more from offset ${result.nextOffset})`}`);
   });
-  tool('add_memory', 'Add one chunk of text to a save at a turn (chunkType default "narrative").', chunkInputSchema.extend(withSave), async ({ saveId, ...chunk }) =>
-    asResult(await invoke(memory, principal, 'addChunks', { saveId, body: { chunks: [chunk] } })));
+  tool('add_memory', { title: 'Add a memory', description: 'Add one chunk of text to a save at a turn (chunkType default "narrative"); turns are numbered 0, 1, 2, ... in the order they happen.', annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false } }, addMemoryTool, async ({ saveId, ...chunk }) => {
+    const result = await invoke<{ ids: string[] }>(memory, principal, 'addChunks', { saveId, body: { chunks: [chunk] } });
+    return asResult(result, `Added to ${saveId} at turn ${chunk.turnId}: ${result.ids.map((id) => id.slice(0, 8)).join(', ')}`);
+  });
+  tool('query_memory', { title: 'Search a save', description: "Search a save's memories by words and meaning; one line per hit: turn, type, short id, text. Pass currentTurnId to keep out anything later; scores: true shows why each hit ranked.", annotations: readOnly }, queryBody.extend({ ...withSave, scores }), async ({ saveId, scores: withScores, ...body }) => {
+    const result = await invoke<{ hits: Hit[] }>(memory, principal, 'queryMemory', { saveId, body });
+    return asResult(result, compactHits(result.hits, { scores: withScores }));
+  });
+  tool('rewind', { title: 'Rewind a save', description: 'Delete everything of a save after a turn, in every layer (chunks, facts, beliefs, mental models, queued jobs), for good; returns what each lost. To keep the later turns, fork_save first.', annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false } }, rewindBody.extend(withSave), async ({ saveId, ...body }) => {
+    const result = await invoke<z.infer<typeof rewindCountsSchema>>(memory, principal, 'rewind', { saveId, body });
+    const living = result.living;
+    return asResult(result, `Rewound ${saveId} to turn ${body.turnId}: removed ${plural(result.chunks, 'chunk')}, ${plural(living.facts, 'fact')}, ${plural(living.beliefsDeleted, 'belief')} (${living.beliefsUpdated} trimmed), ${plural(living.modelsDeleted, 'mental model')} (${living.modelsUpdated} marked stale), ${plural(living.jobsCancelled, 'queued job')}.`);
+  });
+  tool('fork_save', { title: 'Fork a save', description: 'Copy a save as of a turn into a new, empty save, every layer, in one transaction; the old save is left as it was (a "save as", or a branch of the story).', annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false } }, forkBody.extend(withSave), async ({ saveId, ...body }) => {
+    const result = await invoke<z.infer<typeof forkCountsSchema>>(memory, principal, 'fork', { saveId, body });
+    return asResult(result, `Forked ${saveId} at turn ${body.atTurn} into ${body.newSaveId}: ${plural(result.chunks, 'chunk')}, ${plural(result.living.facts, 'fact')}, ${plural(result.living.beliefs, 'belief')}, ${plural(result.living.models, 'mental model')}.`);
+  });
+  tool('list_facts', { title: 'List facts', description: "A save's facts, most recent first, one line each: turn, fact id, statement. Filter by entity or turn.", annotations: readOnly }, factsTool, async ({ saveId, limit: count, ...query }) => {
+    const result = await invoke<{ facts: Fact[] }>(memory, principal, 'listFacts', { saveId, query: { ...query, limit: count ?? 20 } });
+    return asResult(result, compactFacts(result.facts));
+  });
+  tool('list_beliefs', { title: 'List beliefs', description: "A save's beliefs, most recently updated first, one line each: id, subject, trend (NEW, STRENGTHENING, WEAKENING, STALE, STABLE), how many facts back it, statement.", annotations: readOnly }, beliefsTool, async ({ saveId, limit: count, ...query }) => {
+    const result = await invoke<{ beliefs: BeliefView[] }>(memory, principal, 'listBeliefs', { saveId, query: { ...query, limit: count ?? 20 } });
+    return asResult(result, compactBeliefs(result.beliefs));
+  });
+  tool('list_mental_models', { title: 'List mental models', description: "A save's mental models (one short profile per character or subject), most recently updated first.", annotations: readOnly }, modelsTool, async ({ saveId, limit: count, ...query }) => {
+    const result = await invoke<{ models: MentalModel[] }>(memory, principal, 'listModels', { saveId, query: { ...query, limit: count ?? 20 } });
+    return asResult(result, compactModels(result.models));
+  });
+  tool('lore_search', { title: 'Search the lore', description: 'Search the lore a character may know: continental entries, plus entries whose every tag the character holds; one line per entry: title, scope, short id, content.', annotations: readOnly }, loreSearchTool.extend({ scores }), async ({ scores: withScores, ...body }) => {
+    const result = await invoke<{ hits: LoreHit[] }>(memory, principal, 'searchLore', { body });
+    return asResult(result, compactLoreHits(result.hits, { scores: withScores }));
+  });
+  tool('build_context', { title: 'Build a prompt context', description: "Build a prompt's context for a character: its mental model, beliefs, facts, relevant memories and the lore it may know, within a token budget. The text is the rendered prompt; the structured result has every line's source.", annotations: readOnly }, contextBody.extend(withSave), async ({ saveId, ...body }) => {
+    const result = await invoke<{ prompt: string }>(memory, principal, 'buildContext', { saveId, body });
+    return asResult(result, result.prompt === '' ? 'Nothing is known yet that bears on this message.' : result.prompt);
+  });
+  tool('remember', { title: 'Remember a value', description: 'Store a JSON value under a key in a scope, replacing that key there; `decay` forgets it after 30s, 15m, 1h, 7d ...', annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false } }, rememberTool, async (args) => {
+    const result = await invoke<{ entry: MemoryEntry }>(memory, principal, 'remember', { body: args });
+    return asResult(result, `Remembered ${compactEntry(result.entry)}`);
+  });
+  tool('recall', { title: 'Recall values', description: 'Recall remembered values by key, words and meaning (or by substring with exact: true), in one scope or all; one line per entry: key, scope, value.', annotations: readOnly }, recallBody.extend({ scores }), async ({ scores: withScores, ...body }) => {
+    const result = await invoke<{ entries: MemoryEntry[] }>(memory, principal, 'recall', { body });
+    return asResult(result, compactEntries(result.entries, { scores: withScores }));
+  });
   return server;
 }

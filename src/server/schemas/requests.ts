@@ -1,5 +1,6 @@
 // The zod schemas of every request the HTTP API and the MCP tools accept; the OpenAPI document is generated from them.
 import { z } from 'zod';
+import { DEFAULT_LIMITS } from '../../context/context-builder.js';
 import { LIMITS } from '../../core/limits.js';
 import type { LimitName } from '../../core/limits.js';
 import { entryInputSchema } from '../../lore/lore-schema.js';
@@ -57,7 +58,7 @@ export const chunkPageQuery = pageQuery.extend({
 export const chunkInputSchema = z.strictObject({
   turnId: turnIdSchema,
   text: boundedText('textChars').min(1).describe('The text to remember; never empty.'),
-  chunkType: chunkTypeSchema.optional().describe('Default "narrative".'),
+  chunkType: chunkTypeSchema.optional().describe('What kind of text it is, e.g. "dialogue" (default "narrative").'),
   entryId: z.string().max(200).nullable().optional().describe('The id of the record this chunk stands for.'),
   metadata: metadataSchema.optional().describe('Extra keys; the core keys always win.'),
 });
@@ -74,19 +75,19 @@ export const updateTurnBody = z.strictObject({
 export const queryBody = z.strictObject({
   query: boundedText('queryChars').describe('What to look for: the player message or a question.'),
   k: kSchema.optional().describe('Hits to return (default 5).'),
-  maxTurnId: turnIdSchema.optional(),
+  maxTurnId: turnIdSchema.optional().describe('Only chunks of this turn or earlier (a history window).'),
   currentTurnId: turnIdSchema.optional().describe('The present turn: nothing after it comes back.'),
-  chunkType: chunkTypeSchema.optional(),
+  chunkType: chunkTypeSchema.optional().describe('Only chunks of this type, e.g. "dialogue" ("lore": admin tokens only).'),
   excludeChunkType: chunkTypeSchema.optional().describe('Never this type.'),
   includeLore: z.boolean().optional().describe("Let the save's lore chunks rank too (admin tokens only; left out by default)."),
   focusTerms: focusTermsSchema.optional().describe('Here-and-now terms (location, characters on scene): a small boost.'),
-  focusBoost: z.number().min(0).optional(),
-  capPerSource: countSchema.max(LIMITS.capPerSource, over('capPerSource', 'candidates')).optional().describe('Candidates each arm keeps before fusion (default max(50, 5k); 0 = the largest cap).'),
-  rrfK: z.number().min(0).optional(),
-  fusion: z.enum(['rrf', 'zscore']).optional(),
-  weights: z.strictObject({ lexical: z.number().min(0).optional(), semantic: z.number().min(0).optional() }).optional(),
-  rerank: z.boolean().optional(),
-  rerankTop: countSchema.max(LIMITS.rerankTop, over('rerankTop', 'candidates')).optional(),
+  focusBoost: z.number().min(0).optional().describe('Tuning: the boost for a focus-term mention (default 0.5 standard deviations; 0.005 with rrf).'),
+  capPerSource: countSchema.max(LIMITS.capPerSource, over('capPerSource', 'candidates')).optional().describe('Tuning: candidates each arm keeps before fusion (default max(50, 5k); 0 = the largest cap).'),
+  rrfK: z.number().min(0).optional().describe('Tuning: the Reciprocal Rank Fusion constant (default 60; with fusion "rrf").'),
+  fusion: z.enum(['rrf', 'zscore']).optional().describe('Tuning: how the word and meaning arms merge (default "zscore").'),
+  weights: z.strictObject({ lexical: z.number().min(0).optional().describe('Weight of the word arm (default 1).'), semantic: z.number().min(0).optional().describe('Weight of the meaning arm (default 1).') }).optional().describe('Tuning: arm weights for zscore fusion.'),
+  rerank: z.boolean().optional().describe('Rerank with the configured reranker (default: on when one is configured).'),
+  rerankTop: countSchema.max(LIMITS.rerankTop, over('rerankTop', 'candidates')).optional().describe('Tuning: candidates the reranker reads (default max(20, 2k)).'),
 });
 
 export const rewindBody = z.strictObject({ turnId: turnIdSchema.describe('Everything after this turn goes, every layer.') });
@@ -139,11 +140,11 @@ export const loreImportBody = z.strictObject({
 });
 
 export const loreSearchBody = z.strictObject({
-  query: boundedText('queryChars'),
+  query: boundedText('queryChars').describe('What to look up in the lore book.'),
   tags: tagsSchema.optional().describe("The character's lore tags ([] = continental only). Required unless the token is an admin's."),
   ignoreScope: z.boolean().optional().describe('Search every entry whatever its scope (admin tokens only).'),
-  k: kSchema.optional(),
-  focusTerms: focusTermsSchema.optional(),
+  k: kSchema.optional().describe('Entries to return (default 5).'),
+  focusTerms: focusTermsSchema.optional().describe('Here-and-now terms: entries mentioning one get a small boost.'),
 });
 
 export const loreEntriesQuery = z.strictObject({
@@ -161,16 +162,16 @@ export const loreWipeBody = z.strictObject({ confirm: z.literal(true).describe('
 
 export const rememberBody = z.strictObject({
   scope: z.string().min(1).max(200).describe('The scope (a memory declaration name); a limited token needs it in its list.'),
-  key: boundedText('memoryKeyChars').min(1),
+  key: boundedText('memoryKeyChars').min(1).describe('The name of the value; storing the same key in the same scope replaces it.'),
   value: jsonValueSchema.describe('Any JSON value; it comes back exactly.'),
-  metadata: metadataSchema.optional(),
+  metadata: metadataSchema.optional().describe('Free JSON metadata kept with the entry.'),
   decay: z.string().refine(isDecay, `must be ${DECAY_FORMS}`).optional().describe('Forget it after this long: "30s", "15m", "1h", "7d" or "none" (the default).'),
 });
 
 export const recallBody = z.strictObject({
-  query: boundedText('queryChars'),
+  query: boundedText('queryChars').describe('A key, or words and meaning of the value to find.'),
   scope: z.string().min(1).max(200).optional().describe('Only this scope (required for a limited token).'),
-  k: kSchema.optional(),
+  k: kSchema.optional().describe('Entries to return (default 5).'),
   exact: z.boolean().optional().describe("The seed's substring scoring instead of the hybrid search."),
 });
 
@@ -186,15 +187,15 @@ export const contextBody = z.strictObject({
   character: z.string().min(1).max(200).describe('The character whose prompt this is.'),
   message: boundedText('queryChars').describe("The player's message."),
   tags: tagsSchema.describe("The character's lore tags ([] = continental only): lore it may not know never comes back."),
-  currentTurnId: turnIdSchema.optional(),
+  currentTurnId: turnIdSchema.optional().describe('The present turn: nothing after it is read.'),
   budget: z.number().int().min(1).max(LIMITS.contextBudget, over('contextBudget', 'tokens')).optional().describe('Tokens for every section together (default 1200).'),
   subjects: namesSchema.optional().describe('Other subjects whose models and beliefs follow the character\'s (default [""]: the world).'),
-  focusTerms: z.array(boundedText('focusTermChars')).max(LIMITS.focusTerms - 1, `must be at most ${LIMITS.focusTerms - 1} terms (limit focusTerms, less the character, see docs/limits.md)`).optional(),
-  limits: z.strictObject(Object.fromEntries(['beliefs', 'facts', 'memories', 'lore'].map((name) => [name, countSchema.max(LIMITS.contextSectionItems, over('contextSectionItems', 'candidates')).optional()])) as Record<'beliefs' | 'facts' | 'memories' | 'lore', z.ZodOptional<z.ZodNumber>>).optional(),
-  shares: z.strictObject(Object.fromEntries(sectionNames.map((name) => [name, z.number().min(0).optional()])) as Record<(typeof sectionNames)[number], z.ZodOptional<z.ZodNumber>>).optional().describe('First-pass shares of the budget (relative weights).'),
+  focusTerms: z.array(boundedText('focusTermChars')).max(LIMITS.focusTerms - 1, `must be at most ${LIMITS.focusTerms - 1} terms (limit focusTerms, less the character, see docs/limits.md)`).optional().describe('Here-and-now terms (location, others on scene) that boost memories mentioning them.'),
+  limits: z.strictObject(Object.fromEntries(Object.entries(DEFAULT_LIMITS).map(([name, fallback]) => [name, countSchema.max(LIMITS.contextSectionItems, over('contextSectionItems', 'candidates')).optional().describe(`Default ${fallback}.`)])) as Record<keyof typeof DEFAULT_LIMITS, z.ZodOptional<z.ZodNumber>>).optional().describe('Candidates each section considers before the budget.'),
+  shares: z.strictObject(Object.fromEntries(sectionNames.map((name) => [name, z.number().min(0).optional().describe(`The share of ${name}.`)])) as Record<(typeof sectionNames)[number], z.ZodOptional<z.ZodNumber>>).optional().describe('First-pass shares of the budget (relative weights).'),
   template: boundedText('templateChars').optional().describe('A template with {placeholders}; {{ and }} are literal braces.'),
-  variables: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/u), boundedText('templateChars')).refine((variables) => Object.keys(variables).length <= LIMITS.templateVariables, over('templateVariables', 'variables')).optional(),
-  sourceTags: z.boolean().optional(),
+  variables: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/u), boundedText('templateChars')).refine((variables) => Object.keys(variables).length <= LIMITS.templateVariables, over('templateVariables', 'variables')).optional().describe('Extra template variables, e.g. { "name": "Marta" }.'),
+  sourceTags: z.boolean().optional().describe('End each line with a short source tag such as [fact 17] (default true).'),
 });
 
 /** The body of a request with no parameters (an empty object or no body at all). */
