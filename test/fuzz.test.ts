@@ -39,6 +39,29 @@ const hostile = fc.oneof(
 
 /** A body for a route: known keys with hostile values, plus sometimes an unknown key. */
 const body = (keys: readonly string[]) => fc.dictionary(fc.oneof(fc.constantFrom(...keys), fc.string({ maxLength: 8 })), hostile, { maxKeys: 6 });
+type PropertySchema = { type?: string | string[]; enum?: unknown[]; items?: PropertySchema };
+/** A value of a JSON schema property's type, near what callers send (the seeded save, small turns, short names). */
+function typed(schema: PropertySchema): fc.Arbitrary<unknown> {
+  if (schema.enum !== undefined) return fc.constantFrom(...schema.enum);
+  const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
+  if (type === 'string') return fc.oneof(fc.constantFrom('run-1', 'run-2', 'Rowan', 'bar', ''), fc.string({ maxLength: 40 }));
+  if (type === 'integer' || type === 'number') return fc.oneof(fc.integer({ min: 0, max: 3 }), fc.integer({ min: -2, max: 2000 }));
+  if (type === 'boolean') return fc.boolean();
+  if (type === 'array') return fc.array(typed(schema.items ?? { type: 'string' }), { maxLength: 3 });
+  return fc.constant({});
+}
+/**
+ * Arguments shaped like a tool's input schema: its required keys always, a few of its other keys, each value of the
+ * right type or (one time in eight) hostile; so calls reach the tool's handler, not only its schema's refusal.
+ */
+function shaped(schema: { properties?: Record<string, object>; required?: string[] }): fc.Arbitrary<Record<string, unknown>> {
+  const required = new Set(schema.required ?? []);
+  const properties = Object.entries(schema.properties ?? {}).map(([key, property]) => {
+    const value = [{ arbitrary: typed(property), weight: 7 }, { arbitrary: hostile, weight: 1 }];
+    return [key, required.has(key) ? fc.oneof(...value) : fc.oneof({ arbitrary: fc.constant(undefined), weight: 16 }, ...value)] as const;
+  });
+  return fc.record(Object.fromEntries(properties)).map((args) => Object.fromEntries(Object.entries(args).filter(([, value]) => value !== undefined)));
+}
 
 const POSTS: [string, readonly string[]][] = [
   ['/v1/saves/run-1/chunks', ['chunks', 'turnId', 'text']],
@@ -98,9 +121,12 @@ describe('fuzz', () => {
     const client = new Client({ name: 'fuzz', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${running.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }));
     try {
-      const tools = ['remember', 'recall', 'query_memory', 'rewind', 'lore_search', 'build_context', 'add_memory'];
+      // Every tool the server lists, each with the keys of its own input schema: a new tool is fuzzed as it lands.
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(['add_memory', 'build_context', 'fork_save', 'list_beliefs', 'list_facts', 'list_mental_models', 'list_saves', 'lore_search', 'query_memory', 'recall', 'remember', 'rewind']));
+      const calls = fc.constantFrom(...tools).chain((tool) => fc.tuple(fc.constant(tool.name), fc.oneof(body(Object.keys(tool.inputSchema.properties ?? {})), shaped(tool.inputSchema))));
       await fc.assert(
-        fc.asyncProperty(fc.constantFrom(...tools), body(['saveId', 'query', 'k', 'turnId', 'text', 'tags', 'character', 'message', 'scope', 'key', 'value', 'focusTerms']), async (name, args) => {
+        fc.asyncProperty(calls, async ([name, args]) => {
           const before = await state();
           const result = (await client.callTool({ name, arguments: args })) as { isError?: boolean; content: { text: string }[] };
           const text = result.content.map((part) => part.text).join('\n');
@@ -111,7 +137,7 @@ describe('fuzz', () => {
             expect(await state()).toBe(before);
           }
         }),
-        RUNS,
+        { ...RUNS, numRuns: 240 },
       );
     } finally {
       await client.close();
