@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { compactBeliefs, compactEntries, compactEntry, compactFacts, compactHits, compactLoreHits, compactModels, compactSaves } from '../../compact/index.js';
 import type { Fact, MentalModel } from '../../core/living-types.js';
 import { MnemoError, asBusyError, isMnemoError } from '../../core/errors.js';
+import { requireJsonDepth } from '../../core/json-value.js';
 import { LIMITS } from '../../core/limits.js';
 import type { Hit } from '../../core/types.js';
 import type { BeliefView } from '../../living/living-memory.js';
@@ -70,7 +71,9 @@ const loreSearchTool = z.strictObject({
 
 /**
  * The SDK would refuse arguments that do not match a tool's schema with its own text ("MCP error -32602: Input
- * validation error: ..."). Each tool's arguments are checked here instead, against the same schema, and refused
+ * validation error: ..."). Each tool's arguments are checked here instead: first each argument's nesting
+ * (iteratively, so a value nested far past `jsonDepth` is LIMIT_EXCEEDED before zod's recursive JSON schema walks
+ * it and overflows the stack), then against the tool's schema, and refused
  * as the HTTP API refuses a body: `error INVALID_INPUT: ...`, or `error LIMIT_EXCEEDED: ...` when every problem is
  * a bound crossed (docs/limits.md). (This replaces the SDK's `validateToolInput`, pinned at 1.32.2; the MCP tests
  * check the coded answer, so an SDK that renames it fails them.)
@@ -81,6 +84,12 @@ function codedArgumentErrors(server: McpServer, schemas: ReadonlyMap<string, z.Z
   sdk.validateToolInput = async (tool, args, name) => {
     const schema = schemas.get(name);
     if (schema === undefined) return original(tool, args, name);
+    try {
+      for (const [field, value] of Object.entries((args ?? {}) as Record<string, unknown>)) requireJsonDepth(value, field);
+    } catch (error) {
+      if (!isMnemoError(error)) throw error;
+      throw new Error(`error ${error.code}: ${error.message}`);
+    }
     const parsed = schema.safeParse(args ?? {});
     if (parsed.success) return parsed.data;
     const error = invalidInput('arguments', parsed.error);
