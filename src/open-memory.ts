@@ -26,6 +26,8 @@ import type { ForkCounts, RewindCounts, Store } from './seams/store.js';
 import { createAnalyzer } from './retrieval/analyzer.js';
 import type { AnalyzerOptions } from './retrieval/analyzer.js';
 import type { Analyzer } from './retrieval/corpus-index.js';
+import { snapshotDirectory } from './retrieval/snapshot-directory.js';
+import type { IndexSnapshots } from './retrieval/snapshot-directory.js';
 import { openInMemoryStore } from './stores/memory/index.js';
 import { isPostgresUrl } from './stores/postgres/identifiers.js';
 import { openSqliteStore } from './stores/sqlite/index.js';
@@ -70,6 +72,15 @@ export interface OpenMemoryOptions {
   neighbourWeight?: number;
   /** Defaults for every query (fusion, weights, caps, ...), overridden by a query's own options. */
   queryDefaults?: QueryOptions;
+  /**
+   * Where each save's search index is persisted, so a save opens without rebuilding it (one file per save,
+   * checked against the save's version, the embedder and the analyzer; see docs/serving.md). Default: beside a
+   * SQLite file (`<file>.index/`); none in memory or on PostgreSQL unless given (a folder local to the process);
+   * false: never persisted.
+   */
+  indexDirectory?: string | false;
+  /** Bytes the saves' indexes may hold in memory together: past it the least recently used are evicted (and reopen from their persisted copy). Default: no bound. */
+  indexMemoryBudget?: number;
   /** How the context builder counts tokens (default: o200k_base when the optional peer gpt-tokenizer is installed, else estimateTokenCounter()). */
   tokenCounter?: TokenCounter;
 }
@@ -183,6 +194,7 @@ export class Mnemo {
   /** Stops living memory's worker (its in-flight job goes back to the queue), then closes the store. */
   async close(): Promise<void> {
     await this.living.stop();
+    await this.narrative.flush();
     await this.store.close();
   }
 }
@@ -195,6 +207,22 @@ function openLocal(path: string): Store {
 async function openPostgres(url: string): Promise<Store> {
   const { openPostgresStore } = await import('./stores/postgres/index.js');
   return openPostgresStore({ url });
+}
+
+/** The persisted indexes' folder: the one given, else `<file>.index` beside a SQLite file, else none. */
+function indexSnapshotsOf(directory: string | false | undefined, store: Store): IndexSnapshots | null {
+  if (directory === false) return null;
+  if (directory !== undefined) {
+    if (typeof directory !== 'string' || directory === '') throw new MnemoError('INVALID_INPUT', `indexDirectory: expected a folder path or false, got ${JSON.stringify(directory)}.`, { details: { field: 'indexDirectory' } });
+    return snapshotDirectory(directory);
+  }
+  return store.provider === 'sqlite' && store.location !== ':memory:' && store.location !== '' ? snapshotDirectory(`${store.location}.index`) : null;
+}
+
+function indexMemoryBudgetOf(budget: number | undefined): number | undefined {
+  if (budget === undefined) return undefined;
+  if (typeof budget !== 'number' || !(budget > 0)) throw new MnemoError('INVALID_INPUT', `indexMemoryBudget: expected a number of bytes above 0, got ${JSON.stringify(budget)}.`, { details: { field: 'indexMemoryBudget' } });
+  return budget;
 }
 
 function cacheSize(option: boolean | number | undefined): number {
@@ -246,6 +274,8 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Mnemo
       llm: options.llm ?? null,
       living: options.living,
       tokenCounter: options.tokenCounter,
+      indexSnapshots: indexSnapshotsOf(options.indexDirectory, store),
+      indexMemoryBudget: indexMemoryBudgetOf(options.indexMemoryBudget),
     });
   } catch (error) {
     if (options.store === undefined) await store.close();

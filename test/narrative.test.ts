@@ -227,7 +227,8 @@ describe('warm', () => {
     const expected = await writer.query('s', 'Borin and the captain', { k: 5 });
     await writer.close();
 
-    const reader = await openMemory({ path, embedder: hashingEmbedder(), logger: silentLogger });
+    // Without its persisted index (see index-snapshot.test.ts), so that warm builds it from the store.
+    const reader = await openMemory({ path, embedder: hashingEmbedder(), logger: silentLogger, indexDirectory: false });
     let scans = 0;
     const scan = reader.store.scanChunks.bind(reader.store);
     reader.store.scanChunks = (...args) => {

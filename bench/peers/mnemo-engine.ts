@@ -59,7 +59,10 @@ export class MnemoCollection implements EngineCollection {
     this.embedder.clear();
   }
 
-  async finish(): Promise<void> {}
+  /** Builds the save's index and persists it (as a kept save's index is, so the next process opens it without a rebuild). */
+  async finish(): Promise<void> {
+    await this.memory.warm(SAVE);
+  }
 
   async query(mode: QueryMode, text: string, vector: Float32Array, k: number): Promise<string[]> {
     this.embedder.give(text, vector);

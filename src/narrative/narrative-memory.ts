@@ -1,4 +1,5 @@
 // Narrative memory (the seed's VectorMemory): add, updateTurn, count and hybrid query over a Store (rewind and fork: src/saves/).
+import { randomUUID } from 'node:crypto';
 import { systemClock } from '../core/clock.js';
 import type { Clock } from '../core/clock.js';
 import { MnemoError } from '../core/errors.js';
@@ -11,6 +12,8 @@ import { embedInBatches } from '../embedders/embed-in-batches.js';
 import type { EmbeddingCache } from '../embedders/embedding-cache.js';
 import type { Analyzer } from '../retrieval/corpus-index.js';
 import { IndexCache } from '../retrieval/index-cache.js';
+import type { IndexPersistence } from '../retrieval/index-cache.js';
+import type { IndexSnapshots } from '../retrieval/snapshot-directory.js';
 import { corpusAnalyzer, resolveSearchRequest } from '../retrieval/resolve-search-request.js';
 import { CORPUS_DEFAULTS } from '../retrieval/retrieval-defaults.js';
 import { searchCorpus } from '../retrieval/search-corpus.js';
@@ -21,6 +24,9 @@ import type { VectorSearch } from '../seams/vector-search.js';
 import type { WriteResult } from '../seams/write-result.js';
 import { chunkDocument, chunkDocumentFilter, resolveChunkFilter } from './chunk-document.js';
 import { prepareChunk } from './prepare-chunk.js';
+
+/** The meta key of the store's instance id, which persisted indexes name (a copy of another file is another store). */
+const STORE_ID_KEY = 'index.store-id';
 
 /** What narrative memory is built from. */
 export interface NarrativeMemoryOptions {
@@ -39,6 +45,13 @@ export interface NarrativeMemoryOptions {
   queryDefaults?: QueryOptions;
   /** Index terms of a text (default: `createAnalyzer()`, English stems, English stop words dropped). */
   analyzer?: Analyzer;
+  /**
+   * Where each save's search index is persisted, so that a save opens without a rebuild (a folder, one file per
+   * save; see `snapshotDirectory`). Default: none (openMemory gives SQLite files `<file>.index`).
+   */
+  indexSnapshots?: IndexSnapshots | null;
+  /** Bytes the saves' indexes may hold in memory together (least recently used evicted first); default: no bound. */
+  indexMemoryBudget?: number;
 }
 
 /** The replacement text of a turn. */
@@ -101,9 +114,40 @@ export class NarrativeMemory {
         version: (saveId) => this.store.saveVersion(saveId),
         count: (saveId) => this.store.countChunks(saveId),
       },
-      { analyzer: corpusAnalyzer('narrative', options.analyzer), neighbourWeight: this.neighbourWeight, vectors: vectorSearch === null },
+      {
+        analyzer: corpusAnalyzer('narrative', options.analyzer),
+        neighbourWeight: this.neighbourWeight,
+        vectors: vectorSearch === null,
+        memoryBudgetBytes: options.indexMemoryBudget,
+        persistence: options.indexSnapshots ? this.persistence(options.indexSnapshots) : null,
+        logger: this.logger,
+      },
     );
     this.queryDefaults = options.queryDefaults ?? {};
+  }
+
+  /**
+   * Persisted indexes of this store: tied to the store's instance id (kept in its meta table) and the embedder's
+   * identity, and checked against the save's first and last live chunks.
+   */
+  private persistence(snapshots: IndexSnapshots): IndexPersistence {
+    const embedder = this.embedder;
+    return {
+      snapshots,
+      identity: async () => {
+        let storeId = await this.store.getMeta(STORE_ID_KEY);
+        if (storeId === null) {
+          storeId = randomUUID();
+          // A read-only store cannot keep an id: its indexes are then tied to where it is.
+          await this.store.setMeta(STORE_ID_KEY, storeId).catch(() => (storeId = `location:${this.store.location}`));
+        }
+        return `store=${storeId};embedder=${embedder === null ? 'none' : `${embedder.provider}/${embedder.modelId}/${embedder.dimensions}`}`;
+      },
+      verify: async (saveId, ids) => {
+        const chunks = await this.store.getChunks([...new Set(ids)]);
+        return chunks.length === new Set(ids).size && chunks.every((chunk) => chunk.saveId === saveId);
+      },
+    };
   }
 
   /** Adds one chunk and returns its UUID. */
@@ -174,20 +218,35 @@ export class NarrativeMemory {
     this.cache.afterWrite(saveId, result, (index) => index.removeAfter(turnId));
   }
 
-  /** Drops the save's index held in memory (its chunks changed wholesale, e.g. a fork's new save): the next query rebuilds it. */
+  /**
+   * Drops the save's index, held in memory and persisted (its chunks changed wholesale: a fork's new save, a
+   * deleted save): the next query rebuilds it. The persisted file is removed in the background; `flush()` waits.
+   */
   forget(saveId: string): void {
     this.cache.forget(saveId);
   }
 
   /**
-   * Builds a save's search index now (or brings it up to date), with the int8 copy of its vectors the semantic
-   * arm scans, so the first query does not pay for it. Returns the number of chunks indexed.
+   * Builds a save's search index now (or brings it up to date, or reads its persisted copy), with the int8 copy of
+   * its vectors the semantic arm scans, so the first query does not pay for it; with `indexSnapshots`, an index
+   * built here is persisted before this returns. Returns the number of chunks indexed.
    */
   async warm(saveId: string): Promise<number> {
     requireSaveId(saveId);
     const index = await this.cache.get(saveId);
     index.prepare();
+    await this.cache.flush();
     return index.size;
+  }
+
+  /** Persists the indexes changed since they were last persisted (Mnemo.close calls it), and waits for the writes. */
+  async flush(): Promise<void> {
+    await this.cache.flush();
+  }
+
+  /** The saves' indexes held in memory now, and their estimated bytes (see `indexMemoryBudget`). */
+  get heldIndexes(): { indexes: number; bytes: number } {
+    return this.cache.held;
   }
 
   /** Number of chunks in a save, optionally of one type. */

@@ -1,4 +1,5 @@
 // Analyzers: the tokenizer plus optional stop-word removal and Snowball stemming, per language.
+import { createHash } from 'node:crypto';
 import snowball from 'snowball-stemmers';
 import stopwords from 'stopword';
 import { MnemoError } from '../core/errors.js';
@@ -39,6 +40,13 @@ export interface AnalyzerOptions {
    */
   stopWords?: boolean | readonly string[];
 }
+
+/**
+ * The revision of what analyzers make of a text (the tokenizer, the stemmers, the stop lists): part of every
+ * analyzer's identity, so a persisted index made before a change is never used after it. Bump it with any change
+ * that can change a term.
+ */
+const ANALYZER_REVISION = 1;
 
 /** The default analyzer settings of narrative search: English stems and stop words (see docs/retrieval-quality.md). */
 export const DEFAULT_ANALYZER: Required<AnalyzerOptions> = { language: 'english', stem: true, stopWords: true };
@@ -92,5 +100,9 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
     }
     return terms;
   };
-  return Object.assign(analyze, { termOf });
+  const stopIdentity = Array.isArray(options.stopWords)
+    ? `list-${createHash('sha256').update([...stop].sort().join('\n')).digest('hex').slice(0, 16)}`
+    : String(options.stopWords ?? true);
+  const identity = `${language};stem=${stemmer !== null};stop=${stopIdentity};revision=${ANALYZER_REVISION}`;
+  return Object.assign(analyze, { termOf, identity });
 }

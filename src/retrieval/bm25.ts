@@ -1,6 +1,8 @@
 // The lexical arm: an incremental Okapi BM25 index whose statistics are those of its own corpus (one save).
 import { grow, reserve } from './grow.js';
 import type { ScoreStatistics } from './score-statistics.js';
+import { SnapshotRejected } from './snapshot-format.js';
+import type { SnapshotReader, SnapshotWriter } from './snapshot-format.js';
 import { TopK } from './top-k.js';
 import { tokenize } from './tokenize.js';
 
@@ -40,8 +42,10 @@ const BULK_POSTING = 64;
 export class Bm25Index {
   readonly parameters: Bm25Parameters;
   private readonly termIds = new Map<string, number>();
-  private postings: Postings[] = [];
-  private readonly termNames: string[] = [];
+  private postings: (Postings | undefined)[] = [];
+  /** The postings of a persisted copy, flat: a term's list is made from them when first read (see `list`). */
+  private restored: { ends: Int32Array; slots: Int32Array; frequencies: Uint16Array } | null = null;
+  private termNames: string[] = [];
   private documentFrequency = new Int32Array(64);
   private lengths = new Int32Array(64);
   private alive = new Uint8Array(64);
@@ -77,6 +81,11 @@ export class Bm25Index {
   /** Number of slots ever used (live and removed). */
   get slots(): number {
     return this.slotCount;
+  }
+
+  /** Postings held (one per distinct term of each document ever added), for a memory estimate. */
+  get postingCount(): number {
+    return this.termsStart[this.slotCount] as number;
   }
 
   /** Average live document length in tokens. */
@@ -210,7 +219,7 @@ export class Bm25Index {
     let total = 0;
     for (let id = 0; id < postings.length; id++) {
       const added = cursor[id] as number;
-      const list = postings[id] as Postings;
+      const list = this.list(id);
       if (added === 0 || list.length > 0) {
         if (added > 0) {
           // Doubling, as appends do, so that loads alternating with reads stay amortised.
@@ -244,16 +253,31 @@ export class Bm25Index {
       if (start < 0) continue;
       const end = cursor[id] as number;
       if (end === start) continue;
-      const list = postings[id] as Postings;
+      const list = this.list(id);
       list.slots = flatSlots.subarray(start, end);
       list.frequencies = flatFrequencies.subarray(start, end);
       list.length = end - start;
     }
   }
 
+  /** Term `id`'s postings (made on first use from a persisted copy's flat arrays). */
+  private list(id: number): Postings {
+    let list = this.postings[id];
+    if (list === undefined) {
+      const restored = this.restored;
+      const start = restored === null || id === 0 ? 0 : (restored.ends[id - 1] as number);
+      const end = restored === null ? 0 : (restored.ends[id] as number);
+      list = restored === null || end === start
+        ? { slots: EMPTY_SLOTS, frequencies: EMPTY_FREQUENCIES, length: 0 }
+        : { slots: restored.slots.subarray(start, end), frequencies: restored.frequencies.subarray(start, end), length: end - start };
+      this.postings[id] = list;
+    }
+    return list;
+  }
+
   /** Appends one posting to term `id`'s list. */
   private append(id: number, slot: number, frequency: number): void {
-    const list = this.postings[id] as Postings;
+    const list = this.list(id);
     if (list.length === list.slots.length) {
       list.slots = list.length === 0 ? new Int32Array(4) : grow(list.slots, list.length + 1);
       list.frequencies = list.length === 0 ? new Uint16Array(4) : grow(list.frequencies, list.length + 1);
@@ -273,6 +297,118 @@ export class Bm25Index {
       const id = this.termsFlat[position] as number;
       this.documentFrequency[id] = (this.documentFrequency[id] as number) - 1;
     }
+  }
+
+  /**
+   * A new index of the live documents alone, in slot order, exactly as adding their texts afresh makes it: the
+   * same slots, term ids (in order of first appearance), statistics and scores. Removed documents leave no trace.
+   *
+   * @example
+   * ```ts
+   * index.remove(0);
+   * const fresh = index.compacted(); // slot 0 is what slot 1 was
+   * ```
+   */
+  compacted(): Bm25Index {
+    const copy = new Bm25Index(this.parameters);
+    copy.reserve(this.liveCount);
+    const flat = this.termsStart[this.slotCount] as number;
+    copy.termsFlat = new Int32Array(Math.max(256, flat));
+    copy.frequenciesFlat = new Uint16Array(Math.max(256, flat));
+    const remap = new Int32Array(this.termNames.length).fill(-1);
+    let position = 0;
+    for (let slot = 0; slot < this.slotCount; slot++) {
+      if (this.alive[slot] !== 1) continue;
+      const target = copy.slotCount++;
+      for (let from = this.termsStart[slot] as number; from < (this.termsStart[slot + 1] as number); from++) {
+        const old = this.termsFlat[from] as number;
+        let id = remap[old] as number;
+        if (id < 0) remap[old] = id = copy.termId(this.termNames[old] as string);
+        copy.documentFrequency[id] = (copy.documentFrequency[id] as number) + 1;
+        copy.termsFlat[position] = id;
+        copy.frequenciesFlat[position++] = this.frequenciesFlat[from] as number;
+      }
+      copy.termsStart[target + 1] = position;
+      copy.lengths[target] = this.lengths[slot] as number;
+      copy.alive[target] = 1;
+      copy.liveCount++;
+      copy.totalLength += this.lengths[slot] as number;
+    }
+    return copy;
+  }
+
+  /**
+   * Writes what a copy needs to answer queries and take writes as this index does (postings, statistics, each
+   * document's terms), under `prefix`. The arrays are views: write the snapshot before the index changes again.
+   */
+  writeState(writer: SnapshotWriter, prefix: string): void {
+    this.post();
+    const terms = this.termNames.length;
+    const postingEnds = new Int32Array(terms);
+    let total = 0;
+    for (let id = 0; id < terms; id++) postingEnds[id] = total += this.list(id).length;
+    const postingSlots = new Int32Array(total);
+    const postingFrequencies = new Uint16Array(total);
+    let at = 0;
+    for (let id = 0; id < terms; id++) {
+      const list = this.list(id);
+      postingSlots.set(list.slots.subarray(0, list.length), at);
+      postingFrequencies.set(list.frequencies.subarray(0, list.length), at);
+      at += list.length;
+    }
+    const slots = this.slotCount;
+    const flat = this.termsStart[slots] as number;
+    writer.strings(`${prefix}.terms`, this.termNames);
+    writer.array(`${prefix}.documentFrequency`, this.documentFrequency.subarray(0, terms));
+    writer.array(`${prefix}.lengths`, this.lengths.subarray(0, slots));
+    writer.array(`${prefix}.alive`, this.alive.subarray(0, slots));
+    writer.array(`${prefix}.termsStart`, this.termsStart.subarray(0, slots + 1));
+    writer.array(`${prefix}.termsFlat`, this.termsFlat.subarray(0, flat));
+    writer.array(`${prefix}.frequenciesFlat`, this.frequenciesFlat.subarray(0, flat));
+    writer.array(`${prefix}.postingEnds`, postingEnds);
+    writer.array(`${prefix}.postingSlots`, postingSlots);
+    writer.array(`${prefix}.postingFrequencies`, postingFrequencies);
+  }
+
+  /**
+   * The index `writeState` wrote under `prefix`, its arrays viewing the snapshot's bytes (they are copied only
+   * when a write outgrows them). Its live count and total length are recomputed from the lengths and the live flags.
+   *
+   * @example
+   * ```ts
+   * const copy = Bm25Index.readState(SnapshotReader.open(bytes), 'bm25', BM25_DEFAULTS);
+   * ```
+   */
+  static readState(reader: SnapshotReader, prefix: string, parameters: Partial<Bm25Parameters>): Bm25Index {
+    const index = new Bm25Index(parameters);
+    const terms = reader.strings(`${prefix}.terms`);
+    const postingEnds = reader.array(`${prefix}.postingEnds`, 'i32');
+    const postingSlots = reader.array(`${prefix}.postingSlots`, 'i32');
+    const postingFrequencies = reader.array(`${prefix}.postingFrequencies`, 'u16');
+    for (let id = 0; id < terms.length; id++) index.termIds.set(terms[id] as string, id);
+    index.termNames = terms;
+    index.postings = new Array<Postings | undefined>(terms.length);
+    index.restored = { ends: postingEnds, slots: postingSlots, frequencies: postingFrequencies };
+    index.documentFrequency = reader.array(`${prefix}.documentFrequency`, 'i32');
+    index.lengths = reader.array(`${prefix}.lengths`, 'i32');
+    index.alive = reader.array(`${prefix}.alive`, 'u8');
+    index.termsStart = reader.array(`${prefix}.termsStart`, 'i32');
+    index.termsFlat = reader.array(`${prefix}.termsFlat`, 'i32');
+    index.frequenciesFlat = reader.array(`${prefix}.frequenciesFlat`, 'u16');
+    index.seenIn = new Int32Array(Math.max(64, terms.length));
+    index.countScratch = new Int32Array(Math.max(64, terms.length));
+    const slots = index.lengths.length;
+    if (index.alive.length !== slots || index.termsStart.length !== slots + 1 || index.documentFrequency.length !== terms.length || postingEnds.length !== terms.length) {
+      throw new SnapshotRejected(`${prefix}: section lengths disagree`);
+    }
+    index.slotCount = slots;
+    index.postedSlots = slots;
+    for (let slot = 0; slot < slots; slot++) {
+      if (index.alive[slot] !== 1) continue;
+      index.liveCount++;
+      index.totalLength += index.lengths[slot] as number;
+    }
+    return index;
   }
 
   /** True when the slot holds a live document. */
@@ -367,7 +503,7 @@ export class Bm25Index {
       const id = this.termIds.get(term);
       if (id === undefined || this.documentFrequency[id] === 0) continue;
       const idf = this.idf(term) * (termWeights?.get(term) ?? 1);
-      const list = this.postings[id] as Postings;
+      const list = this.list(id);
       const slots = list.slots;
       const frequencies = list.frequencies;
       for (let index = 0; index < list.length; index++) {
@@ -435,7 +571,7 @@ export class Bm25Index {
   /** How often term `id` occurs in `slot` (binary search of its postings). */
   private frequencyIn(id: number, slot: number): number {
     this.post();
-    const list = this.postings[id] as Postings;
+    const list = this.list(id);
     let low = 0;
     let high = list.length - 1;
     while (low <= high) {

@@ -4,6 +4,8 @@ import type { Bm25Parameters } from './bm25.js';
 import { grow, reserve } from './grow.js';
 import { QuantizedVectors } from './quantized-vectors.js';
 import type { ScoreStatistics } from './score-statistics.js';
+import { SnapshotRejected } from './snapshot-format.js';
+import type { SnapshotReader, SnapshotWriter } from './snapshot-format.js';
 import { TokenIds } from './token-ids.js';
 import { tokenize } from './tokenize.js';
 import { dotProduct, VectorIndex } from './vector-index.js';
@@ -16,6 +18,11 @@ export interface Analyzer {
    * mapped through `termOf` and the nulls (stop words) dropped, so an index can cache each token's term id.
    */
   readonly termOf?: (token: string) => string | null;
+  /**
+   * Names what the analyzer does (language, stemming, stop words, revision), so a persisted index is used only by
+   * an analyzer that makes the same terms. Absent: indexes made with it are never persisted.
+   */
+  readonly identity?: string;
 }
 
 /** Most distinct tokens an index caches the term id of (as many as the analyzer caches terms of). */
@@ -108,12 +115,12 @@ export function combineFilters(...filters: (SlotFilter | undefined)[]): SlotFilt
 export class CorpusIndex {
   version: number;
   readonly bm25: Bm25Index;
-  readonly vectors = new VectorIndex();
+  readonly vectors: VectorIndex = new VectorIndex();
   private readonly analyzer: Analyzer;
   /** Token -> its term's id in the BM25 index, -1 for a stop word (with `termOf`). */
   private readonly tokenTermIds: TokenIds | null;
   private termIdScratch: Int32Array = new Int32Array(64);
-  private readonly ids: string[] = [];
+  private ids: string[] = [];
   /** Document id -> live slot, made on the first `slotOf` (only a store that searches vectors itself asks). */
   private slotsById: Map<string, number> | null = null;
   /** Each slot's position (NaN: none). Float64 holds every safe integer exactly. */
@@ -141,18 +148,167 @@ export class CorpusIndex {
   private previousLink = new Int32Array(64).fill(-1);
   private nextLink = new Int32Array(64).fill(-1);
   private tail = -1;
+  /** True once a write changed the index after it was built or read (a compacted copy then differs from it). */
+  private modified = false;
+  private readonly options: CorpusIndexOptions;
 
-  constructor(version: number, options: CorpusIndexOptions = {}) {
+  constructor(version: number, options: CorpusIndexOptions = {}, restored?: { bm25: Bm25Index; vectors: VectorIndex }) {
     this.version = version;
+    this.options = options;
     this.analyzer = options.analyzer ?? tokenize;
     const termOf = this.analyzer.termOf ?? (this.analyzer === tokenize ? (token: string) => token : null);
     this.tokenTermIds = termOf === null ? null : new TokenIds((token) => {
       const term = termOf(token);
       return term === null ? -1 : this.bm25.termId(term);
     }, TOKEN_CACHE_LIMIT);
-    this.bm25 = new Bm25Index(options.bm25);
+    this.bm25 = restored?.bm25 ?? new Bm25Index(options.bm25);
+    if (restored !== undefined) this.vectors = restored.vectors;
     this.keepVectors = options.vectors ?? true;
     this.neighbourWeight = this.keepVectors ? (options.neighbourWeight ?? 0) : 0;
+  }
+
+  /**
+   * What an index must have been built with for a persisted copy of it to stand in for this one: the analyzer's
+   * identity, BM25's parameters, neighbour context and where vectors live. Null when the analyzer has no identity
+   * (its indexes are not persisted).
+   */
+  get configuration(): string | null {
+    const identity = this.analyzer === tokenize ? 'tokenize' : this.analyzer.identity;
+    if (identity === undefined) return null;
+    const { k1, b } = this.bm25.parameters;
+    return `analyzer=${identity};k1=${k1};b=${b};neighbourWeight=${this.neighbourWeight};vectors=${this.keepVectors}`;
+  }
+
+  /** About how many bytes the index holds (its arrays; strings and maps estimated), for a memory budget. */
+  get byteSize(): number {
+    const slots = this.ids.length;
+    const dims = this.vectors.dimensions ?? 0;
+    const vectorBytes = this.keepVectors ? slots * dims * 4 + slots * (Math.ceil(dims / 8) * 8 + 25) : 0;
+    return slots * 96 + this.bm25.postingCount * 12 + vectorBytes;
+  }
+
+  /** The ids of the first and the last live document (null when empty): a persisted copy is checked against them. */
+  get boundaryIds(): [string, string] | null {
+    let first = 0;
+    while (first < this.ids.length && !this.bm25.isAlive(first)) first++;
+    let last = this.ids.length - 1;
+    while (last >= 0 && !this.bm25.isAlive(last)) last--;
+    return first > last ? null : [this.ids[first] as string, this.ids[last] as string];
+  }
+
+  /**
+   * True when the index differs from what a fresh build of its live documents makes: documents were removed
+   * (their slots stay), or added after its int8 copy was made (centred on the mean of the vectors of that time).
+   * Scores are exact either way; the copy `compacted` returns is the fresh build's, to the last bit.
+   */
+  get drifted(): boolean {
+    return this.modified;
+  }
+
+  /**
+   * The index a fresh build of the live documents makes (slots, term ids, neighbour links, int8 copy), made
+   * from this one without reading the store: what is persisted, so that a save reopens with the rankings a
+   * rebuild from the store would give.
+   *
+   * @example
+   * ```ts
+   * const fresh = index.drifted ? index.compacted() : index;
+   * ```
+   */
+  compacted(): CorpusIndex {
+    const live: number[] = [];
+    for (let slot = 0; slot < this.ids.length; slot++) if (this.bm25.isAlive(slot)) live.push(slot);
+    const copy = new CorpusIndex(this.version, this.options, { bm25: this.bm25.compacted(), vectors: this.keepVectors ? this.vectors.compacted(live) : new VectorIndex() });
+    copy.positions = new Float64Array(Math.max(64, live.length));
+    copy.kindIds = new Int32Array(Math.max(64, live.length));
+    copy.labelsStart = new Int32Array(Math.max(65, live.length + 1));
+    const kindNames = [...this.kindNames.keys()];
+    const labelNames = [...this.labelIds.keys()];
+    live.forEach((slot, target) => {
+      copy.ids[target] = this.ids[slot] as string;
+      copy.positions[target] = this.positions[slot] as number;
+      const kind = this.kindIds[slot] as number;
+      copy.kindIds[target] = kind < 0 ? -1 : copy.kindId(kindNames[kind] as string);
+      const labels: string[] = [];
+      for (let at = this.labelsStart[slot] as number; at < (this.labelsStart[slot + 1] as number); at++) labels.push(labelNames[this.labelsFlat[at] as number] as string);
+      copy.setLabels(target, labels);
+      if (copy.neighbourWeight > 0 && copy.vectors.has(target)) {
+        copy.previousLink = grow(copy.previousLink, target + 1);
+        copy.nextLink = grow(copy.nextLink, target + 1);
+        copy.previousLink[target] = copy.tail;
+        copy.nextLink[target] = -1;
+        if (copy.tail >= 0) copy.nextLink[copy.tail] = target;
+        copy.tail = target;
+      }
+    });
+    copy.outsideDimensions = this.outsideDimensions;
+    copy.mismatchedVectors = this.mismatchedVectors;
+    return copy;
+  }
+
+  /**
+   * Writes everything the index holds to `writer` (see IndexSnapshot): the BM25 index, the vectors and their int8
+   * copy, the neighbour links, ids and attributes. The arrays are views: finish the snapshot before the next write.
+   */
+  writeState(writer: SnapshotWriter): Record<string, number> {
+    const slots = this.ids.length;
+    this.bm25.writeState(writer, 'bm25');
+    if (this.keepVectors) this.vectors.writeState(writer, 'vectors');
+    writer.strings('ids', this.ids);
+    writer.array('positions', this.positions.subarray(0, slots));
+    writer.array('kindIds', this.kindIds.subarray(0, slots));
+    writer.strings('kinds', [...this.kindNames.keys()]);
+    writer.strings('labels', [...this.labelIds.keys()]);
+    writer.array('labelsStart', this.labelsStart.subarray(0, slots + 1));
+    writer.array('labelsFlat', this.labelsFlat.subarray(0, this.labelsStart[slots] as number));
+    if (this.neighbourWeight > 0) {
+      writer.array('previousLink', this.previousLink.subarray(0, slots));
+      writer.array('nextLink', this.nextLink.subarray(0, slots));
+    }
+    this.contextVectors?.writeState(writer, 'contexts');
+    return {
+      removedCount: this.removedCount,
+      mismatchedVectors: this.mismatchedVectors,
+      outsideDimensions: this.outsideDimensions ?? -1,
+      tail: this.tail,
+      contexts: this.contextVectors === null ? 0 : 1,
+    };
+  }
+
+  /**
+   * The index written by `writeState`, made with the same options (the caller checks `configuration` first). Its
+   * arrays view the snapshot's bytes; rankings are those of the index that was written.
+   *
+   * @example
+   * ```ts
+   * const index = CorpusIndex.readState(SnapshotReader.open(bytes), 12, options);
+   * ```
+   */
+  static readState(reader: SnapshotReader, version: number, options: CorpusIndexOptions): CorpusIndex {
+    const bm25 = Bm25Index.readState(reader, 'bm25', options.bm25 ?? {});
+    const keepVectors = options.vectors ?? true;
+    const index = new CorpusIndex(version, options, { bm25, vectors: keepVectors ? VectorIndex.readState(reader, 'vectors') : new VectorIndex() });
+    index.ids = reader.strings('ids');
+    const slots = index.ids.length;
+    if (slots !== bm25.slots) throw new SnapshotRejected('ids and BM25 slots disagree');
+    index.positions = reader.array('positions', 'f64');
+    index.kindIds = reader.array('kindIds', 'i32');
+    reader.strings('kinds').forEach((kind, id) => index.kindNames.set(kind, id));
+    reader.strings('labels').forEach((label, id) => index.labelIds.set(label, id));
+    index.labelsStart = reader.array('labelsStart', 'i32');
+    index.labelsFlat = reader.array('labelsFlat', 'i32');
+    if (index.neighbourWeight > 0) {
+      index.previousLink = reader.array('previousLink', 'i32');
+      index.nextLink = reader.array('nextLink', 'i32');
+    }
+    if (reader.number('contexts') === 1) index.contextVectors = QuantizedVectors.readState(reader, 'contexts');
+    index.removedCount = reader.number('removedCount');
+    index.mismatchedVectors = reader.number('mismatchedVectors');
+    const outside = reader.number('outsideDimensions');
+    index.outsideDimensions = outside < 0 ? null : outside;
+    index.tail = reader.number('tail');
+    if (index.positions.length !== slots || index.kindIds.length !== slots || index.labelsStart.length !== slots + 1) throw new SnapshotRejected('attribute sections disagree with the ids');
+    return index;
   }
 
   /** The length of the corpus's vectors (fixed by the first one; null while there is none). */
@@ -207,6 +363,8 @@ export class CorpusIndex {
 
   /** Adds documents in order. */
   add(rows: readonly IndexDocument[]): void {
+    // The int8 copy made already stays centred on the mean of its time, which a fresh build would not be.
+    if (rows.length > 0 && (this.contextVectors !== null || this.vectors.prepared)) this.modified = true;
     for (const row of rows) {
       const slot = this.tokenTermIds === null ? this.bm25.addTokens(this.analyzer(row.text)) : this.addText(row.text, this.tokenTermIds);
       this.ids[slot] = row.id;
@@ -334,6 +492,7 @@ export class CorpusIndex {
       removed++;
     }
     this.removedCount += removed;
+    if (removed > 0) this.modified = true;
     for (const slot of refresh) if (this.bm25.isAlive(slot)) this.refreshContext(slot);
     return removed;
   }

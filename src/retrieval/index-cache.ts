@@ -1,7 +1,11 @@
 // Keeps one CorpusIndex per corpus (a save, the lore book, a recall scope) in memory, in step with the store through its version number.
+import { silentLogger } from '../core/logger.js';
+import type { Logger } from '../core/logger.js';
 import type { WriteResult } from '../seams/store.js';
 import { CorpusIndex } from './corpus-index.js';
 import type { CorpusIndexOptions, IndexDocument } from './corpus-index.js';
+import type { IndexSnapshots } from './snapshot-directory.js';
+import { SnapshotReader, SnapshotWriter } from './snapshot-format.js';
 
 /** Where the cache reads a corpus and its version from. */
 export interface CorpusSource {
@@ -13,9 +17,41 @@ export interface CorpusSource {
 }
 
 /**
+ * How indexes are persisted, so that a corpus opens without a rebuild. A persisted index is used only when its
+ * key, its identity, the index configuration and the corpus's version all match, its checksum holds and
+ * `verify` accepts its first and last live documents; otherwise the index is rebuilt from the store (and the
+ * logger says why, once).
+ */
+export interface IndexPersistence {
+  snapshots: IndexSnapshots;
+  /** What else the index must match (the store's instance id, the embedder's identity), read once. */
+  identity(): Promise<string>;
+  /**
+   * True when the corpus still holds these documents (the first and last live ones of the persisted index): a
+   * corpus deleted and written again can reach the same version number with other documents.
+   */
+  verify(key: string, boundaryIds: readonly [string, string]): Promise<boolean>;
+  /** How long after a write the index is persisted again (writes in between are folded in); default 2000 ms. */
+  delayMs?: number;
+}
+
+/** How the cache is set up. */
+export interface IndexCacheOptions extends CorpusIndexOptions {
+  /** Share of removed slots above which an index is rebuilt rather than kept (default 0.5). */
+  maxRemovedRatio?: number;
+  /** Bytes the cache's indexes may hold together (default: no bound); the least recently used are evicted first. */
+  memoryBudgetBytes?: number;
+  persistence?: IndexPersistence | null;
+  /** Where a persisted index that could not be used is reported (once per reason). */
+  logger?: Logger;
+}
+
+/**
  * A cache of search indexes, one per key (a save id, a scope). A query checks the corpus's version (one cheap read); when another process
  * wrote, the index is rebuilt from the store. Writes made through this process are applied in place, so a turn
- * added during play costs its own tokens, not a rebuild.
+ * added during play costs its own tokens, not a rebuild. With `persistence`, an index is read back from its
+ * persisted copy instead of rebuilt, and persisted again in the background after writes. With
+ * `memoryBudgetBytes`, the least recently used indexes are evicted (persisted first) to stay within it.
  *
  * @example
  * ```ts
@@ -25,29 +61,99 @@ export interface CorpusSource {
  * ```
  */
 export class IndexCache {
+  /** In order of use, the least recently used first. */
   private readonly indexes = new Map<string, CorpusIndex>();
   private readonly building = new Map<string, Promise<CorpusIndex>>();
+  /** Keys whose index changed since it was last persisted, with the timer that will persist it. */
+  private readonly dirty = new Map<string, NodeJS.Timeout>();
+  /** The persist running for each key (writes of one key never overlap). */
+  private readonly writing = new Map<string, Promise<void>>();
+  private identity: Promise<string> | null = null;
+  private readonly persistence: IndexPersistence | null;
+  private readonly logger: Logger;
 
   /** With `vectors: false` (the store searches vectors itself) indexes hold only the vectors' lengths. */
-  constructor(private readonly source: CorpusSource, private readonly options: CorpusIndexOptions & { maxRemovedRatio?: number } = {}) {}
+  constructor(private readonly source: CorpusSource, private readonly options: IndexCacheOptions = {}) {
+    this.persistence = options.persistence ?? null;
+    this.logger = options.logger ?? silentLogger;
+  }
 
   /** The index of a corpus, refreshed if the store moved on. */
   async get(key: string): Promise<CorpusIndex> {
     const cached = this.indexes.get(key);
-    if (cached !== undefined && cached.version === (await this.source.version(key))) return cached;
+    const version = await this.source.version(key);
+    if (cached !== undefined && cached.version === version) {
+      this.indexes.delete(key);
+      this.indexes.set(key, cached);
+      return cached;
+    }
     const pending = this.building.get(key);
     if (pending !== undefined) return pending;
-    const build = this.build(key).finally(() => this.building.delete(key));
+    const build = this.open(key, version).finally(() => this.building.delete(key));
     this.building.set(key, build);
     return build;
+  }
+
+  /** Indexes held in memory now, and their estimated bytes. */
+  get held(): { indexes: number; bytes: number } {
+    let bytes = 0;
+    for (const index of this.indexes.values()) bytes += index.byteSize;
+    return { indexes: this.indexes.size, bytes };
+  }
+
+  private async open(key: string, version: number): Promise<CorpusIndex> {
+    const loaded = this.persistence === null ? null : await this.load(key, version, this.persistence);
+    const index = loaded ?? (await this.build(key));
+    this.indexes.delete(key);
+    this.indexes.set(key, index);
+    if (loaded === null && this.persistence !== null) this.markDirty(key, 0);
+    this.evict(key);
+    return index;
   }
 
   private async build(key: string): Promise<CorpusIndex> {
     const index = new CorpusIndex(0, this.options);
     if (this.source.count !== undefined) index.reserve(await this.source.count(key));
     index.version = await this.source.scan(key, (document) => index.add([document]));
-    this.indexes.set(key, index);
     return index;
+  }
+
+  /** The persisted index of `key` if it stands for the corpus at `version`; null (said once in the log) otherwise. */
+  private async load(key: string, version: number, persistence: IndexPersistence): Promise<CorpusIndex | null> {
+    const configuration = new CorpusIndex(0, this.options).configuration;
+    if (configuration === null) return null;
+    let bytes: Buffer | null;
+    try {
+      bytes = persistence.snapshots.read(key);
+    } catch (error) {
+      this.logger.warn(`the persisted index of ${key} in ${persistence.snapshots.location} could not be read (${(error as Error).message}); rebuilt from the store`);
+      return null;
+    }
+    if (bytes === null) return null;
+    let problem: string;
+    try {
+      const reader = SnapshotReader.open(bytes);
+      const { header } = reader;
+      if (header['key'] !== key || header['identity'] !== (await this.identityOf(persistence)) || header['configuration'] !== configuration) {
+        problem = 'it was made for another store, embedder, analyzer or save';
+      } else if (header['version'] !== version) {
+        problem = `it is stale (version ${String(header['version'])}, the store is at ${version})`;
+      } else {
+        const index = CorpusIndex.readState(reader, version, this.options);
+        const boundary = index.boundaryIds;
+        if (boundary === null || (await persistence.verify(key, boundary))) return index;
+        problem = 'its documents are no longer in the store';
+      }
+    } catch (error) {
+      problem = `it is unreadable: ${(error as Error).message}`;
+    }
+    this.logger.info(`the persisted index of ${key} was not used: ${problem}; rebuilt from the store`);
+    return null;
+  }
+
+  private identityOf(persistence: IndexPersistence): Promise<string> {
+    this.identity ??= persistence.identity();
+    return this.identity;
   }
 
   /**
@@ -58,21 +164,109 @@ export class IndexCache {
     const cached = this.indexes.get(key);
     if (cached === undefined || result.version === result.previousVersion) return;
     if (cached.version !== result.previousVersion) {
-      this.indexes.delete(key);
+      this.drop(key);
       return;
     }
     apply(cached);
     cached.version = result.version;
-    if (cached.removedRatio > (this.options.maxRemovedRatio ?? 0.5)) this.indexes.delete(key);
+    if (cached.removedRatio > (this.options.maxRemovedRatio ?? 0.5)) {
+      this.drop(key);
+      return;
+    }
+    if (this.persistence !== null) this.markDirty(key, this.persistence.delayMs ?? 2000);
+    this.evict(key);
   }
 
-  /** Forgets the index of one corpus (it rebuilds on its next query). */
+  /**
+   * Forgets the index of one corpus (it rebuilds on its next query), in memory and its persisted copy: the file is
+   * removed in the background after any write of the key already running (`flush` waits for it).
+   */
   forget(key: string): void {
-    this.indexes.delete(key);
+    this.drop(key);
+    const persistence = this.persistence;
+    if (persistence === null) return;
+    const previous = this.writing.get(key) ?? Promise.resolve();
+    const removal = previous
+      .then(() => persistence.snapshots.remove(key))
+      .catch((error: unknown) => this.logger.warn(`the persisted index of ${key} in ${persistence.snapshots.location} could not be removed (${(error as Error).message}); it will not be used (its save's version or chunks differ)`))
+      .finally(() => {
+        if (this.writing.get(key) === removal) this.writing.delete(key);
+      });
+    this.writing.set(key, removal);
   }
 
   /** Forgets every index (they rebuild on the next query). */
   clear(): void {
-    this.indexes.clear();
+    for (const key of [...this.indexes.keys()]) this.drop(key);
+  }
+
+  /** Persists every index changed since it was last persisted, now, and waits for the writes. */
+  async flush(): Promise<void> {
+    for (const key of [...this.dirty.keys()]) this.persistNow(key);
+    await Promise.all(this.writing.values());
+  }
+
+  private drop(key: string): void {
+    this.indexes.delete(key);
+    clearTimeout(this.dirty.get(key));
+    this.dirty.delete(key);
+  }
+
+  /** Persists `key`'s index after `delayMs`, unless a persist is already due (so writes in between fold in). */
+  private markDirty(key: string, delayMs: number): void {
+    if (this.dirty.has(key)) return;
+    const timer = setTimeout(() => this.persistNow(key), delayMs);
+    timer.unref();
+    this.dirty.set(key, timer);
+  }
+
+  /**
+   * Writes `key`'s index as it is now: the bytes are made at once (the index cannot change meanwhile), the file
+   * is written in the background after any earlier write of the key. A failure is logged; the store is untouched.
+   */
+  private persistNow(key: string): void {
+    const persistence = this.persistence;
+    const given = this.indexes.get(key);
+    clearTimeout(this.dirty.get(key));
+    this.dirty.delete(key);
+    if (persistence === null || given === undefined || given.configuration === null) return;
+    const configuration = given.configuration;
+    const previous = this.writing.get(key) ?? Promise.resolve();
+    const write = previous
+      .then(async () => {
+        const identity = await this.identityOf(persistence);
+        // From here to `finish`, synchronous: the bytes are the index at the version they name. An index changed
+        // in place is persisted as a fresh build of its documents would be, and replaces itself in memory.
+        let index = this.indexes.get(key) ?? given;
+        if (index.drifted) {
+          const fresh = index.compacted();
+          if (this.indexes.get(key) === index) this.indexes.set(key, fresh);
+          index = fresh;
+        }
+        index.prepare();
+        const writer = new SnapshotWriter();
+        const scalars = index.writeState(writer);
+        const bytes = writer.finish({ key, identity, configuration, version: index.version, ...scalars });
+        await persistence.snapshots.write(key, bytes);
+      })
+      .catch((error: unknown) => this.logger.warn(`the index of ${key} could not be persisted in ${persistence.snapshots.location} (${(error as Error).message}); it will be rebuilt when next opened`))
+      .finally(() => {
+        if (this.writing.get(key) === write) this.writing.delete(key);
+      });
+    this.writing.set(key, write);
+  }
+
+  /** Evicts the least recently used indexes (persisting those with changes) until the rest fit the budget; `keep` stays. */
+  private evict(keep: string): void {
+    const budget = this.options.memoryBudgetBytes;
+    if (budget === undefined || !Number.isFinite(budget)) return;
+    let bytes = this.held.bytes;
+    for (const [key, index] of this.indexes) {
+      if (bytes <= budget) break;
+      if (key === keep) continue;
+      if (this.dirty.has(key)) this.persistNow(key);
+      bytes -= index.byteSize;
+      this.indexes.delete(key);
+    }
   }
 }

@@ -1,6 +1,7 @@
 // Int8 copies of a corpus's vectors, scanned with SIMD to find the few rows whose exact score can reach the top k.
 import { createDotKernel, WASM_PAGE } from './int8-dot-kernel.js';
 import type { ScoreStatistics } from './score-statistics.js';
+import type { SnapshotReader, SnapshotWriter } from './snapshot-format.js';
 import type { DotKernel } from './int8-dot-kernel.js';
 import { grow } from './grow.js';
 import { TopK } from './top-k.js';
@@ -171,6 +172,46 @@ export class QuantizedVectors {
     this.quantizedNorms[slot] = Math.sqrt(kept);
     this.present[slot] = 1;
     return true;
+  }
+
+  /** Writes the rows, their scales and bounds and the centre under `prefix` (views: write before the next change). */
+  writeState(writer: SnapshotWriter, prefix: string): void {
+    const rows = this.slotCount;
+    writer.array(`${prefix}.shape`, new Float64Array([this.dims ?? -1, rows, this.centre === null ? 0 : 1]));
+    if (this.centre !== null) writer.array(`${prefix}.centre`, this.centre);
+    writer.array(`${prefix}.scales`, this.scales.subarray(0, rows));
+    writer.array(`${prefix}.errorNorms`, this.errorNorms.subarray(0, rows));
+    writer.array(`${prefix}.quantizedNorms`, this.quantizedNorms.subarray(0, rows));
+    writer.array(`${prefix}.present`, this.present.subarray(0, rows));
+    if (this.bytes.buffer !== this.kernel.memory.buffer) this.bytes = new Int8Array(this.kernel.memory.buffer);
+    writer.array(`${prefix}.bytes`, this.bytes.subarray(0, rows * this.stride));
+  }
+
+  /**
+   * The rows `writeState` wrote under `prefix`: the int8 rows are copied into the scan's memory, the rest views
+   * the snapshot's bytes. Searches give what the written copy gave.
+   *
+   * @example
+   * ```ts
+   * const vectors = QuantizedVectors.readState(SnapshotReader.open(bytes), 'contexts');
+   * ```
+   */
+  static readState(reader: SnapshotReader, prefix: string): QuantizedVectors {
+    const [dims, rows, hasCentre] = reader.array(`${prefix}.shape`, 'f64');
+    const vectors = new QuantizedVectors(hasCentre === 1 ? reader.array(`${prefix}.centre`, 'f64') : null);
+    vectors.slotCount = rows as number;
+    vectors.scales = reader.array(`${prefix}.scales`, 'f64');
+    vectors.errorNorms = reader.array(`${prefix}.errorNorms`, 'f64');
+    vectors.quantizedNorms = reader.array(`${prefix}.quantizedNorms`, 'f64');
+    vectors.present = reader.array(`${prefix}.present`, 'u8');
+    if (dims !== undefined && dims >= 0) {
+      vectors.dims = dims;
+      vectors.stride = Math.ceil(dims / 8) * 8;
+      vectors.reserve(vectors.slotCount);
+      vectors.bytes = new Int8Array(vectors.kernel.memory.buffer);
+      vectors.bytes.set(reader.array(`${prefix}.bytes`, 'i8'));
+    }
+    return vectors;
   }
 
   /** Forgets a slot's vector. */

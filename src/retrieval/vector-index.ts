@@ -2,6 +2,7 @@
 import { grow, reserve } from './grow.js';
 import { QuantizedVectors } from './quantized-vectors.js';
 import type { ScoreStatistics } from './score-statistics.js';
+import type { SnapshotReader, SnapshotWriter } from './snapshot-format.js';
 
 /**
  * The dot product of `dims` values of `data` from `base` with `query`, summed in four lanes: the arithmetic every
@@ -49,6 +50,11 @@ export class VectorIndex {
     return this.dims;
   }
 
+  /** True once the int8 copy is made. */
+  get prepared(): boolean {
+    return this.quantized !== null;
+  }
+
   /** Makes room for `slots` slots at once (their vectors are allocated when the first one fixes the length). */
   reserve(slots: number): void {
     this.reservedSlots = Math.max(this.reservedSlots, slots);
@@ -76,6 +82,44 @@ export class VectorIndex {
     this.present[slot] = 1;
     this.quantized?.set(slot, vector);
     return true;
+  }
+
+  /** A new index holding the vectors of `slots` (in that order) at slots 0, 1, ..., without an int8 copy yet. */
+  compacted(slots: readonly number[]): VectorIndex {
+    const copy = new VectorIndex();
+    copy.reserve(slots.length);
+    slots.forEach((slot, target) => copy.set(target, this.vectorOf(slot)));
+    return copy;
+  }
+
+  /** Writes the vectors (and their int8 copy, once made) under `prefix` (views: write before the next change). */
+  writeState(writer: SnapshotWriter, prefix: string): void {
+    writer.array(`${prefix}.shape`, new Float64Array([this.dims ?? -1, this.slotCount, this.quantized === null ? 0 : 1]));
+    writer.array(`${prefix}.present`, this.present.subarray(0, this.slotCount));
+    if (this.dims !== null) writer.array(`${prefix}.data`, this.data.subarray(0, this.slotCount * this.dims));
+    this.quantized?.writeState(writer, `${prefix}.int8`);
+  }
+
+  /**
+   * The vectors `writeState` wrote under `prefix`, viewing the snapshot's bytes.
+   *
+   * @example
+   * ```ts
+   * const vectors = VectorIndex.readState(SnapshotReader.open(bytes), 'vectors');
+   * ```
+   */
+  static readState(reader: SnapshotReader, prefix: string): VectorIndex {
+    const [dims, slots, quantized] = reader.array(`${prefix}.shape`, 'f64');
+    const index = new VectorIndex();
+    index.slotCount = slots as number;
+    index.reservedSlots = index.slotCount;
+    index.present = reader.array(`${prefix}.present`, 'u8');
+    if (dims !== undefined && dims >= 0) {
+      index.dims = dims;
+      index.data = reader.array(`${prefix}.data`, 'f32');
+    }
+    if (quantized === 1) index.quantized = QuantizedVectors.readState(reader, `${prefix}.int8`);
+    return index;
   }
 
   /** Forgets a slot's vector. */

@@ -1,0 +1,68 @@
+// Persisted indexes as files in one directory: one file per corpus key, written to a temporary file, synced, then renamed.
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { open, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/** Where persisted indexes are kept, one per key (a save id). */
+export interface IndexSnapshots {
+  /** Where they are (a folder), for messages. */
+  readonly location: string;
+  /** The bytes last written for `key`, or null when there are none. */
+  read(key: string): Buffer | null;
+  /** Replaces what is kept for `key`, atomically: a reader sees the old bytes or the new ones, never a part. */
+  write(key: string, bytes: Uint8Array): Promise<void>;
+  /** Forgets what is kept for `key` (a deleted save). */
+  remove(key: string): Promise<void>;
+}
+
+/** The file name of a key: any string may be a save id, so the name is its hash. */
+function fileNameOf(key: string): string {
+  return `${createHash('sha256').update(key).digest('hex').slice(0, 40)}.index`;
+}
+
+/**
+ * Persisted indexes in `directory` (created when first written). A write goes to `<name>.<pid>.tmp`, is synced
+ * to disk and renamed over the file, so a crash at any point leaves the old file or the new one (a leftover
+ * `.tmp` file is never read). Reads are whole-file reads: one system call, then views of the bytes.
+ *
+ * @example
+ * ```ts
+ * const snapshots = snapshotDirectory('game.db.index');
+ * await snapshots.write('save-1', bytes);
+ * snapshots.read('save-1'); // the bytes
+ * ```
+ */
+export function snapshotDirectory(directory: string): IndexSnapshots {
+  let created = false;
+  return {
+    location: directory,
+    read(key) {
+      try {
+        return readFileSync(join(directory, fileNameOf(key)));
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+        throw error;
+      }
+    },
+    async write(key, bytes) {
+      if (!created) {
+        mkdirSync(directory, { recursive: true });
+        created = true;
+      }
+      const file = join(directory, fileNameOf(key));
+      const temporary = `${file}.${process.pid}.tmp`;
+      const handle = await open(temporary, 'w');
+      try {
+        await handle.writeFile(bytes);
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await rename(temporary, file);
+    },
+    async remove(key) {
+      await rm(join(directory, fileNameOf(key)), { force: true });
+    },
+  };
+}

@@ -1,0 +1,173 @@
+// The byte layout of a persisted index: a checksummed header, named typed-array sections 8-byte aligned, read back as views.
+import * as zlib from 'node:zlib';
+
+/** CRC-32 (zlib's, native from Node 20.15; a table-driven JS one before that gives the same number). */
+const crc32: (data: Uint8Array) => number = typeof zlib.crc32 === 'function' ? (data) => zlib.crc32(data) : jsCrc32;
+
+let crcTable: Int32Array | null = null;
+
+function jsCrc32(data: Uint8Array): number {
+  if (crcTable === null) {
+    crcTable = new Int32Array(256);
+    for (let byte = 0; byte < 256; byte++) {
+      let value = byte;
+      for (let bit = 0; bit < 8; bit++) value = value & 1 ? 0xedb88320 ^ (value >>> 1) : value >>> 1;
+      crcTable[byte] = value;
+    }
+  }
+  let crc = -1;
+  for (let index = 0; index < data.length; index++) crc = (crcTable[(crc ^ (data[index] as number)) & 0xff] as number) ^ (crc >>> 8);
+  return (crc ^ -1) >>> 0;
+}
+
+/** A lone surrogate (UTF-8 cannot carry it: it would come back as U+FFFD). */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** The first 8 bytes of every snapshot. A change of layout changes the last character. */
+const MAGIC = 'MNEMOIX1';
+/** Magic (8), header length (u32), CRC-32 of everything after byte 16 (u32), file length (f64). */
+const PREAMBLE = 24;
+
+type ArrayKind = 'i32' | 'u8' | 'u16' | 'f32' | 'f64' | 'i8';
+type Section = Int32Array | Uint8Array | Uint16Array | Float32Array | Float64Array | Int8Array;
+
+const CONSTRUCTORS = {
+  i32: Int32Array,
+  u8: Uint8Array,
+  u16: Uint16Array,
+  f32: Float32Array,
+  f64: Float64Array,
+  i8: Int8Array,
+} as const;
+
+function kindOf(array: Section): ArrayKind {
+  if (array instanceof Int32Array) return 'i32';
+  if (array instanceof Uint8Array) return 'u8';
+  if (array instanceof Uint16Array) return 'u16';
+  if (array instanceof Float32Array) return 'f32';
+  if (array instanceof Float64Array) return 'f64';
+  return 'i8';
+}
+
+/** Why a snapshot could not be used: read back by the cache to say so once in the log. */
+export class SnapshotRejected extends Error {}
+
+/**
+ * Collects the sections of a snapshot and lays them out as bytes.
+ *
+ * @example
+ * ```ts
+ * const writer = new SnapshotWriter();
+ * writer.array('lengths', new Int32Array([3, 5]));
+ * writer.strings('ids', ['a', 'b']);
+ * const bytes = writer.finish({ version: 4 });
+ * ```
+ */
+export class SnapshotWriter {
+  private readonly sections: { name: string; kind: ArrayKind; bytes: Uint8Array; length: number }[] = [];
+
+  /** Adds a typed array (its current view: only its `length` items are written). */
+  array(name: string, array: Section): void {
+    this.sections.push({ name, kind: kindOf(array), bytes: new Uint8Array(array.buffer, array.byteOffset, array.byteLength), length: array.length });
+  }
+
+  /** Adds a list of strings (UTF-8, with their UTF-16 offsets). Fails on a string that UTF-8 cannot carry (a lone surrogate). */
+  strings(name: string, values: readonly string[]): void {
+    const joined = values.join('');
+    if (LONE_SURROGATE.test(joined)) throw new SnapshotRejected(`${name}: a string holds a lone surrogate`);
+    const ends = new Int32Array(values.length);
+    let end = 0;
+    values.forEach((value, index) => (ends[index] = end += value.length));
+    this.array(`${name}.ends`, ends);
+    this.array(`${name}.text`, new Uint8Array(Buffer.from(joined, 'utf8')));
+  }
+
+  /** The whole snapshot: preamble, header (`header` plus the section table) and the sections, checksummed. */
+  finish(header: Record<string, unknown>): Buffer {
+    const table: Record<string, [ArrayKind, number, number]> = {};
+    let offset = 0;
+    for (const section of this.sections) {
+      table[section.name] = [section.kind, offset, section.length];
+      offset += Math.ceil(section.bytes.byteLength / 8) * 8;
+    }
+    const json = Buffer.from(JSON.stringify({ ...header, sections: table }), 'utf8');
+    const bodyStart = Math.ceil((PREAMBLE + json.byteLength) / 8) * 8;
+    const total = bodyStart + offset;
+    const out = Buffer.alloc(total);
+    out.write(MAGIC, 0, 'latin1');
+    out.writeUInt32LE(json.byteLength, 8);
+    out.writeDoubleLE(total, 16);
+    json.copy(out, PREAMBLE);
+    for (const section of this.sections) out.set(section.bytes, bodyStart + (table[section.name] as [ArrayKind, number, number])[1]);
+    out.writeUInt32LE(crc32(out.subarray(16)), 12);
+    return out;
+  }
+}
+
+/**
+ * Reads a snapshot written by `SnapshotWriter`: checks its magic, length and checksum first (a half-written or
+ * corrupt file is refused whole), then hands out its sections as views of the bytes (no copy).
+ *
+ * @example
+ * ```ts
+ * const reader = SnapshotReader.open(readFileSync(path));
+ * reader.header['version']; // 4
+ * reader.array('lengths', 'i32'); // Int32Array [3, 5]
+ * ```
+ */
+export class SnapshotReader {
+  private constructor(
+    readonly header: Record<string, unknown>,
+    private readonly bytes: Buffer,
+    private readonly bodyStart: number,
+    private readonly table: Record<string, [ArrayKind, number, number]>,
+  ) {}
+
+  /** Validates `bytes` as a whole snapshot; throws SnapshotRejected saying what is wrong. */
+  static open(given: Buffer): SnapshotReader {
+    if (given.byteLength < PREAMBLE || given.toString('latin1', 0, 8) !== MAGIC) throw new SnapshotRejected('not an index snapshot of this format');
+    if (given.readDoubleLE(16) !== given.byteLength) throw new SnapshotRejected(`truncated (${given.byteLength} of ${given.readDoubleLE(16)} bytes)`);
+    if (crc32(given.subarray(16)) !== given.readUInt32LE(12)) throw new SnapshotRejected('checksum mismatch (corrupt)');
+    // Views of 8-byte values need an 8-byte aligned start; a small file read into Node's pool may not have one.
+    const bytes = given.byteOffset % 8 === 0 ? given : Buffer.from(new Uint8Array(given));
+    const length = bytes.readUInt32LE(8);
+    const header = JSON.parse(bytes.toString('utf8', PREAMBLE, PREAMBLE + length)) as Record<string, unknown>;
+    const table = header['sections'] as Record<string, [ArrayKind, number, number]>;
+    return new SnapshotReader(header, bytes, Math.ceil((PREAMBLE + length) / 8) * 8, table);
+  }
+
+  /** True when the snapshot holds a section of this name. */
+  has(name: string): boolean {
+    return this.table[name] !== undefined;
+  }
+
+  /** A section as a typed array of `kind`, viewing the snapshot's bytes. */
+  array<K extends ArrayKind>(name: string, kind: K): InstanceType<(typeof CONSTRUCTORS)[K]> {
+    const entry = this.table[name];
+    if (entry === undefined || entry[0] !== kind) throw new SnapshotRejected(`section ${name} missing or not ${kind}`);
+    const Constructor = CONSTRUCTORS[kind];
+    return new Constructor(this.bytes.buffer as ArrayBuffer, this.bytes.byteOffset + this.bodyStart + entry[1], entry[2]) as InstanceType<(typeof CONSTRUCTORS)[K]>;
+  }
+
+  /** A list of strings written by `SnapshotWriter.strings`. */
+  strings(name: string): string[] {
+    const ends = this.array(`${name}.ends`, 'i32');
+    const text = this.array(`${name}.text`, 'u8');
+    const joined = Buffer.from(text.buffer as ArrayBuffer, text.byteOffset, text.byteLength).toString('utf8');
+    const values = new Array<string>(ends.length);
+    let start = 0;
+    for (let index = 0; index < ends.length; index++) {
+      const end = ends[index] as number;
+      values[index] = joined.slice(start, end);
+      start = end;
+    }
+    return values;
+  }
+
+  /** A number of the header, refusing the snapshot when it is absent. */
+  number(name: string): number {
+    const value = this.header[name];
+    if (typeof value !== 'number') throw new SnapshotRejected(`header field ${name} missing`);
+    return value;
+  }
+}

@@ -1,0 +1,248 @@
+// Persisted indexes: a save reopens from its snapshot with the rankings of a fresh build; a stale, foreign, corrupt or half-written one is never used.
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import type { Logger } from '../src/core/logger.js';
+import { hashingEmbedder } from '../src/embedders/hashing/index.js';
+import { openMemory } from '../src/open-memory.js';
+import type { Mnemo, OpenMemoryOptions } from '../src/open-memory.js';
+import type { Store } from '../src/seams/store.js';
+import { openSqliteStore } from '../src/stores/sqlite/index.js';
+import { tempDir } from './helpers.js';
+
+const dir = tempDir();
+const WORDS = ['lantern', 'river', 'gate', 'smith', 'oath', 'iron', 'key', 'well', 'tower', 'crow', 'silver', 'debt', 'storm', 'harbour', 'bell', 'ferry', 'Kaël', 'Mira', 'ash', 'moon'];
+const QUERIES = ['who owes silver to the smith', 'the iron key under the well', 'Kaël rings the harbour bell', 'storm over the ferry', 'crow on the tower at moonrise'];
+
+function text(seed: number): string {
+  const words: string[] = [];
+  let state = seed * 2654435761;
+  for (let index = 0; index < 12; index++) {
+    state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+    words.push(WORDS[state % WORDS.length] as string);
+  }
+  return `${words.join(' ')}.`;
+}
+
+/** A store whose chunk scans are counted: a save opened from its snapshot scans nothing. */
+function countingStore(path: string): { store: Store; scans: () => number } {
+  const store = openSqliteStore({ path });
+  let scans = 0;
+  const scanChunks = store.scanChunks.bind(store);
+  store.scanChunks = (saveId, visit) => {
+    scans++;
+    return scanChunks(saveId, visit);
+  };
+  return { store, scans: () => scans };
+}
+
+function recordingLogger(): Logger & { lines: string[] } {
+  const lines: string[] = [];
+  return { lines, info: (line) => lines.push(line), warn: (line) => lines.push(`warn: ${line}`) };
+}
+
+async function fill(memory: Mnemo, saveId: string, turns: number, from = 0): Promise<void> {
+  for (let turn = from; turn < from + turns; turn++) {
+    await memory.addMany(Array.from({ length: 4 }, (_, part) => ({ saveId, turnId: turn, text: text(turn * 4 + part) })));
+  }
+}
+
+/** Every query's hits as ids and exact scores, in every mode. */
+async function rankings(memory: Mnemo, saveId: string): Promise<string> {
+  const out: unknown[] = [];
+  for (const query of QUERIES) {
+    for (const weights of [undefined, { lexical: 0 }, { semantic: 0 }]) {
+      const hits = await memory.query(saveId, query, { k: 8, weights });
+      out.push(hits.map((hit) => [hit.id, hit.score]));
+    }
+    const windowed = await memory.query(saveId, query, { k: 5, maxTurnId: 20, excludeChunkType: 'lore' });
+    out.push(windowed.map((hit) => [hit.id, hit.score]));
+  }
+  return JSON.stringify(out);
+}
+
+async function open(path: string, options: OpenMemoryOptions = {}): Promise<{ memory: Mnemo; scans: () => number; store: Store }> {
+  const { store, scans } = countingStore(path);
+  const memory = await openMemory({ store, embedder: hashingEmbedder(), embeddingCache: false, ...options });
+  return { memory, scans, store };
+}
+
+/** Rankings from an index built from the store alone (persistence off). */
+async function freshRankings(path: string, saveId: string): Promise<string> {
+  const { memory } = await open(path, { indexDirectory: false });
+  const result = await rankings(memory, saveId);
+  await memory.close();
+  return result;
+}
+
+function indexFiles(path: string): string[] {
+  return readdirSync(`${path}.index`).filter((name) => name.endsWith('.index')).map((name) => join(`${path}.index`, name));
+}
+
+describe('persisted index', () => {
+  it('reopens a save from its snapshot, without a scan, with the rankings of a fresh build', async () => {
+    const path = join(dir, 'reopen.db');
+    const first = await open(path);
+    await fill(first.memory, 'run', 60);
+    const before = await rankings(first.memory, 'run');
+    await first.memory.close();
+    expect(indexFiles(path)).toHaveLength(1);
+
+    const second = await open(path);
+    expect(await rankings(second.memory, 'run')).toBe(before);
+    expect(second.scans()).toBe(0);
+    await second.memory.close();
+    expect(await freshRankings(path, 'run')).toBe(before);
+  });
+
+  it('keeps the snapshot in step with writes, rewinds and turn updates made through the process', async () => {
+    const path = join(dir, 'writes.db');
+    const first = await open(path);
+    await fill(first.memory, 'run', 40);
+    await first.memory.warm('run');
+    await fill(first.memory, 'run', 10, 40);
+    await first.memory.rewind('run', 44);
+    await first.memory.updateTurn({ saveId: 'run', turnId: 3, text: ['the smith forgives the silver debt', 'Mira keeps the iron key'] });
+    await first.memory.close();
+
+    const second = await open(path);
+    const reopened = await rankings(second.memory, 'run');
+    expect(second.scans()).toBe(0);
+    await second.memory.close();
+    expect(reopened).toBe(await freshRankings(path, 'run'));
+  });
+
+  it('rebuilds from the store, saying so once, when the snapshot is stale, corrupt, truncated or foreign', async () => {
+    const path = join(dir, 'reject.db');
+    const first = await open(path);
+    await fill(first.memory, 'run', 30);
+    await first.memory.warm('run');
+    await first.memory.close();
+    const [file] = indexFiles(path);
+    const good = readFileSync(file as string);
+
+    const cases: [string, (bytes: Buffer) => Buffer, RegExp][] = [
+      ['corrupt', (bytes) => { const copy = Buffer.from(bytes); copy[copy.length - 3] = (copy[copy.length - 3] as number) ^ 0xff; return copy; }, /checksum/],
+      ['truncated', (bytes) => bytes.subarray(0, Math.floor(bytes.length / 2)), /truncated/],
+      ['not a snapshot', () => Buffer.from('hello'), /not an index snapshot/],
+    ];
+    for (const [name, damage, reason] of cases) {
+      writeFileSync(file as string, damage(good));
+      const logger = recordingLogger();
+      const opened = await open(path, { logger });
+      const ranked = await rankings(opened.memory, 'run');
+      await rankings(opened.memory, 'run');
+      expect(opened.scans(), name).toBe(1);
+      expect(logger.lines.filter((line) => line.includes('persisted index')), name).toHaveLength(1);
+      expect(logger.lines[0], name).toMatch(reason);
+      await opened.memory.close();
+      expect(ranked, name).toBe(await freshRankings(path, 'run'));
+    }
+
+    // Stale: another writer (persistence off) moved the save on.
+    writeFileSync(file as string, good);
+    const other = await open(path, { indexDirectory: false });
+    await fill(other.memory, 'run', 2, 30);
+    await other.memory.close();
+    const logger = recordingLogger();
+    const stale = await open(path, { logger });
+    const ranked = await rankings(stale.memory, 'run');
+    expect(stale.scans()).toBe(1);
+    expect(logger.lines.join('\n')).toMatch(/stale/);
+    await stale.memory.close();
+    expect(ranked).toBe(await freshRankings(path, 'run'));
+
+    // Foreign: another embedder made the vectors' identity differ.
+    const foreignLogger = recordingLogger();
+    const foreign = await open(path, { logger: foreignLogger, embedder: null });
+    await foreign.memory.query('run', 'silver');
+    expect(foreign.scans()).toBe(1);
+    expect(foreignLogger.lines.join('\n')).toMatch(/another store, embedder, analyzer or save/);
+    await foreign.memory.close();
+  });
+
+  it('never uses the snapshot of a save deleted and written again to the same version', async () => {
+    const path = join(dir, 'recreated.db');
+    const first = await open(path);
+    await fill(first.memory, 'run', 10);
+    await first.memory.warm('run');
+    await first.memory.close();
+    const db = new Database(path);
+    db.exec("DELETE FROM chunks WHERE save_id = 'run'; DELETE FROM saves WHERE save_id = 'run';");
+    db.close();
+    const again = await open(path, { indexDirectory: false });
+    for (let turn = 0; turn < 10; turn++) await again.memory.addMany(Array.from({ length: 4 }, (_, part) => ({ saveId: 'run', turnId: turn, text: text(1000 + turn * 4 + part) })));
+    await again.memory.close();
+    const logger = recordingLogger();
+    const reopened = await open(path, { logger });
+    const ranked = await rankings(reopened.memory, 'run');
+    expect(reopened.scans()).toBe(1);
+    expect(logger.lines.join('\n')).toMatch(/no longer in the store/);
+    await reopened.memory.close();
+    expect(ranked).toBe(await freshRankings(path, 'run'));
+  });
+
+  it('forgets the persisted index with the save', async () => {
+    const path = join(dir, 'forget.db');
+    const first = await open(path);
+    await fill(first.memory, 'run', 5);
+    await first.memory.warm('run');
+    expect(indexFiles(path)).toHaveLength(1);
+    first.memory.narrative.forget('run');
+    await first.memory.narrative.flush();
+    expect(indexFiles(path)).toHaveLength(0);
+    await first.memory.close();
+  });
+
+  it('holds the indexes of many saves within a memory budget, evicted saves reopening from their snapshots', async () => {
+    const path = join(dir, 'budget.db');
+    const saves = Array.from({ length: 8 }, (_, index) => `save-${index}`);
+    const first = await open(path);
+    for (const saveId of saves) await fill(first.memory, saveId, 12);
+    const expected = new Map<string, string>();
+    for (const saveId of saves) expected.set(saveId, await rankings(first.memory, saveId));
+    const oneIndex = first.memory.narrative.heldIndexes.bytes / saves.length;
+    await first.memory.close();
+
+    const budget = Math.ceil(oneIndex * 2.5);
+    const second = await open(path, { indexMemoryBudget: budget });
+    for (const round of [0, 1]) {
+      for (const saveId of round === 0 ? saves : [...saves].reverse()) {
+        expect(await rankings(second.memory, saveId)).toBe(expected.get(saveId));
+        const held = second.memory.narrative.heldIndexes;
+        expect(held.indexes).toBeLessThanOrEqual(2);
+        expect(held.bytes).toBeLessThanOrEqual(budget);
+      }
+    }
+    expect(second.scans()).toBe(0);
+    await second.memory.close();
+  });
+});
+
+describe('persisted index crash safety', () => {
+  it('after SIGKILL while the snapshot is written, a save opens with the rankings of a fresh build', async () => {
+    const path = join(dir, 'killed.db');
+    const seed = await open(path, { indexDirectory: false });
+    await fill(seed.memory, 'run', 80);
+    await seed.memory.close();
+    for (const afterWrites of [1, 3, 6]) {
+      await new Promise<void>((resolve, reject) => {
+        const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'fixtures', 'snapshot-writer-child.ts'), path], { stdio: ['ignore', 'pipe', 'pipe'] });
+        let stderr = '';
+        child.stderr.on('data', (data: Buffer) => (stderr += data.toString()));
+        child.stdout.on('data', (data: Buffer) => {
+          const written = data.toString().trim().split('\n').length;
+          // Killed while the next snapshot is being written (the child writes them back to back).
+          if (written >= afterWrites) setTimeout(() => child.kill('SIGKILL'), afterWrites * 7);
+        });
+        child.on('exit', (_code, signal) => (signal === 'SIGKILL' ? resolve() : reject(new Error(`child ended without being killed: ${stderr}`))));
+      });
+      const reopened = await open(path);
+      const ranked = await rankings(reopened.memory, 'run');
+      await reopened.memory.close();
+      expect(ranked).toBe(await freshRankings(path, 'run'));
+    }
+  }, 180_000);
+});
