@@ -11,6 +11,7 @@ import type { Mnemo, OpenMemoryOptions } from '../src/open-memory.js';
 import type { Store } from '../src/seams/store.js';
 import { openSqliteStore } from '../src/stores/sqlite/index.js';
 import { tempDir } from './helpers.js';
+import { postgresTargets } from './postgres-targets.js';
 
 const dir = tempDir();
 const WORDS = ['lantern', 'river', 'gate', 'smith', 'oath', 'iron', 'key', 'well', 'tower', 'crow', 'silver', 'debt', 'storm', 'harbour', 'bell', 'ferry', 'Kaël', 'Mira', 'ash', 'moon'];
@@ -231,11 +232,16 @@ describe('persisted index crash safety', () => {
       await new Promise<void>((resolve, reject) => {
         const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'fixtures', 'snapshot-writer-child.ts'), path], { stdio: ['ignore', 'pipe', 'pipe'] });
         let stderr = '';
+        let written = 0;
+        let killing = false;
         child.stderr.on('data', (data: Buffer) => (stderr += data.toString()));
         child.stdout.on('data', (data: Buffer) => {
-          const written = data.toString().trim().split('\n').length;
-          // Killed while the next snapshot is being written (the child writes them back to back).
-          if (written >= afterWrites) setTimeout(() => child.kill('SIGKILL'), afterWrites * 7);
+          written += data.toString().split('\n').length - 1;
+          // Killed while a later snapshot is being written (the child writes them back to back).
+          if (written >= afterWrites && !killing) {
+            killing = true;
+            setTimeout(() => child.kill('SIGKILL'), afterWrites * 7);
+          }
         });
         child.on('exit', (_code, signal) => (signal === 'SIGKILL' ? resolve() : reject(new Error(`child ended without being killed: ${stderr}`))));
       });
@@ -245,4 +251,50 @@ describe('persisted index crash safety', () => {
       expect(ranked).toBe(await freshRankings(path, 'run'));
     }
   }, 180_000);
+});
+
+describe.each(postgresTargets())('persisted index on PostgreSQL ($name), in a cache directory', (target) => {
+  it.skipIf(target.skip !== null)('reopens a save from the directory without a scan, with the rankings of a fresh build; another schema never uses it', async () => {
+    const schema = target.newSchema();
+    const cache = join(dir, `pg-${schema}`);
+    const openPg = async (options: OpenMemoryOptions & { schema?: string }) => {
+      const store = await target.open({ schema: options.schema ?? schema });
+      const vectorSearch = store.vectorSearch;
+      let scans = 0;
+      if (vectorSearch !== undefined) {
+        const scanChunks = vectorSearch.scanChunks.bind(vectorSearch);
+        vectorSearch.scanChunks = (saveId, visit) => {
+          scans++;
+          return scanChunks(saveId, visit);
+        };
+      }
+      const memory = await openMemory({ store, embedder: hashingEmbedder(), embeddingCache: false, indexDirectory: cache, ...options });
+      return { memory, scans: () => scans, close: () => memory.close() };
+    };
+    const first = await openPg({});
+    await fill(first.memory, 'run', 20);
+    const before = await rankings(first.memory, 'run');
+    await first.close();
+
+    const second = await openPg({});
+    expect(await rankings(second.memory, 'run')).toBe(before);
+    expect(second.scans()).toBe(0);
+    await second.close();
+
+    const fresh = await openPg({ indexDirectory: false });
+    expect(await rankings(fresh.memory, 'run')).toBe(before);
+    await fresh.close();
+
+    // Another database (schema) with a save of the same name and version: its instance id differs.
+    const otherSchema = target.newSchema();
+    const other = await openPg({ schema: otherSchema, indexDirectory: false });
+    await fill(other.memory, 'run', 20, 100);
+    await other.close();
+    const logger = recordingLogger();
+    const foreign = await openPg({ schema: otherSchema, logger });
+    await foreign.memory.query('run', 'silver');
+    expect(foreign.scans()).toBe(1);
+    expect(logger.lines.join('\n')).toMatch(/another store, embedder, analyzer or save/);
+    await foreign.close();
+  }, 120_000);
 });
