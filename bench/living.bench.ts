@@ -79,7 +79,7 @@ async function build(store: Store) {
     // The turn goes through the queue as the worker would commit it: extraction, consolidation, reflection.
     await store.living.enqueueTurn('bench', turn, {}, turn);
     const job = await store.living.claimJob({ workerId: 'bench', now: turn, leaseMs: 1e9, saveId: 'bench' });
-    const claim = { jobId: job?.jobId as number, generation: job?.generation as number, claimToken: job?.claimToken as string };
+    const claim = { saveId: 'bench', jobId: job?.jobId as number, generation: job?.generation as number, claimToken: job?.claimToken as string };
     await store.living.completeStage(claim, { stage: 'extract', facts }, turn);
     const factIds = facts.map((fact) => fact.factId as number);
     const pick = () => factIds[Math.floor(random() * factIds.length)] as number;

@@ -151,6 +151,8 @@ export interface LivingJob {
 
 /** Proof that a worker holds a job: a commit with a stale claim writes nothing. */
 export interface JobClaim {
+  /** The save of the job (a store sharded by save finds the job on that save's shard). */
+  saveId: string;
   jobId: number;
   generation: number;
   claimToken: string;

@@ -271,7 +271,7 @@ export class LivingWorker {
       if (this.idleWaiters.length > 0 && (await this.settled())) this.notifyIdle();
       return false;
     }
-    const claim: JobClaim = { jobId: job.jobId, generation: job.generation, claimToken: job.claimToken as string };
+    const claim: JobClaim = { saveId: job.saveId, jobId: job.jobId, generation: job.generation, claimToken: job.claimToken as string };
     const current: Current = { job, controller: new AbortController(), reason: null };
     this.current = current;
     const heartbeat = setInterval(() => {

@@ -28,7 +28,8 @@ export interface JobQuery {
  * are given. "Lock" reads also lock what they return for the rest of the transaction where the backend has row
  * locks (PostgreSQL `FOR UPDATE`); elsewhere the write transaction is already exclusive. Ids are integers, unique
  * across saves, and increase in insertion order; a batch insert returns the new ids in the order of its input.
- * Empty batches are never passed.
+ * Every method names the save its rows belong to (rows of another save are left alone), so a store sharded by save
+ * (Citus) runs each statement on one shard. Empty batches are never passed.
  */
 export interface LivingRows {
   // ---- facts ----
@@ -56,8 +57,8 @@ export interface LivingRows {
   /** Stores new beliefs (their `beliefId` is ignored); returns their new ids. */
   insertBeliefs(saveId: string, records: readonly BeliefRecord[]): number[];
   /** Writes every field of stored beliefs but their save, id and creation turn. */
-  updateBeliefs(records: readonly BeliefRecord[]): void;
-  deleteBeliefs(beliefIds: readonly number[]): void;
+  updateBeliefs(saveId: string, records: readonly BeliefRecord[]): void;
+  deleteBeliefs(saveId: string, beliefIds: readonly number[]): void;
   /** Deletes the beliefs created after `turnId`; returns how many. */
   deleteBeliefsCreatedAfter(saveId: string, turnId: number): number;
   /** Number of standing (not deleted) beliefs. */
@@ -78,21 +79,21 @@ export interface LivingRows {
   /** Stores new models (their `modelId` is ignored); returns their new ids. */
   insertModels(saveId: string, models: readonly MentalModel[]): number[];
   /** Writes the summary, sources, updated turn and stale flag of stored models. */
-  updateModels(models: readonly MentalModel[]): void;
+  updateModels(saveId: string, models: readonly MentalModel[]): void;
   /** Deletes models and every version of them. */
-  deleteModels(modelIds: readonly number[]): void;
+  deleteModels(saveId: string, modelIds: readonly number[]): void;
   /** Deletes the models created after `turnId` (their versions are the caller's); returns how many. */
   deleteModelsCreatedAfter(saveId: string, turnId: number): number;
   /** For each of `modelIds` with one, its latest version at or before `turnId` (turn, then version id). */
-  latestVersions(modelIds: readonly number[], turnId: number): Map<number, ModelVersion>;
+  latestVersions(saveId: string, modelIds: readonly number[], turnId: number): Map<number, ModelVersion>;
   /** The versions of `modelIds` at or before `turnId`, in the order they were stored. */
-  versionsUpTo(modelIds: readonly number[], turnId: number): StoredModelVersion[];
+  versionsUpTo(saveId: string, modelIds: readonly number[], turnId: number): StoredModelVersion[];
   /** Stores versions, in the order given. */
   insertVersions(saveId: string, versions: readonly StoredModelVersion[]): void;
   /** Deletes the versions of one model at exactly `turnId`. */
-  deleteVersionsAt(modelId: number, turnId: number): void;
+  deleteVersionsAt(saveId: string, modelId: number, turnId: number): void;
   /** Deletes the versions of `modelIds` at or after `turnId`. */
-  deleteVersionsFrom(modelIds: readonly number[], turnId: number): void;
+  deleteVersionsFrom(saveId: string, modelIds: readonly number[], turnId: number): void;
   /** Deletes every version of the save after `turnId`. */
   deleteVersionsAfter(saveId: string, turnId: number): void;
 
@@ -102,14 +103,14 @@ export interface LivingRows {
   /** The pending and running jobs of one save, or of every save. */
   openJobs(saveId: string | undefined): LivingJob[];
   /** One job, locked; undefined when there is none. */
-  lockJob(jobId: number): LivingJob | undefined;
+  lockJob(saveId: string, jobId: number): LivingJob | undefined;
   /**
    * Queues a turn's job in one atomic step: a new job (generation 1, created now), or the existing job of that
    * save and turn with `fields` written and its generation incremented. Returns the job as stored.
    */
   upsertJob(saveId: string, turnId: number, fields: QueuedJobFields): LivingJob;
   /** Writes the given fields of one job. */
-  updateJob(jobId: number, fields: Partial<JobFields>): void;
+  updateJob(saveId: string, jobId: number, fields: Partial<JobFields>): void;
   /** Writes the given fields of every failed job of one save, or of every save; returns how many. */
   updateFailedJobs(saveId: string | undefined, fields: Partial<JobFields>): number;
   /** Stores copies of jobs into `saveId` (new ids, in the order given). */

@@ -348,7 +348,7 @@ export function runLivingContract(name: string, factory: StoreFactory): void {
         expect(claimed).toMatchObject({ jobId: first.jobId, status: 'running', claimedBy: 'w1' });
         const again = await store.living.enqueueTurn('s', 3, { text: 'b', knownEntities: ['Kaël'] }, 30);
         expect(again).toMatchObject({ jobId: first.jobId, generation: 2, status: 'pending', stage: 'extract', payload: { text: 'b', knownEntities: ['Kaël'] }, claimToken: null });
-        const claim = { jobId: first.jobId, generation: 1, claimToken: claimed?.claimToken as string };
+        const claim = { saveId: first.saveId, jobId: first.jobId, generation: 1, claimToken: claimed?.claimToken as string };
         expect(await store.living.completeStage(claim, { stage: 'extract', facts: [{ statement: 'stale work' }] }, 40)).toBe(false);
         expect(await store.living.countFacts('s')).toBe(0);
         expect(await store.living.countJobs()).toEqual({ pending: 1, running: 0, done: 0, failed: 0 });
@@ -366,7 +366,10 @@ export function runLivingContract(name: string, factory: StoreFactory): void {
         expect(await store.living.claimJob(worker(10, { saveId: 'a' }))).toBeNull();
         const stolen = await store.living.claimJob(worker(2000, { workerId: 'w2' }));
         expect([stolen?.saveId, stolen?.turnId, stolen?.claimedBy]).toEqual(['b', 1, 'w2']);
-        expect(await store.living.renewClaim({ jobId: first?.jobId as number, generation: 1, claimToken: first?.claimToken as string }, 2000)).toBe(false);
+        expect(await store.living.renewClaim({ saveId: first?.saveId as string, jobId: first?.jobId as number, generation: 1, claimToken: first?.claimToken as string }, 2000)).toBe(false);
+        // A claim holds its job in its own save only: the same id and token named under another save hold nothing.
+        expect(await store.living.renewClaim({ saveId: 'b', jobId: second?.jobId as number, generation: 1, claimToken: second?.claimToken as string }, 2000)).toBe(false);
+        expect(await store.living.renewClaim({ saveId: 'a', jobId: second?.jobId as number, generation: 1, claimToken: second?.claimToken as string }, 2000)).toBe(true);
         const dead = await store.living.claimJob(worker(2001, { workerId: 'w3', deadWorkers: ['w1'] }));
         expect([dead?.saveId, dead?.turnId, dead?.claimedBy]).toEqual(['a', 1, 'w3']);
       });
@@ -375,7 +378,7 @@ export function runLivingContract(name: string, factory: StoreFactory): void {
         const turns = await seedFacts('s', 1);
         const job = await store.living.enqueueTurn('s', 2, { text: 'x' }, 1);
         const claimed = await store.living.claimJob(worker(5));
-        const claim = { jobId: job.jobId, generation: claimed?.generation as number, claimToken: claimed?.claimToken as string };
+        const claim = { saveId: job.saveId, jobId: job.jobId, generation: claimed?.generation as number, claimToken: claimed?.claimToken as string };
         expect(await store.living.completeStage(claim, { stage: 'consolidate', actions: [], factTurnMap: new Map(), subjects: [] }, 6)).toBe(false);
         expect(await store.living.completeStage(claim, { stage: 'extract', facts: [{ statement: 'Kaël finds a map.', entities: ['Kaël'] }] }, 6)).toBe(true);
         const [fact] = await store.living.getFacts('s', { turnId: 2 });
@@ -393,16 +396,16 @@ export function runLivingContract(name: string, factory: StoreFactory): void {
         await store.living.enqueueTurn('s', 1, {}, 1);
         await store.living.enqueueTurn('s', 2, {}, 1);
         let job = await store.living.claimJob(worker(10));
-        expect(await store.living.failStage({ jobId: job?.jobId as number, generation: 1, claimToken: job?.claimToken as string }, 'LLM down', 100, 10)).toBe(true);
+        expect(await store.living.failStage({ saveId: job?.saveId as string, jobId: job?.jobId as number, generation: 1, claimToken: job?.claimToken as string }, 'LLM down', 100, 10)).toBe(true);
         expect((await store.living.listJobs({ status: 'pending' }))[0]).toMatchObject({ turnId: 1, attempts: 1, notBefore: 100, lastError: 'LLM down' });
         expect(await store.living.claimJob(worker(50))).toBeNull();
         job = await store.living.claimJob(worker(100));
         expect(job?.turnId).toBe(1);
-        await store.living.failStage({ jobId: job?.jobId as number, generation: 1, claimToken: job?.claimToken as string }, 'still down', null, 100);
+        await store.living.failStage({ saveId: job?.saveId as string, jobId: job?.jobId as number, generation: 1, claimToken: job?.claimToken as string }, 'still down', null, 100);
         expect(await store.living.countJobs('s')).toEqual({ pending: 1, running: 0, done: 0, failed: 1 });
         const next = await store.living.claimJob(worker(100));
         expect(next?.turnId).toBe(2);
-        expect(await store.living.releaseClaim({ jobId: next?.jobId as number, generation: 1, claimToken: next?.claimToken as string }, 101)).toBe(true);
+        expect(await store.living.releaseClaim({ saveId: next?.saveId as string, jobId: next?.jobId as number, generation: 1, claimToken: next?.claimToken as string }, 101)).toBe(true);
         expect((await store.living.listJobs({ status: 'pending' }))[0]).toMatchObject({ turnId: 2, attempts: 0, claimedBy: null });
         expect(await store.living.retryFailed('s', 200)).toBe(1);
         expect((await store.living.claimJob(worker(200)))?.turnId).toBe(1);

@@ -45,6 +45,6 @@ export function* applyConsolidation(saveId: string, turnId: number, actions: rea
     else counts.deleted++;
   }
   if (created.length > 0) yield* rows.insertBeliefs(saveId, created);
-  if (changed.size > 0) yield* rows.updateBeliefs([...changed.values()]);
+  if (changed.size > 0) yield* rows.updateBeliefs(saveId, [...changed.values()]);
   return counts;
 }

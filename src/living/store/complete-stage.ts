@@ -31,7 +31,7 @@ export function* completeStage(claim: JobClaim, commit: StageCommit, now: number
   }
   const stage = NEXT_STAGE[commit.stage];
   const done = stage === 'done';
-  yield* rows.updateJob(job.jobId, {
+  yield* rows.updateJob(job.saveId, job.jobId, {
     stage, status: done ? 'done' : 'running', attempts: 0, lastError: null, subjects, claimedAt: done ? null : now, updatedAt: now,
     ...(done ? { claimedBy: null, claimToken: null } : {}),
   });

@@ -45,14 +45,14 @@ export function* forkLiving(saveId: string, newSaveId: string, atTurn: number): 
   const models = (yield* rows.selectModels(saveId, { maxTurnId: atTurn })).sort(byId((model) => model.modelId as number));
   if (models.length > 0) {
     const oldModelIds = models.map((model) => model.modelId as number);
-    const latest = yield* rows.latestVersions(oldModelIds, atTurn);
+    const latest = yield* rows.latestVersions(saveId, oldModelIds, atTurn);
     const modelCopies = models.map((model): MentalModel => {
       const rewound = rewindModel(model, latest.get(model.modelId as number) ?? null, atTurn).model as MentalModel;
       return { ...rewound, sources: mapBeliefs(rewound.sources) };
     });
     const newModelIds = yield* rows.insertModels(newSaveId, modelCopies);
     const modelIds = new Map(oldModelIds.map((id, index) => [id, newModelIds[index] as number]));
-    const versions = yield* rows.versionsUpTo(oldModelIds, atTurn);
+    const versions = yield* rows.versionsUpTo(saveId, oldModelIds, atTurn);
     if (versions.length > 0) {
       yield* rows.insertVersions(newSaveId, versions.map((version) => ({ ...version, modelId: modelIds.get(version.modelId) as number, sources: mapBeliefs(version.sources) })));
     }

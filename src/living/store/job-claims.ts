@@ -34,13 +34,13 @@ export function* claimJob(request: ClaimRequest): LivingProgram<LivingJob | null
   const job = queueHeads(yield* rows.openJobs(request.saveId)).find((head) => isClaimable(head, request));
   if (job === undefined) return null;
   const claim = { status: 'running' as const, claimedBy: request.workerId, claimToken: newId(), claimedAt: request.now, updatedAt: request.now };
-  yield* rows.updateJob(job.jobId, claim);
+  yield* rows.updateJob(job.saveId, job.jobId, claim);
   return { ...job, ...claim };
 }
 
 /** The job `claim` holds, locked, or null when the claim no longer holds. */
 export function* heldJob(claim: JobClaim): LivingProgram<LivingJob | null> {
-  const job = yield* rows.lockJob(claim.jobId);
+  const job = yield* rows.lockJob(claim.saveId, claim.jobId);
   return holdsClaim(job, claim) ? job : null;
 }
 
@@ -54,7 +54,7 @@ export function* heldJob(claim: JobClaim): LivingProgram<LivingJob | null> {
  */
 export function* renewClaim(claim: JobClaim, now: number): LivingProgram<boolean> {
   if ((yield* heldJob(claim)) === null) return false;
-  yield* rows.updateJob(claim.jobId, { claimedAt: now });
+  yield* rows.updateJob(claim.saveId, claim.jobId, { claimedAt: now });
   return true;
 }
 
@@ -70,7 +70,7 @@ export function* renewClaim(claim: JobClaim, now: number): LivingProgram<boolean
 export function* failStage(claim: JobClaim, error: string, retryAt: number | null, now: number): LivingProgram<boolean> {
   const job = yield* heldJob(claim);
   if (job === null) return false;
-  yield* rows.updateJob(claim.jobId, {
+  yield* rows.updateJob(claim.saveId, claim.jobId, {
     status: retryAt === null ? 'failed' : 'pending', attempts: job.attempts + 1, notBefore: retryAt ?? 0, lastError: error.slice(0, 2000), claimedBy: null, claimToken: null, claimedAt: null, updatedAt: now,
   });
   return true;
@@ -86,7 +86,7 @@ export function* failStage(claim: JobClaim, error: string, retryAt: number | nul
  */
 export function* releaseClaim(claim: JobClaim, now: number): LivingProgram<boolean> {
   if ((yield* heldJob(claim)) === null) return false;
-  yield* rows.updateJob(claim.jobId, { status: 'pending', claimedBy: null, claimToken: null, claimedAt: null, updatedAt: now });
+  yield* rows.updateJob(claim.saveId, claim.jobId, { status: 'pending', claimedBy: null, claimToken: null, claimedAt: null, updatedAt: now });
   return true;
 }
 

@@ -37,16 +37,16 @@ function* undoBeliefs(saveId: string, turnId: number, gone: ReadonlySet<number>)
     if (next === null) deleted.push(beliefId);
     else if (next !== undefined) updated.push(next);
   }
-  if (deleted.length > 0) yield* rows.deleteBeliefs(deleted);
-  if (updated.length > 0) yield* rows.updateBeliefs(updated);
+  if (deleted.length > 0) yield* rows.deleteBeliefs(saveId, deleted);
+  if (updated.length > 0) yield* rows.updateBeliefs(saveId, updated);
 }
 
 function* undoModels(saveId: string, turnId: number): LivingProgram<void> {
   const models = yield* rows.modelsChangedAt(saveId, turnId);
   if (models.length === 0) return;
   const modelIds = models.map((model) => model.modelId as number);
-  yield* rows.deleteVersionsFrom(modelIds, turnId);
-  const latest = yield* rows.latestVersions(modelIds, turnId - 1);
+  yield* rows.deleteVersionsFrom(saveId, modelIds, turnId);
+  const latest = yield* rows.latestVersions(saveId, modelIds, turnId - 1);
   const deleted: number[] = [];
   const restored: MentalModel[] = [];
   for (const model of models) {
@@ -54,6 +54,6 @@ function* undoModels(saveId: string, turnId: number): LivingProgram<void> {
     if (before === null) deleted.push(model.modelId as number);
     else restored.push(before);
   }
-  if (deleted.length > 0) yield* rows.deleteModels(deleted);
-  if (restored.length > 0) yield* rows.updateModels(restored);
+  if (deleted.length > 0) yield* rows.deleteModels(saveId, deleted);
+  if (restored.length > 0) yield* rows.updateModels(saveId, restored);
 }

@@ -17,7 +17,7 @@ export function* rewindBeliefs(saveId: string, target: number): LivingProgram<{ 
     const { record: before, changed } = rewindBelief(record, target);
     if (before !== null && changed) rolledBack.push(before);
   }
-  if (rolledBack.length > 0) yield* rows.updateBeliefs(rolledBack);
+  if (rolledBack.length > 0) yield* rows.updateBeliefs(saveId, rolledBack);
   return { deleted, updated: rolledBack.length };
 }
 
@@ -30,13 +30,13 @@ export function* rewindModels(saveId: string, target: number): LivingProgram<{ d
   const deleted = yield* rows.deleteModelsCreatedAfter(saveId, target);
   const models = yield* rows.modelsChangedAfter(saveId, target);
   if (models.length === 0) return { deleted, updated: 0 };
-  const latest = yield* rows.latestVersions(models.map((model) => model.modelId as number), target);
+  const latest = yield* rows.latestVersions(saveId, models.map((model) => model.modelId as number), target);
   const restored: MentalModel[] = [];
   for (const model of models) {
     const { model: before } = rewindModel(model, latest.get(model.modelId as number) ?? null, target);
     if (before !== null) restored.push(before);
   }
-  yield* rows.updateModels(restored);
+  yield* rows.updateModels(saveId, restored);
   return { deleted, updated: models.length };
 }
 

@@ -23,9 +23,9 @@ export function* upsertModel(saveId: string, subject: string, summary: string, t
     [modelId] = (yield* rows.insertModels(saveId, [model])) as [number];
   } else {
     modelId = existing.modelId as number;
-    yield* rows.updateModels([{ ...existing, summary: text, sources: [...sources], updatedTurnId: turnId, stale: false }]);
+    yield* rows.updateModels(saveId, [{ ...existing, summary: text, sources: [...sources], updatedTurnId: turnId, stale: false }]);
   }
-  yield* rows.deleteVersionsAt(modelId, turnId);
+  yield* rows.deleteVersionsAt(saveId, modelId, turnId);
   yield* rows.insertVersions(saveId, [{ modelId, turnId, summary: text, sources: [...sources] }]);
   return modelId;
 }

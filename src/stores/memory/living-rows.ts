@@ -127,15 +127,15 @@ export class InMemoryLivingRows implements LivingRows {
     });
   }
 
-  updateBeliefs(records: readonly BeliefRecord[]): void {
+  updateBeliefs(saveId: string, records: readonly BeliefRecord[]): void {
     for (const record of records) {
       const entry = this.beliefs.get(record.beliefId as number);
-      if (entry !== undefined) entry.record = { ...clone(record), createdTurnId: entry.record.createdTurnId };
+      if (entry?.saveId === saveId) entry.record = { ...clone(record), createdTurnId: entry.record.createdTurnId };
     }
   }
 
-  deleteBeliefs(beliefIds: readonly number[]): void {
-    for (const beliefId of beliefIds) this.beliefs.delete(beliefId);
+  deleteBeliefs(saveId: string, beliefIds: readonly number[]): void {
+    for (const beliefId of beliefIds) if (this.beliefs.get(beliefId)?.saveId === saveId) this.beliefs.delete(beliefId);
   }
 
   deleteBeliefsCreatedAfter(saveId: string, turnId: number): number {
@@ -199,15 +199,15 @@ export class InMemoryLivingRows implements LivingRows {
     });
   }
 
-  updateModels(models: readonly MentalModel[]): void {
+  updateModels(saveId: string, models: readonly MentalModel[]): void {
     for (const model of models) {
       const entry = this.models.get(model.modelId as number);
-      if (entry !== undefined) entry.model = { ...entry.model, summary: model.summary, sources: [...model.sources], updatedTurnId: model.updatedTurnId, stale: model.stale };
+      if (entry?.saveId === saveId) entry.model = { ...entry.model, summary: model.summary, sources: [...model.sources], updatedTurnId: model.updatedTurnId, stale: model.stale };
     }
   }
 
-  deleteModels(modelIds: readonly number[]): void {
-    const gone = new Set(modelIds);
+  deleteModels(saveId: string, modelIds: readonly number[]): void {
+    const gone = new Set(modelIds.filter((modelId) => this.models.get(modelId)?.saveId === saveId));
     for (const modelId of gone) this.models.delete(modelId);
     this.versions = this.versions.filter((version) => !gone.has(version.modelId));
   }
@@ -222,20 +222,20 @@ export class InMemoryLivingRows implements LivingRows {
     return deleted;
   }
 
-  latestVersions(modelIds: readonly number[], turnId: number): Map<number, ModelVersion> {
+  latestVersions(saveId: string, modelIds: readonly number[], turnId: number): Map<number, ModelVersion> {
     const wanted = new Set(modelIds);
     const best = new Map<number, StoredVersion>();
     for (const version of this.versions) {
-      if (!wanted.has(version.modelId) || version.turnId > turnId) continue;
+      if (version.saveId !== saveId || !wanted.has(version.modelId) || version.turnId > turnId) continue;
       const held = best.get(version.modelId);
       if (held === undefined || version.turnId > held.turnId || (version.turnId === held.turnId && version.versionId > held.versionId)) best.set(version.modelId, version);
     }
     return new Map([...best].map(([modelId, version]) => [modelId, { turnId: version.turnId, summary: version.summary, sources: [...version.sources] }]));
   }
 
-  versionsUpTo(modelIds: readonly number[], turnId: number): StoredModelVersion[] {
+  versionsUpTo(saveId: string, modelIds: readonly number[], turnId: number): StoredModelVersion[] {
     const wanted = new Set(modelIds);
-    return this.versions.filter((version) => wanted.has(version.modelId) && version.turnId <= turnId)
+    return this.versions.filter((version) => version.saveId === saveId && wanted.has(version.modelId) && version.turnId <= turnId)
       .map(({ modelId, turnId: versionTurn, summary, sources }) => ({ modelId, turnId: versionTurn, summary, sources: [...sources] }));
   }
 
@@ -243,13 +243,13 @@ export class InMemoryLivingRows implements LivingRows {
     for (const version of versions) this.versions.push({ ...clone(version), versionId: ++this.ids.version, saveId });
   }
 
-  deleteVersionsAt(modelId: number, turnId: number): void {
-    this.versions = this.versions.filter((version) => !(version.modelId === modelId && version.turnId === turnId));
+  deleteVersionsAt(saveId: string, modelId: number, turnId: number): void {
+    this.versions = this.versions.filter((version) => !(version.saveId === saveId && version.modelId === modelId && version.turnId === turnId));
   }
 
-  deleteVersionsFrom(modelIds: readonly number[], turnId: number): void {
+  deleteVersionsFrom(saveId: string, modelIds: readonly number[], turnId: number): void {
     const gone = new Set(modelIds);
-    this.versions = this.versions.filter((version) => !(gone.has(version.modelId) && version.turnId >= turnId));
+    this.versions = this.versions.filter((version) => !(version.saveId === saveId && gone.has(version.modelId) && version.turnId >= turnId));
   }
 
   deleteVersionsAfter(saveId: string, turnId: number): void {
@@ -266,8 +266,9 @@ export class InMemoryLivingRows implements LivingRows {
     return [...this.jobs.values()].filter((job) => (job.status === 'pending' || job.status === 'running') && (saveId === undefined || job.saveId === saveId));
   }
 
-  lockJob(jobId: number): LivingJob | undefined {
-    return this.jobs.get(jobId);
+  lockJob(saveId: string, jobId: number): LivingJob | undefined {
+    const job = this.jobs.get(jobId);
+    return job?.saveId === saveId ? job : undefined;
   }
 
   upsertJob(saveId: string, turnId: number, fields: QueuedJobFields): LivingJob {
@@ -279,9 +280,9 @@ export class InMemoryLivingRows implements LivingRows {
     return job;
   }
 
-  updateJob(jobId: number, fields: Partial<JobFields>): void {
+  updateJob(saveId: string, jobId: number, fields: Partial<JobFields>): void {
     const job = this.jobs.get(jobId);
-    if (job !== undefined) this.jobs.set(jobId, { ...job, ...clone(fields) });
+    if (job?.saveId === saveId) this.jobs.set(jobId, { ...job, ...clone(fields) });
   }
 
   updateFailedJobs(saveId: string | undefined, fields: Partial<JobFields>): number {

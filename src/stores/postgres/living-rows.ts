@@ -174,23 +174,23 @@ export class PostgresLivingRows implements AsyncPort<LivingRows> {
     return insertedIds(rows, 'belief_id');
   }
 
-  async updateBeliefs(records: readonly BeliefRecord[]): Promise<void> {
+  async updateBeliefs(saveId: string, records: readonly BeliefRecord[]): Promise<void> {
     await this.client.query(
       `UPDATE ${this.tables.beliefs} AS belief SET statement = input.statement, subject = input.subject, subject_key = input.subject_key, proof_count = input.proof_count,
          sources = input.sources, history = input.history, updated_turn_id = input.updated_turn_id, deleted_turn_id = input.deleted_turn_id, stale = input.stale
-       FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::int[], $6::text[], $7::text[], $8::bigint[], $9::bigint[], $10::int[])
+       FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::int[], $7::text[], $8::text[], $9::bigint[], $10::bigint[], $11::int[])
          AS input (belief_id, statement, subject, subject_key, proof_count, sources, history, updated_turn_id, deleted_turn_id, stale)
-       WHERE belief.belief_id = input.belief_id`,
+       WHERE belief.save_id = $1 AND belief.belief_id = input.belief_id`,
       [
-        records.map((record) => record.beliefId), records.map((record) => record.statement), records.map((record) => record.subject), records.map((record) => nameKey(record.subject)),
+        saveId, records.map((record) => record.beliefId), records.map((record) => record.statement), records.map((record) => record.subject), records.map((record) => nameKey(record.subject)),
         records.map((record) => record.sources.length), records.map((record) => JSON.stringify(record.sources)), records.map((record) => JSON.stringify(record.history)),
         records.map((record) => record.updatedTurnId), records.map((record) => record.deletedTurnId), records.map((record) => flag(record.stale)),
       ],
     );
   }
 
-  async deleteBeliefs(beliefIds: readonly number[]): Promise<void> {
-    await this.client.query(`DELETE FROM ${this.tables.beliefs} WHERE belief_id = ANY ($1::bigint[])`, [[...beliefIds]]);
+  async deleteBeliefs(saveId: string, beliefIds: readonly number[]): Promise<void> {
+    await this.client.query(`DELETE FROM ${this.tables.beliefs} WHERE save_id = $1 AND belief_id = ANY ($2::bigint[])`, [saveId, [...beliefIds]]);
   }
 
   deleteBeliefsCreatedAfter(saveId: string, turnId: number): Promise<number> {
@@ -254,19 +254,20 @@ export class PostgresLivingRows implements AsyncPort<LivingRows> {
     return insertedIds(rows, 'model_id');
   }
 
-  async updateModels(models: readonly MentalModel[]): Promise<void> {
+  async updateModels(saveId: string, models: readonly MentalModel[]): Promise<void> {
     await this.client.query(
       `UPDATE ${this.tables.models} AS model SET summary = input.summary, sources = input.sources, updated_turn_id = input.updated_turn_id, stale = input.stale
-       FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[], $5::int[]) AS input (model_id, summary, sources, updated_turn_id, stale)
-       WHERE model.model_id = input.model_id`,
-      [models.map((model) => model.modelId), models.map((model) => model.summary), models.map((model) => JSON.stringify(model.sources)), models.map((model) => model.updatedTurnId), models.map((model) => flag(model.stale))],
+       FROM unnest($2::bigint[], $3::text[], $4::text[], $5::bigint[], $6::int[]) AS input (model_id, summary, sources, updated_turn_id, stale)
+       WHERE model.save_id = $1 AND model.model_id = input.model_id`,
+      [saveId, models.map((model) => model.modelId), models.map((model) => model.summary), models.map((model) => JSON.stringify(model.sources)), models.map((model) => model.updatedTurnId), models.map((model) => flag(model.stale))],
     );
   }
 
-  async deleteModels(modelIds: readonly number[]): Promise<void> {
+  async deleteModels(saveId: string, modelIds: readonly number[]): Promise<void> {
     await this.client.query(
-      `WITH versions AS (DELETE FROM ${this.tables.versions} WHERE model_id = ANY ($1::bigint[])) DELETE FROM ${this.tables.models} WHERE model_id = ANY ($1::bigint[])`,
-      [[...modelIds]],
+      `WITH versions AS (DELETE FROM ${this.tables.versions} WHERE save_id = $1 AND model_id = ANY ($2::bigint[]))
+       DELETE FROM ${this.tables.models} WHERE save_id = $1 AND model_id = ANY ($2::bigint[])`,
+      [saveId, [...modelIds]],
     );
   }
 
@@ -274,19 +275,19 @@ export class PostgresLivingRows implements AsyncPort<LivingRows> {
     return this.changes(`DELETE FROM ${this.tables.models} WHERE save_id = $1 AND created_turn_id > $2`, [saveId, turnId]);
   }
 
-  async latestVersions(modelIds: readonly number[], turnId: number): Promise<Map<number, ModelVersion>> {
+  async latestVersions(saveId: string, modelIds: readonly number[], turnId: number): Promise<Map<number, ModelVersion>> {
     const rows = await this.rows<VersionRow>(
       `SELECT DISTINCT ON (model_id) model_id, turn_id, summary, sources FROM ${this.tables.versions}
-       WHERE model_id = ANY ($1::bigint[]) AND turn_id <= $2 ORDER BY model_id, turn_id DESC, version_id DESC`,
-      [[...modelIds], turnId],
+       WHERE save_id = $1 AND model_id = ANY ($2::bigint[]) AND turn_id <= $3 ORDER BY model_id, turn_id DESC, version_id DESC`,
+      [saveId, [...modelIds], turnId],
     );
     return new Map(rows.map(versionFromRow).map(({ modelId, ...version }) => [modelId, version]));
   }
 
-  async versionsUpTo(modelIds: readonly number[], turnId: number): Promise<StoredModelVersion[]> {
+  async versionsUpTo(saveId: string, modelIds: readonly number[], turnId: number): Promise<StoredModelVersion[]> {
     const rows = await this.rows<VersionRow>(
-      `SELECT model_id, turn_id, summary, sources FROM ${this.tables.versions} WHERE model_id = ANY ($1::bigint[]) AND turn_id <= $2 ORDER BY version_id`,
-      [[...modelIds], turnId],
+      `SELECT model_id, turn_id, summary, sources FROM ${this.tables.versions} WHERE save_id = $1 AND model_id = ANY ($2::bigint[]) AND turn_id <= $3 ORDER BY version_id`,
+      [saveId, [...modelIds], turnId],
     );
     return rows.map(versionFromRow);
   }
@@ -300,12 +301,12 @@ export class PostgresLivingRows implements AsyncPort<LivingRows> {
     );
   }
 
-  async deleteVersionsAt(modelId: number, turnId: number): Promise<void> {
-    await this.client.query(`DELETE FROM ${this.tables.versions} WHERE model_id = $1 AND turn_id = $2`, [modelId, turnId]);
+  async deleteVersionsAt(saveId: string, modelId: number, turnId: number): Promise<void> {
+    await this.client.query(`DELETE FROM ${this.tables.versions} WHERE save_id = $1 AND model_id = $2 AND turn_id = $3`, [saveId, modelId, turnId]);
   }
 
-  async deleteVersionsFrom(modelIds: readonly number[], turnId: number): Promise<void> {
-    await this.client.query(`DELETE FROM ${this.tables.versions} WHERE model_id = ANY ($1::bigint[]) AND turn_id >= $2`, [[...modelIds], turnId]);
+  async deleteVersionsFrom(saveId: string, modelIds: readonly number[], turnId: number): Promise<void> {
+    await this.client.query(`DELETE FROM ${this.tables.versions} WHERE save_id = $1 AND model_id = ANY ($2::bigint[]) AND turn_id >= $3`, [saveId, [...modelIds], turnId]);
   }
 
   async deleteVersionsAfter(saveId: string, turnId: number): Promise<void> {
@@ -326,8 +327,8 @@ export class PostgresLivingRows implements AsyncPort<LivingRows> {
     return rows.map(jobFromRow);
   }
 
-  async lockJob(jobId: number): Promise<LivingJob | undefined> {
-    const [row] = await this.rows<JobRow>(`SELECT * FROM ${this.tables.jobs} WHERE job_id = $1 FOR UPDATE`, [jobId]);
+  async lockJob(saveId: string, jobId: number): Promise<LivingJob | undefined> {
+    const [row] = await this.rows<JobRow>(`SELECT * FROM ${this.tables.jobs} WHERE save_id = $1 AND job_id = $2 FOR UPDATE`, [saveId, jobId]);
     return row === undefined ? undefined : jobFromRow(row);
   }
 
@@ -342,11 +343,11 @@ export class PostgresLivingRows implements AsyncPort<LivingRows> {
     return jobFromRow(row as JobRow);
   }
 
-  async updateJob(jobId: number, fields: Partial<JobFields>): Promise<void> {
+  async updateJob(saveId: string, jobId: number, fields: Partial<JobFields>): Promise<void> {
     const columns = jobColumns(fields);
     await this.client.query(
-      `UPDATE ${this.tables.jobs} SET ${columns.map(([column], index) => `${column} = $${index + 2}`).join(', ')} WHERE job_id = $1`,
-      [jobId, ...columns.map(([, value]) => value)],
+      `UPDATE ${this.tables.jobs} SET ${columns.map(([column], index) => `${column} = $${index + 3}`).join(', ')} WHERE save_id = $1 AND job_id = $2`,
+      [saveId, jobId, ...columns.map(([, value]) => value)],
     );
   }
 

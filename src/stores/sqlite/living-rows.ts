@@ -130,19 +130,19 @@ export class SqliteLivingRows implements LivingRows {
     ).lastInsertRowid));
   }
 
-  updateBeliefs(records: readonly BeliefRecord[]): void {
+  updateBeliefs(saveId: string, records: readonly BeliefRecord[]): void {
     const update = this.sql(`UPDATE living_beliefs SET statement = ?, subject = ?, subject_key = ?, proof_count = ?, sources = ?, history = ?, updated_turn_id = ?,
-      deleted_turn_id = ?, stale = ? WHERE belief_id = ?`);
+      deleted_turn_id = ?, stale = ? WHERE belief_id = ? AND save_id = ?`);
     for (const record of records) {
       update.run(
         record.statement, record.subject, nameKey(record.subject), record.sources.length, JSON.stringify(record.sources), JSON.stringify(record.history),
-        record.updatedTurnId, record.deletedTurnId, flag(record.stale), record.beliefId,
+        record.updatedTurnId, record.deletedTurnId, flag(record.stale), record.beliefId, saveId,
       );
     }
   }
 
-  deleteBeliefs(beliefIds: readonly number[]): void {
-    this.sql('DELETE FROM living_beliefs WHERE belief_id IN (SELECT value FROM json_each(?))').run(idList(beliefIds));
+  deleteBeliefs(saveId: string, beliefIds: readonly number[]): void {
+    this.sql('DELETE FROM living_beliefs WHERE belief_id IN (SELECT value FROM json_each(?)) AND save_id = ?').run(idList(beliefIds), saveId);
   }
 
   deleteBeliefsCreatedAfter(saveId: string, turnId: number): number {
@@ -198,34 +198,34 @@ export class SqliteLivingRows implements LivingRows {
     ).lastInsertRowid));
   }
 
-  updateModels(models: readonly MentalModel[]): void {
-    const update = this.sql('UPDATE living_models SET summary = ?, sources = ?, updated_turn_id = ?, stale = ? WHERE model_id = ?');
-    for (const model of models) update.run(model.summary, JSON.stringify(model.sources), model.updatedTurnId, flag(model.stale), model.modelId);
+  updateModels(saveId: string, models: readonly MentalModel[]): void {
+    const update = this.sql('UPDATE living_models SET summary = ?, sources = ?, updated_turn_id = ?, stale = ? WHERE model_id = ? AND save_id = ?');
+    for (const model of models) update.run(model.summary, JSON.stringify(model.sources), model.updatedTurnId, flag(model.stale), model.modelId, saveId);
   }
 
-  deleteModels(modelIds: readonly number[]): void {
-    this.sql('DELETE FROM living_model_versions WHERE model_id IN (SELECT value FROM json_each(?))').run(idList(modelIds));
-    this.sql('DELETE FROM living_models WHERE model_id IN (SELECT value FROM json_each(?))').run(idList(modelIds));
+  deleteModels(saveId: string, modelIds: readonly number[]): void {
+    this.sql('DELETE FROM living_model_versions WHERE model_id IN (SELECT value FROM json_each(?)) AND save_id = ?').run(idList(modelIds), saveId);
+    this.sql('DELETE FROM living_models WHERE model_id IN (SELECT value FROM json_each(?)) AND save_id = ?').run(idList(modelIds), saveId);
   }
 
   deleteModelsCreatedAfter(saveId: string, turnId: number): number {
     return this.sql('DELETE FROM living_models WHERE save_id = ? AND created_turn_id > ?').run(saveId, turnId).changes;
   }
 
-  latestVersions(modelIds: readonly number[], turnId: number): Map<number, ModelVersion> {
-    const latest = this.sql(`SELECT turn_id, summary, sources FROM living_model_versions WHERE model_id = ? AND turn_id <= ?
+  latestVersions(saveId: string, modelIds: readonly number[], turnId: number): Map<number, ModelVersion> {
+    const latest = this.sql(`SELECT turn_id, summary, sources FROM living_model_versions WHERE model_id = ? AND turn_id <= ? AND save_id = ?
       ORDER BY turn_id DESC, version_id DESC LIMIT 1`);
     const versions = new Map<number, ModelVersion>();
     for (const modelId of modelIds) {
-      const row = latest.get(modelId, turnId) as VersionRow | undefined;
+      const row = latest.get(modelId, turnId, saveId) as VersionRow | undefined;
       if (row !== undefined) versions.set(modelId, { turnId: row.turn_id as number, summary: row.summary, sources: JSON.parse(row.sources) as number[] });
     }
     return versions;
   }
 
-  versionsUpTo(modelIds: readonly number[], turnId: number): StoredModelVersion[] {
+  versionsUpTo(saveId: string, modelIds: readonly number[], turnId: number): StoredModelVersion[] {
     const rows = this.sql(`SELECT model_id, turn_id, summary, sources FROM living_model_versions
-      WHERE model_id IN (SELECT value FROM json_each(?)) AND turn_id <= ? ORDER BY version_id`).all(idList(modelIds), turnId) as VersionRow[];
+      WHERE model_id IN (SELECT value FROM json_each(?)) AND turn_id <= ? AND save_id = ? ORDER BY version_id`).all(idList(modelIds), turnId, saveId) as VersionRow[];
     return rows.map(versionFromRow);
   }
 
@@ -234,12 +234,12 @@ export class SqliteLivingRows implements LivingRows {
     for (const version of versions) insert.run(version.modelId, saveId, version.turnId, version.summary, JSON.stringify(version.sources));
   }
 
-  deleteVersionsAt(modelId: number, turnId: number): void {
-    this.sql('DELETE FROM living_model_versions WHERE model_id = ? AND turn_id = ?').run(modelId, turnId);
+  deleteVersionsAt(saveId: string, modelId: number, turnId: number): void {
+    this.sql('DELETE FROM living_model_versions WHERE model_id = ? AND turn_id = ? AND save_id = ?').run(modelId, turnId, saveId);
   }
 
-  deleteVersionsFrom(modelIds: readonly number[], turnId: number): void {
-    this.sql('DELETE FROM living_model_versions WHERE model_id IN (SELECT value FROM json_each(?)) AND turn_id >= ?').run(idList(modelIds), turnId);
+  deleteVersionsFrom(saveId: string, modelIds: readonly number[], turnId: number): void {
+    this.sql('DELETE FROM living_model_versions WHERE model_id IN (SELECT value FROM json_each(?)) AND turn_id >= ? AND save_id = ?').run(idList(modelIds), turnId, saveId);
   }
 
   deleteVersionsAfter(saveId: string, turnId: number): void {
@@ -259,8 +259,8 @@ export class SqliteLivingRows implements LivingRows {
     return (rows as JobRow[]).map(jobFromRow);
   }
 
-  lockJob(jobId: number): LivingJob | undefined {
-    const row = this.sql('SELECT * FROM living_jobs WHERE job_id = ?').get(jobId) as JobRow | undefined;
+  lockJob(saveId: string, jobId: number): LivingJob | undefined {
+    const row = this.sql('SELECT * FROM living_jobs WHERE job_id = ? AND save_id = ?').get(jobId, saveId) as JobRow | undefined;
     return row === undefined ? undefined : jobFromRow(row);
   }
 
@@ -273,9 +273,9 @@ export class SqliteLivingRows implements LivingRows {
     return jobFromRow(row);
   }
 
-  updateJob(jobId: number, fields: Partial<JobFields>): void {
+  updateJob(saveId: string, jobId: number, fields: Partial<JobFields>): void {
     const columns = jobColumns(fields);
-    this.sql(`UPDATE living_jobs SET ${columns.map(([column]) => `${column} = ?`).join(', ')} WHERE job_id = ?`).run(...columns.map(([, value]) => value), jobId);
+    this.sql(`UPDATE living_jobs SET ${columns.map(([column]) => `${column} = ?`).join(', ')} WHERE job_id = ? AND save_id = ?`).run(...columns.map(([, value]) => value), jobId, saveId);
   }
 
   updateFailedJobs(saveId: string | undefined, fields: Partial<JobFields>): number {
