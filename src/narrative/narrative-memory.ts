@@ -279,7 +279,7 @@ export class NarrativeMemory {
         search: (vector, limit, statistics) => vectorSearch.search(saveId, vector, filter, limit, { ...vectorOptions, statistics }),
         score: (vector, ids) => vectorSearch.score(saveId, vector, ids, vectorOptions),
       },
-      read: (ids) => this.store.getChunks(ids),
+      read: (ids) => this.store.getChunks(ids, saveId),
       idOf: (chunk) => chunk.id,
       textOf: (chunk) => chunk.text,
     });

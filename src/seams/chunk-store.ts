@@ -50,8 +50,11 @@ export interface ChunkStore {
   replaceTurn(saveId: string, turnId: number, chunkType: string, chunks: readonly NewChunk[]): Promise<WriteResult & { removed: number }>;
   /** Counts a save's chunks, optionally of one type. */
   countChunks(saveId: string, chunkType?: string): Promise<number>;
-  /** Reads chunks by id, in the order asked (unknown ids are left out). */
-  getChunks(ids: readonly string[]): Promise<Chunk[]>;
+  /**
+   * Reads chunks by id, in the order asked (unknown ids are left out). With `saveId`, only that save's chunks (a
+   * store sharded by save then reads one shard; a query always passes its save).
+   */
+  getChunks(ids: readonly string[], saveId?: string): Promise<Chunk[]>;
   /** Lists a save's chunks in turn order (then insertion order), optionally within a turn range, one page at a time. */
   listChunks(saveId: string, options?: ListChunksOptions): Promise<Chunk[]>;
   /** Lists a save's turns in order, each with its chunk count and chunk types, one page at a time. */

@@ -39,6 +39,8 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
       const [chunk] = await store.getChunks([id]);
       expect(chunk).toMatchObject({ id, saveId: 'a', turnId: 1, chunkType: 'narrative', text: 'The lantern flickers.', entryId: null });
       expect(await memory.count('a')).toBe(1);
+      expect((await store.getChunks([id], 'a')).map((found) => found.id)).toEqual([id]);
+      expect(await store.getChunks([id], 'b')).toEqual([]);
     });
 
     it('keeps saves apart: counts, queries and rewinds of one never touch another', async () => {

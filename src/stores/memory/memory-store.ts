@@ -158,11 +158,11 @@ export class InMemoryStore implements Store {
     return this.saveChunks(saveId).filter((chunk) => chunkType === undefined || chunk.chunkType === chunkType).length;
   }
 
-  async getChunks(ids: readonly string[]): Promise<Chunk[]> {
+  async getChunks(ids: readonly string[], saveId?: string): Promise<Chunk[]> {
     this.ensureOpen();
     return ids.flatMap((id) => {
       const chunk = this.chunks.get(id);
-      return chunk === undefined ? [] : [toChunk(chunk)];
+      return chunk === undefined || (saveId !== undefined && chunk.saveId !== saveId) ? [] : [toChunk(chunk)];
     });
   }
 

@@ -385,13 +385,15 @@ export class PostgresStore implements Store {
     return Number(result.rows[0]?.n ?? 0);
   }
 
-  async getChunks(ids: readonly string[]): Promise<Chunk[]> {
+  async getChunks(ids: readonly string[], saveId?: string): Promise<Chunk[]> {
     this.ensureOpen();
     if (ids.length === 0) return [];
     const found = new Map<string, Chunk>();
     for (let start = 0; start < ids.length; start += BATCH) {
       const batch = ids.slice(start, start + BATCH);
-      const result = await this.sql.query<ChunkRow>(`SELECT ${CHUNK_COLUMNS} FROM ${this.tables.chunks} WHERE id = ANY($1::text[])`, [batch]);
+      const result = saveId === undefined
+        ? await this.sql.query<ChunkRow>(`SELECT ${CHUNK_COLUMNS} FROM ${this.tables.chunks} WHERE id = ANY($1::text[])`, [batch])
+        : await this.sql.query<ChunkRow>(`SELECT ${CHUNK_COLUMNS} FROM ${this.tables.chunks} WHERE save_id = $2 AND id = ANY($1::text[])`, [batch, saveId]);
       for (const row of result.rows) found.set(row.id, toChunk(row));
     }
     return ids.flatMap((id) => found.get(id) ?? []);

@@ -261,14 +261,14 @@ export class SqliteStore implements Store {
     return (row as { n: number }).n;
   }
 
-  async getChunks(ids: readonly string[]): Promise<Chunk[]> {
+  async getChunks(ids: readonly string[], saveId?: string): Promise<Chunk[]> {
     this.ensureOpen();
     if (ids.length === 0) return [];
     const found = new Map<string, Chunk>();
     for (let start = 0; start < ids.length; start += 500) {
       const batch = ids.slice(start, start + 500);
       const rows = this.chunksById(batch.length).all(...batch) as ChunkRow[];
-      for (const row of rows) found.set(row.id, toChunk(row));
+      for (const row of rows) if (saveId === undefined || row.save_id === saveId) found.set(row.id, toChunk(row));
     }
     return ids.flatMap((id) => found.get(id) ?? []);
   }
