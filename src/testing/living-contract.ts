@@ -336,6 +336,15 @@ export function runLivingContract(name: string, factory: StoreFactory): void {
         await expect(store.fork('nothing-here', 'x', 2)).rejects.toMatchObject({ code: 'NOT_FOUND' });
         await expect(store.fork('s', 's', 2)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
       });
+
+      it('forks between save ids holding quotes and backslashes', async () => {
+        const [source, target] = ["O'Brien's \\ run", "it''s \\' a branch"];
+        await seedWorld(source);
+        expect(await store.fork(source, target, 4)).toEqual({ chunks: 4, living: { facts: 8, beliefs: 1, models: 1, jobs: 2 } });
+        expect((await store.listChunks(target)).map((copy) => [copy.saveId, copy.metadata['saveId']])).toEqual(Array.from({ length: 4 }, () => [target, target]));
+        expect((await store.living.getFacts(target)).length).toBe(8);
+        expect(await store.living.countFacts(source)).toBe(12);
+      });
     });
 
     describe('jobs', () => {

@@ -29,6 +29,22 @@ export function quoteIdentifier(name: string): string {
 }
 
 /**
+ * Quotes a text value as an SQL literal (quotes doubled; backslashes doubled in an `E''` string, so the literal
+ * means the same whatever `standard_conforming_strings` says). For the few statements that must name a value in
+ * their text rather than as a parameter: Citus picks the shard of an `INSERT ... SELECT` from its distribution
+ * column's values when planning, and a parameter is not known then.
+ *
+ * @example
+ * ```ts
+ * quoteLiteral("O'Brien"); // "'O''Brien'"
+ * ```
+ */
+export function quoteLiteral(value: string): string {
+  const quoted = `'${value.replaceAll("'", "''")}'`;
+  return value.includes('\\') ? ` E${quoted.replaceAll('\\', '\\\\')}` : quoted;
+}
+
+/**
  * A connection URL with its password replaced by `***`, fit for logs and `Store.location`.
  *
  * @example

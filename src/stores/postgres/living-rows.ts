@@ -10,7 +10,7 @@ import type { JobFields, JobQuery, LivingBackend, LivingRows, QueuedJobFields, S
 import type { BeliefQuery, FactQuery, JobCounts, ModelQuery } from '../../seams/living-store.js';
 import { BELIEF_COLUMNS, FACT_COLUMNS, beliefFromRow, factFromRow, jobColumns, jobFromRow, modelFromRow, versionFromRow } from '../sql/living-columns.js';
 import type { BeliefRow, FactRow, JobRow, ModelRow, VersionRow } from '../sql/living-columns.js';
-import { quoteIdentifier } from './identifiers.js';
+import { quoteIdentifier, quoteLiteral } from './identifiers.js';
 import type { PostgresConnection } from './postgres-connection.js';
 import type { SqlClient } from './queryable.js';
 
@@ -106,10 +106,11 @@ export class PostgresLivingRows implements AsyncPort<LivingRows> {
     // Both statements read the fork's one snapshot (REPEATABLE READ), so they see the same facts.
     const old = await this.rows<{ fact_id: Integer }>(`SELECT fact_id FROM ${this.tables.facts} WHERE save_id = $1 AND turn_id <= $2 ORDER BY fact_id`, [saveId, atTurn]);
     if (old.length === 0) return [];
+    // The save ids are literals (see quoteLiteral): on Citus the copy then reads one shard and writes one.
     const copied = await this.rows<{ fact_id: Integer }>(
-      `INSERT INTO ${this.tables.facts} (save_id, ${FACT_COLUMNS}) SELECT $1, ${FACT_COLUMNS} FROM ${this.tables.facts}
-       WHERE save_id = $2 AND turn_id <= $3 ORDER BY fact_id RETURNING fact_id`,
-      [newSaveId, saveId, atTurn],
+      `INSERT INTO ${this.tables.facts} (save_id, ${FACT_COLUMNS}) SELECT ${quoteLiteral(newSaveId)}, ${FACT_COLUMNS} FROM ${this.tables.facts}
+       WHERE save_id = ${quoteLiteral(saveId)} AND turn_id <= $1 ORDER BY fact_id RETURNING fact_id`,
+      [atTurn],
     );
     const newIds = insertedIds(copied, 'fact_id');
     return old.map((row, index) => [Number(row.fact_id), newIds[index] as number]);

@@ -4,6 +4,7 @@ import { POSTGRES_MIGRATIONS } from './migrations/index.js';
 import type { PostgresMigration } from './migrations/index.js';
 import type { Queryable } from './queryable.js';
 import { quoteIdentifier } from './identifiers.js';
+import { distributeSchema } from './distribution.js';
 
 export { POSTGRES_MIGRATIONS } from './migrations/index.js';
 export type { PostgresMigration } from './migrations/index.js';
@@ -43,18 +44,25 @@ export async function checkPostgresSchema(sql: Queryable, schema: string, migrat
   }
 }
 
+/** How `migratePostgres` lays the tables out. */
+export interface MigrateOptions {
+  /** On Citus: distribute the per-save tables by save id and make the shared ones reference tables (distribution.ts). */
+  distribute?: boolean;
+}
+
 /**
  * Brings a schema up to date in one transaction. The transaction first takes an advisory lock, so two
- * processes migrating at once run one after the other (the second finds nothing left to do). Applied
+ * processes migrating at once run one after the other (the second finds nothing left to do). With `distribute`,
+ * every table not yet distributed is distributed in the same transaction (new tables of later migrations too). Applied
  * migrations are recorded by id in `schema_migrations`; a schema holding a migration this build does not know
  * (written by a newer Mnemo) is refused rather than guessed at.
  *
  * @example
  * ```ts
- * await migratePostgres(poolQueryable(pool, { owned: false }), 'mnemo'); // { applied: ['chunks-001', ...] }
+ * await migratePostgres(poolQueryable(pool, { owned: false }), 'mnemo'); // { applied: ['chunks-001', ...], distributed: [] }
  * ```
  */
-export async function migratePostgres(sql: Queryable, schema: string, migrations: readonly PostgresMigration[] = POSTGRES_MIGRATIONS): Promise<{ applied: string[] }> {
+export async function migratePostgres(sql: Queryable, schema: string, migrations: readonly PostgresMigration[] = POSTGRES_MIGRATIONS, options: MigrateOptions = {}): Promise<{ applied: string[]; distributed: string[] }> {
   return sql.transaction(async (client) => {
     await client.query(SCHEMA_LOCK_SQL);
     try {
@@ -76,6 +84,6 @@ export async function migratePostgres(sql: Queryable, schema: string, migrations
       await client.query('INSERT INTO schema_migrations (id, applied_at) VALUES ($1, $2)', [migration.id, Date.now()]);
       applied.push(migration.id);
     }
-    return { applied };
+    return { applied, distributed: options.distribute === true ? await distributeSchema(client, schema) : [] };
   });
 }

@@ -16,8 +16,9 @@ import type { ForkCounts, RewindCounts } from '../../seams/save-store.js';
 import type { Store } from '../../seams/store.js';
 import type { WriteResult } from '../../seams/write-result.js';
 import type { VectorSearch } from '../../seams/vector-search.js';
-import { isPostgresUrl, redactUrl, requireSchemaName } from './identifiers.js';
-import { checkPostgresSchema, migratePostgres } from './migrations.js';
+import { isPostgresUrl, quoteLiteral, redactUrl, requireSchemaName } from './identifiers.js';
+import { detectCitus, requireDistribution } from './distribution.js';
+import { POSTGRES_MIGRATIONS, checkPostgresSchema, migratePostgres } from './migrations.js';
 import { poolQueryable } from './queryable.js';
 import { PostgresEmbeddingStore } from './embedding-store.js';
 import { postgresLivingBackend, PostgresLivingRows, livingTables } from './living-rows.js';
@@ -56,6 +57,12 @@ export interface PostgresStoreOptions {
    * every write fails with UNSUPPORTED.
    */
   readonly?: boolean;
+  /**
+   * Citus: distribute the per-save tables by save id (co-located, one shard group per save) and make the shared
+   * tables reference tables, at migration. Default: whenever the database has the citus extension. `true` without
+   * Citus fails with UNSUPPORTED; so does a writable store opened on a Citus worker node (open the coordinator).
+   */
+  distributed?: boolean;
 }
 
 interface ChunkRow {
@@ -158,8 +165,10 @@ export class PostgresStore implements Store {
   readonly vectorIndexes: 'automatic' | 'manual';
   /** True when opened with `readonly` (writes refused). */
   readonly readonly: boolean;
+  /** True on Citus with the per-save tables distributed by save id (see distribution.ts). */
+  readonly distributed: boolean;
 
-  private constructor(private readonly sql: Queryable, location: string, schema: string, vectors: PostgresVectorSearch, options: { automaticIndexes: boolean; readonly: boolean }) {
+  private constructor(private readonly sql: Queryable, location: string, schema: string, vectors: PostgresVectorSearch, options: { automaticIndexes: boolean; readonly: boolean; distributed: boolean }) {
     this.location = location;
     this.schema = schema;
     this.vectors = vectors;
@@ -176,6 +185,7 @@ export class PostgresStore implements Store {
     };
     this.vectorIndexes = options.automaticIndexes ? 'automatic' : 'manual';
     this.readonly = options.readonly;
+    this.distributed = options.distributed;
     this.tables = { meta: schemaTable(schema, 'meta'), saves: schemaTable(schema, 'saves'), chunks: schemaTable(schema, 'chunks') };
     const connection: PostgresConnection = { schema, read: () => this.database(), write: (work, transaction) => this.write(work, transaction) };
     registerPostgresConnection(this, connection);
@@ -215,12 +225,13 @@ export class PostgresStore implements Store {
     }
     location = `${location}#${schema}`;
     try {
+      const distributed = requireDistribution(await detectCitus(sql), { distributed: options.distributed, readonly: options.readonly ?? false, location });
       if (options.readonly) await checkPostgresSchema(sql, schema);
-      else await migratePostgres(sql, schema);
+      else await migratePostgres(sql, schema, POSTGRES_MIGRATIONS, { distribute: distributed });
       const extension = await sql.query<{ version: string }>("SELECT extversion AS version FROM pg_extension WHERE extname = 'vector'");
       const iterativeScan = versionAtLeast(extension.rows[0]?.version ?? '0', [0, 8, 0]);
-      const vectors = new PostgresVectorSearch(sql, schema, { iterativeScan, settings: options.vectorSearch });
-      return new PostgresStore(sql, location, schema, vectors, { automaticIndexes: (options.vectorIndexes ?? 'automatic') === 'automatic', readonly: options.readonly ?? false });
+      const vectors = new PostgresVectorSearch(sql, schema, { iterativeScan, distributed, settings: options.vectorSearch });
+      return new PostgresStore(sql, location, schema, vectors, { automaticIndexes: (options.vectorIndexes ?? 'automatic') === 'automatic', readonly: options.readonly ?? false, distributed });
     } catch (error) {
       await sql.close().catch(() => undefined);
       if (error instanceof MnemoError) throw error;
@@ -366,11 +377,13 @@ export class PostgresStore implements Store {
         [newSaveId, now],
       );
       if (created.rowCount !== 1) throw forkTargetTaken(newSaveId);
+      // The save ids are literals (see quoteLiteral): on Citus the copy then reads one shard and writes one.
+      const [target, source] = [quoteLiteral(newSaveId), quoteLiteral(saveId)];
       const chunks = (await client.query(
         `INSERT INTO ${this.tables.chunks} (id, save_id, turn_id, chunk_type, text, entry_id, metadata, created_at, embedding)
-         SELECT gen_random_uuid()::text, $1, turn_id, chunk_type, text, entry_id, jsonb_set(metadata, '{saveId}', to_jsonb($1::text)), created_at, embedding
-         FROM ${this.tables.chunks} WHERE save_id = $2 AND turn_id <= $3 ORDER BY seq`,
-        [newSaveId, saveId, atTurn],
+         SELECT gen_random_uuid()::text, ${target}, turn_id, chunk_type, text, entry_id, jsonb_set(metadata, '{saveId}', to_jsonb(${target}::text)), created_at, embedding
+         FROM ${this.tables.chunks} WHERE save_id = ${source} AND turn_id <= $1 ORDER BY seq`,
+        [atTurn],
       )).rowCount;
       await client.query(`UPDATE ${this.tables.saves} SET chunk_count = $2 WHERE save_id = $1`, [newSaveId, chunks]);
       return { chunks, living: await runRowProgramAsync(forkLiving(saveId, newSaveId, atTurn), living) };

@@ -91,16 +91,19 @@ export class PostgresVectorSearch {
   private readonly saves: string;
   /** False on pgvector before 0.8 (no iterative scans): then a starved approximate search is redone exactly. */
   readonly iterativeScan: boolean;
+  /** True on Citus: the search settings are given with SET LOCAL, which Citus passes on to the workers. */
+  readonly distributed: boolean;
   /** How searches ran in this process: exactly (small saves), through HNSW, and HNSW redone exactly (starved). */
   readonly stats = { exact: 0, approximate: 0, starved: 0 };
 
   constructor(
     private readonly sql: Queryable,
     private readonly schema: string,
-    options: { iterativeScan: boolean; settings?: Partial<VectorSearchSettings> },
+    options: { iterativeScan: boolean; distributed?: boolean; settings?: Partial<VectorSearchSettings> },
   ) {
     this.settings = { ...VECTOR_SEARCH_DEFAULTS, ...options.settings };
     this.iterativeScan = options.iterativeScan;
+    this.distributed = options.distributed ?? false;
     this.chunks = `${quoteIdentifier(schema)}.chunks`;
     this.saves = `${quoteIdentifier(schema)}.saves`;
   }
@@ -212,16 +215,17 @@ export class PostgresVectorSearch {
       ) SELECT id, score FROM scored ORDER BY score DESC, seq LIMIT $3`;
   }
 
+  /** Sets pgvector's search parameters for the rest of the transaction. */
   private async tune(client: SqlClient, limit: number): Promise<void> {
-    const efSearch = String(Math.min(1000, Math.max(this.settings.efSearch, limit)));
-    if (this.iterativeScan) {
-      await client.query(
-        "SELECT set_config('hnsw.ef_search', $1, true), set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.max_scan_tuples', $2, true)",
-        [efSearch, String(this.settings.maxScanTuples)],
-      );
-    } else {
-      await client.query("SELECT set_config('hnsw.ef_search', $1, true)", [efSearch]);
+    const settings: [string, string][] = [['hnsw.ef_search', String(Math.trunc(Math.min(1000, Math.max(this.settings.efSearch, limit))))]];
+    if (this.iterativeScan) settings.push(['hnsw.iterative_scan', 'relaxed_order'], ['hnsw.max_scan_tuples', String(Math.trunc(this.settings.maxScanTuples))]);
+    if (this.distributed) {
+      // set_config() would change the coordinator only; the shards are searched on the workers. Citus passes
+      // SET LOCAL on to them once told to (the values are integers and a keyword made here, not input).
+      await client.query(`SET LOCAL citus.propagate_set_commands = 'local'; ${settings.map(([name, value]) => `SET LOCAL ${name} = '${value}'`).join('; ')}`);
+      return;
     }
+    await client.query(`SELECT ${settings.map((_, index) => `set_config($${2 * index + 1}, $${2 * index + 2}, true)`).join(', ')}`, settings.flat());
   }
 
   /**

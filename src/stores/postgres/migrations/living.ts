@@ -91,4 +91,12 @@ export const LIVING_MIGRATIONS: readonly PostgresMigration[] = [
       await client.query('CREATE INDEX living_jobs_status ON living_jobs (status, save_id, turn_id)');
     },
   },
+  {
+    id: 'living-002',
+    description: 'primary keys start with save_id (a save\'s rows stay together; Citus distributes these tables by save)',
+    async up(client) {
+      const keys = [['living_facts', 'fact_id'], ['living_beliefs', 'belief_id'], ['living_models', 'model_id'], ['living_model_versions', 'version_id'], ['living_jobs', 'job_id']];
+      for (const [table, id] of keys) await client.query(`ALTER TABLE ${table} DROP CONSTRAINT ${table}_pkey, ADD PRIMARY KEY (save_id, ${id})`);
+    },
+  },
 ];
