@@ -1,4 +1,4 @@
-// Where the PostgreSQL suites run: PGlite in process (always), and a real server when MNEMO_TEST_PG_URL is set.
+// Where the PostgreSQL suites run: PGlite in process (always), a real server (MNEMO_TEST_PG_URL) and a Citus cluster (MNEMO_TEST_CITUS_URL).
 import { afterAll, beforeAll } from 'vitest';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite/vector';
@@ -12,6 +12,14 @@ export const SERVER_URL = process.env.MNEMO_TEST_PG_URL?.trim() || undefined;
 /** Why the real-server suites are skipped here (null when they run). */
 export const SERVER_SKIP_REASON = SERVER_URL === undefined
   ? 'skipped: MNEMO_TEST_PG_URL is not set (bash .ci/run starts a PostgreSQL server with pgvector and sets it; locally, point it at any server)'
+  : null;
+
+/** The URL of a Citus coordinator with pgvector (two workers behind it), if the environment names one. */
+export const CITUS_URL = process.env.MNEMO_TEST_CITUS_URL?.trim() || undefined;
+
+/** Why the Citus suites are skipped here (null when they run). */
+export const CITUS_SKIP_REASON = CITUS_URL === undefined
+  ? 'skipped: MNEMO_TEST_CITUS_URL is not set (bash .ci/run starts a Citus cluster with scripts/citus-test-server.sh and sets it)'
   : null;
 
 /** Store options a test may pass, besides the connection. */
@@ -55,11 +63,11 @@ export function pgliteTarget(): PostgresTarget {
   };
 }
 
-/** A real server at MNEMO_TEST_PG_URL: each store in its own schema, every schema dropped when the file ends. */
-export function serverTarget(): PostgresTarget {
+/** A server at a URL: each store in its own schema, every schema dropped when the file ends. */
+function urlTarget(name: string, url: string | undefined, skip: string | null): PostgresTarget {
   const created: string[] = [];
   let admin: pg.Pool | null = null;
-  const pool = () => (admin ??= new pg.Pool({ connectionString: SERVER_URL, max: 2 }));
+  const pool = () => (admin ??= new pg.Pool({ connectionString: url, max: 2 }));
   afterAll(async () => {
     if (admin === null && created.length === 0) return;
     // 20 schemas a statement: one commit (one fsync) for each batch, not each schema, and few enough locks per transaction
@@ -67,15 +75,15 @@ export function serverTarget(): PostgresTarget {
     await pool().end();
   }, 180_000); // a file's few hundred schemas take a while to drop on a busy machine (each holds a dozen tables)
   return {
-    name: 'server',
-    skip: SERVER_SKIP_REASON,
+    name,
+    skip,
     newSchema() {
       const schema = newSchema();
       created.push(schema);
       return schema;
     },
     async open(options = {}) {
-      return openPostgresStore({ ...options, schema: options.schema ?? this.newSchema(), url: SERVER_URL as string });
+      return openPostgresStore({ ...options, schema: options.schema ?? this.newSchema(), url: url as string });
     },
     async query<Row>(text: string, params?: unknown[]) {
       return (await pool().query(text, params)).rows as Row[];
@@ -83,7 +91,17 @@ export function serverTarget(): PostgresTarget {
   };
 }
 
-/** Both targets: PGlite always, the server when MNEMO_TEST_PG_URL is set. */
+/** The real server at MNEMO_TEST_PG_URL. */
+export function serverTarget(): PostgresTarget {
+  return urlTarget('server', SERVER_URL, SERVER_SKIP_REASON);
+}
+
+/** The Citus coordinator at MNEMO_TEST_CITUS_URL: stores there distribute their per-save tables by save id. */
+export function citusTarget(): PostgresTarget {
+  return urlTarget('Citus', CITUS_URL, CITUS_SKIP_REASON);
+}
+
+/** Every target: PGlite always, the server when MNEMO_TEST_PG_URL is set, Citus when MNEMO_TEST_CITUS_URL is. */
 export function postgresTargets(): PostgresTarget[] {
-  return [pgliteTarget(), serverTarget()];
+  return [pgliteTarget(), serverTarget(), citusTarget()];
 }
