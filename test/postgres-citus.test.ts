@@ -1,5 +1,6 @@
 // Mnemo on Citus: which tables are distributed, every per-save statement on one shard, and what is refused.
 import { afterAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
 import { isMnemoError } from '../src/core/errors.js';
 import { silentLogger } from '../src/core/logger.js';
 import { hashingEmbedder } from '../src/embedders/hashing/index.js';
@@ -168,6 +169,30 @@ describe.skipIf(CITUS_SKIP_REASON !== null)(`Citus cluster${CITUS_SKIP_REASON ==
     await memoryOn(store).add({ saveId: 'v', turnId: 1, text: 'A lighthouse on the cliff.' });
     const plan = await store.vectors.explainApproximate('v', new Float32Array(16).fill(0.25), { maxTurnId: 5 }, 10);
     expect(plan).toMatch(/Task Count: 1\b/);
+  });
+
+  it('opens a single-node Citus database (no workers, its coordinator not yet registered) as the coordinator, distributed', async () => {
+    const database = `single_${process.pid}`;
+    await citus.query(`CREATE DATABASE ${database}`);
+    const url = new URL(CITUS_URL as string);
+    url.pathname = `/${database}`;
+    try {
+      const setup = new pg.Client({ connectionString: url.toString() });
+      await setup.connect();
+      await setup.query('CREATE EXTENSION citus; CREATE EXTENSION vector');
+      await setup.end();
+      const store = await openPostgresStore({ url: url.toString(), schema: 'mnemo' });
+      try {
+        expect(store.distributed).toBe(true);
+        const memory = memoryOn(store);
+        await memory.add({ saveId: 'solo', turnId: 1, text: 'A single node holds every shard.' });
+        expect((await memory.query('solo', 'shard', { k: 1 })).map((hit) => hit.text)).toEqual(['A single node holds every shard.']);
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await citus.query(`DROP DATABASE ${database} WITH (FORCE)`);
+    }
   });
 
   it('refuses a writable store on a worker node, and queries through one read-only', async () => {

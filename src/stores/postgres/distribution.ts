@@ -25,7 +25,10 @@ export const SHARED_TABLES = [
 export interface CitusNode {
   /** The citus extension's version in this database, or null when it is not installed. */
   version: string | null;
-  /** True on the coordinator (or on plain PostgreSQL, which has none). */
+  /**
+   * True on the coordinator (node group 0: also a single-node Citus database whose coordinator is not registered
+   * yet), or on plain PostgreSQL, which has none; false on a worker.
+   */
   coordinator: boolean;
 }
 
@@ -41,8 +44,10 @@ export async function detectCitus(client: SqlClient): Promise<CitusNode> {
   const extension = await client.query<{ version: string }>("SELECT extversion AS version FROM pg_extension WHERE extname = 'citus'");
   const version = extension.rows[0]?.version ?? null;
   if (version === null) return { version, coordinator: true };
-  const node = await client.query<{ coordinator: boolean }>('SELECT citus_is_coordinator() AS coordinator');
-  return { version, coordinator: node.rows[0]?.coordinator === true };
+  // Not citus_is_coordinator(): it is false until the coordinator is in pg_dist_node, which a fresh single-node
+  // database (Citus 12 places the shards on the coordinator at the first distributed table) is not.
+  const node = await client.query<{ coordinator: boolean }>('SELECT groupid = 0 AS coordinator FROM pg_dist_local_group');
+  return { version, coordinator: node.rows[0]?.coordinator !== false };
 }
 
 /**
