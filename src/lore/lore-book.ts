@@ -276,8 +276,10 @@ export class LoreBook {
 
   /**
    * Hybrid search of the book as one character: entries it may not know are filtered out before ranking in both
-   * arms, so when the best matches are hidden from it, the ones it may know still fill k. Each hit maps back to
-   * its entry and says why it ranked.
+   * arms, so when the best matches are hidden from it, the ones it may know still fill k, and every statistic a
+   * score rests on (BM25's, the z-score standardisation) is that of the entries it may know: adding, changing or
+   * removing an entry it may not know changes none of its scores. Each hit maps back to its entry and says why it
+   * ranked.
    */
   async search(query: string, searchOptions: LoreSearchOptions = {}): Promise<LoreHit[]> {
     const options: LoreSearchOptions = { ...this.searchDefaults, ...searchOptions };
@@ -290,6 +292,8 @@ export class LoreBook {
       embedder: this.embedder,
       logger: this.logger,
       accept: index.filterFor({ labelsWithin: held }),
+      // The entries a character may not know weigh on no score: a score or an order never tells what they hold.
+      statisticsOfAccepted: true,
       reranker: this.reranker,
       read: (ids) => this.store.lore.get(ids),
       idOf: (entry) => entry.id,

@@ -15,6 +15,23 @@ export interface Bm25Parameters {
 /** Okapi defaults, as Lucene and the LoCoMo baseline use them. */
 export const BM25_DEFAULTS: Bm25Parameters = { k1: 1.2, b: 0.75 };
 
+/**
+ * The documents a search's statistics (N, the average length, each term's document frequency) are taken from:
+ * those a filter keeps (`Bm25Index.corpusWithin`), so the documents it leaves out change no score.
+ */
+export interface Bm25Corpus {
+  /** The slots that count: 1 for a live slot the filter keeps, 0 otherwise. */
+  readonly mask: Uint8Array;
+  /** True for a slot that counts. */
+  readonly within: (slot: number) => boolean;
+  /** N: live documents within. */
+  readonly count: number;
+  /** Their average length in tokens. */
+  readonly averageLength: number;
+  /** How many of them hold the term with this index id (counted on first ask, then kept). */
+  frequency(id: number): number;
+}
+
 interface Postings {
   slots: Int32Array;
   frequencies: Uint16Array;
@@ -99,10 +116,51 @@ export class Bm25Index {
     return id === undefined ? 0 : (this.documentFrequency[id] as number);
   }
 
-  /** The idf of a term under the current statistics. */
-  idf(term: string): number {
-    const df = this.frequencyOf(term);
-    return Math.log(1 + (this.liveCount - df + 0.5) / (df + 0.5));
+  /** The idf of a term under the current statistics (those of the live corpus, or of `corpus`). */
+  idf(term: string, corpus?: Bm25Corpus): number {
+    if (corpus === undefined) {
+      const df = this.frequencyOf(term);
+      return Math.log(1 + (this.liveCount - df + 0.5) / (df + 0.5));
+    }
+    const id = this.termIds.get(term);
+    const df = id === undefined ? 0 : corpus.frequency(id);
+    return Math.log(1 + (corpus.count - df + 0.5) / (df + 0.5));
+  }
+
+  /**
+   * The statistics of the live documents `within` keeps: a search given them scores as if the index held those
+   * documents alone (a character's lore: the entries it may not know weigh on no score). Costs one pass over the
+   * slots, and one over a query term's postings the first time its frequency is asked.
+   *
+   * @example
+   * ```ts
+   * const visible = index.corpusWithin((slot) => slot !== 2);
+   * index.search(['dragon'], 10, visible.within, undefined, undefined, visible);
+   * ```
+   */
+  corpusWithin(within: (slot: number) => boolean): Bm25Corpus {
+    const mask = new Uint8Array(this.slotCount);
+    let count = 0;
+    let totalLength = 0;
+    for (let slot = 0; slot < this.slotCount; slot++) {
+      if (this.alive[slot] !== 1 || !within(slot)) continue;
+      mask[slot] = 1;
+      count++;
+      totalLength += this.lengths[slot] as number;
+    }
+    const frequencies = new Map<number, number>();
+    const frequency = (id: number): number => {
+      let known = frequencies.get(id);
+      if (known === undefined) {
+        this.post();
+        const list = this.postings[id];
+        known = 0;
+        for (let index = 0; list !== undefined && index < list.length; index++) if (mask[list.slots[index] as number] === 1) known++;
+        frequencies.set(id, known);
+      }
+      return known;
+    };
+    return { mask, within: (slot) => mask[slot] === 1, count, averageLength: count === 0 ? 0 : totalLength / count, frequency };
   }
 
   /** Makes room for `slots` documents at once (a bulk load of a known size). */
@@ -418,7 +476,8 @@ export class Bm25Index {
 
   /**
    * Scores the live documents against deduplicated query tokens and returns the best `limit` with a score
-   * above zero, best first (ties: lower slot first). `accept` filters slots before ranking.
+   * above zero, best first (ties: lower slot first). `accept` filters slots before ranking; `corpus` (from
+   * `corpusWithin`) gives the statistics to score with, the live corpus's by default.
    */
   search(
     queryTokens: readonly string[],
@@ -426,9 +485,10 @@ export class Bm25Index {
     accept?: (slot: number) => boolean,
     termWeights?: ReadonlyMap<string, number>,
     statistics?: ScoreStatistics,
+    corpus?: Bm25Corpus,
   ): { slot: number; score: number }[] {
     if (this.liveCount === 0 || limit <= 0) return [];
-    this.accumulate(new Set(queryTokens), termWeights);
+    this.accumulate(new Set(queryTokens), termWeights, corpus);
     return this.collect(limit, accept, true, statistics);
   }
 
@@ -437,7 +497,8 @@ export class Bm25Index {
    * top `feedback.documents` accepted hits, adds their best `feedback.terms` terms (not in the query) at
    * `feedback.weight` times their share of the best term's score, and ranks again. The same results as
    * `search(terms, limit, accept, weights)` with the returned terms and weights, without scoring the query's
-   * own terms twice. `statistics` receives every accepted matching document's final score.
+   * own terms twice. `statistics` receives every accepted matching document's final score; `corpus` gives the
+   * statistics to score with (and to choose feedback terms by), the live corpus's by default.
    *
    * @example
    * ```ts
@@ -450,26 +511,27 @@ export class Bm25Index {
     feedback: { documents: number; terms: number; weight: number },
     accept?: (slot: number) => boolean,
     statistics?: ScoreStatistics,
+    corpus?: Bm25Corpus,
   ): { results: { slot: number; score: number }[]; weights: Map<string, number> } {
     const unique = new Set(queryTokens);
     const weights = new Map<string, number>([...unique].map((term) => [term, 1]));
     if (this.liveCount === 0 || limit <= 0) return { results: [], weights };
-    this.accumulate(unique);
+    this.accumulate(unique, undefined, corpus);
     if (unique.size === 0 || feedback.documents <= 0 || feedback.terms <= 0 || feedback.weight <= 0) return { results: this.collect(limit, accept, true, statistics), weights };
     const top = this.collect(feedback.documents, accept, false).map(({ slot }) => slot);
-    const expansion = this.expansionWeights(top, unique, feedback);
+    const expansion = this.expansionWeights(top, unique, feedback, corpus);
     for (const [term, weight] of expansion) weights.set(term, weight);
-    this.accumulate(expansion.keys(), expansion);
+    this.accumulate(expansion.keys(), expansion, corpus);
     return { results: this.collect(limit, accept, true, statistics), weights };
   }
 
   /**
    * The feedback terms of top-ranked `slots` as query weights: the best `feedback.terms` terms not in `exclude`,
-   * each at `feedback.weight` times its score over the best one's.
+   * each at `feedback.weight` times its score over the best one's (idf from `corpus`, the live corpus by default).
    */
-  expansionWeights(slots: readonly number[], exclude: ReadonlySet<string>, feedback: { terms: number; weight: number }): Map<string, number> {
+  expansionWeights(slots: readonly number[], exclude: ReadonlySet<string>, feedback: { terms: number; weight: number }, corpus?: Bm25Corpus): Map<string, number> {
     const weights = new Map<string, number>();
-    const expansion = this.feedbackTerms(slots, exclude, feedback.terms);
+    const expansion = this.feedbackTerms(slots, exclude, feedback.terms, corpus);
     const best = expansion[0]?.score ?? 0;
     for (const { term, score } of expansion) if (best > 0) weights.set(term, feedback.weight * (score / best));
     return weights;
@@ -488,8 +550,15 @@ export class Bm25Index {
     return this.norms;
   }
 
-  /** Adds each term's BM25 contribution to the scratch scores, in the order given (so sums are reproducible). */
-  private accumulate(terms: Iterable<string>, termWeights?: ReadonlyMap<string, number>): void {
+  /**
+   * Adds each term's BM25 contribution to the scratch scores, in the order given (so sums are reproducible), under
+   * the live corpus's statistics or `corpus`'s (then only its documents are scored).
+   */
+  private accumulate(terms: Iterable<string>, termWeights?: ReadonlyMap<string, number>, corpus?: Bm25Corpus): void {
+    if (corpus !== undefined) {
+      this.accumulateWithin(terms, termWeights, corpus);
+      return;
+    }
     const { k1 } = this.parameters;
     this.scratch = grow(this.scratch, this.slotCount);
     this.touched = grow(this.touched, this.slotCount);
@@ -512,6 +581,37 @@ export class Bm25Index {
         const frequency = frequencies[index] as number;
         if (scores[slot] === 0) touched[count++] = slot;
         scores[slot] = (scores[slot] as number) + (idf * frequency * (k1 + 1)) / (frequency + (norms[slot] as number));
+      }
+    }
+    this.touchedCount = count;
+  }
+
+  /** `accumulate` under the statistics of `corpus`: its documents alone are scored, with their N, lengths and frequencies. */
+  private accumulateWithin(terms: Iterable<string>, termWeights: ReadonlyMap<string, number> | undefined, corpus: Bm25Corpus): void {
+    const { k1, b } = this.parameters;
+    this.scratch = grow(this.scratch, this.slotCount);
+    this.touched = grow(this.touched, this.slotCount);
+    const scores = this.scratch;
+    const touched = this.touched;
+    const lengths = this.lengths;
+    const averageLength = corpus.averageLength || 1;
+    const mask = corpus.mask;
+    this.post();
+    let count = this.touchedCount;
+    for (const term of terms) {
+      const id = this.termIds.get(term);
+      if (id === undefined || corpus.frequency(id) === 0) continue;
+      const idf = this.idf(term, corpus) * (termWeights?.get(term) ?? 1);
+      const list = this.postings[id] as Postings;
+      const slots = list.slots;
+      const frequencies = list.frequencies;
+      for (let index = 0; index < list.length; index++) {
+        const slot = slots[index] as number;
+        if (mask[slot] !== 1) continue;
+        const frequency = frequencies[index] as number;
+        const norm = k1 * (1 - b + (b * (lengths[slot] as number)) / averageLength);
+        if (scores[slot] === 0) touched[count++] = slot;
+        scores[slot] = (scores[slot] as number) + (idf * frequency * (k1 + 1)) / (frequency + norm);
       }
     }
     this.touchedCount = count;
@@ -549,9 +649,10 @@ export class Bm25Index {
 
   /**
    * Pseudo-relevance feedback terms: the terms of the given (top-ranked) documents that are not in the query,
-   * scored by sum over those documents of tf/length x idf, best first. Ties go to the earlier term.
+   * scored by sum over those documents of tf/length x idf (from `corpus`, the live corpus by default), best
+   * first. Ties go to the earlier term.
    */
-  feedbackTerms(slots: readonly number[], exclude: ReadonlySet<string>, count: number): { term: string; score: number }[] {
+  feedbackTerms(slots: readonly number[], exclude: ReadonlySet<string>, count: number, corpus?: Bm25Corpus): { term: string; score: number }[] {
     const scores = new Map<number, number>();
     for (const slot of slots) {
       if (this.alive[slot] !== 1) continue;
@@ -559,7 +660,7 @@ export class Bm25Index {
       for (let position = this.termsStart[slot] as number; position < (this.termsStart[slot + 1] as number); position++) {
         const id = this.termsFlat[position] as number;
         if (exclude.has(this.termNames[id] as string)) continue;
-        scores.set(id, (scores.get(id) ?? 0) + (this.frequencyIn(id, slot) / length) * this.idf(this.termNames[id] as string));
+        scores.set(id, (scores.get(id) ?? 0) + (this.frequencyIn(id, slot) / length) * this.idf(this.termNames[id] as string, corpus));
       }
     }
     return [...scores.entries()]
@@ -584,17 +685,21 @@ export class Bm25Index {
     return 0;
   }
 
-  /** The BM25 score of one slot for deduplicated query terms (0 when removed or without a common term). */
-  scoreOf(queryTerms: readonly string[], slot: number, termWeights?: ReadonlyMap<string, number>): number {
-    if (this.alive[slot] !== 1) return 0;
+  /**
+   * The BM25 score of one slot for deduplicated query terms (0 when removed or without a common term), under the
+   * live corpus's statistics or `corpus`'s (0 for a slot outside it).
+   */
+  scoreOf(queryTerms: readonly string[], slot: number, termWeights?: ReadonlyMap<string, number>, corpus?: Bm25Corpus): number {
+    if (this.alive[slot] !== 1 || (corpus !== undefined && !corpus.within(slot))) return 0;
     const { k1, b } = this.parameters;
-    const norm = k1 * (1 - b + (b * (this.lengths[slot] as number)) / (this.averageLength || 1));
+    const averageLength = corpus === undefined ? this.averageLength : corpus.averageLength;
+    const norm = k1 * (1 - b + (b * (this.lengths[slot] as number)) / (averageLength || 1));
     let score = 0;
     for (const term of new Set(queryTerms)) {
       const id = this.termIds.get(term);
       if (id === undefined) continue;
       const frequency = this.frequencyIn(id, slot);
-      if (frequency > 0) score += (this.idf(term) * (termWeights?.get(term) ?? 1) * frequency * (k1 + 1)) / (frequency + norm);
+      if (frequency > 0) score += (this.idf(term, corpus) * (termWeights?.get(term) ?? 1) * frequency * (k1 + 1)) / (frequency + norm);
     }
     return score;
   }

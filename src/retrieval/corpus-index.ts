@@ -1,6 +1,6 @@
 // One corpus's search index in memory (a save's chunks, the lore book, a recall scope): BM25 postings, vectors and the attributes filters read, by slot.
 import { Bm25Index } from './bm25.js';
-import type { Bm25Parameters } from './bm25.js';
+import type { Bm25Corpus, Bm25Parameters } from './bm25.js';
 import { grow, reserve } from './grow.js';
 import { QuantizedVectors } from './quantized-vectors.js';
 import type { ScoreStatistics } from './score-statistics.js';
@@ -578,9 +578,12 @@ export class CorpusIndex {
     };
   }
 
-  /** The lexical arm: BM25 over the save's own statistics, filtered before ranking; terms may carry weights. */
-  lexical(queryTerms: readonly string[], limit: number, accept?: SlotFilter, termWeights?: ReadonlyMap<string, number>, statistics?: ScoreStatistics): { slot: number; score: number }[] {
-    return this.bm25.search(queryTerms, limit, accept, termWeights, statistics);
+  /**
+   * The lexical arm: BM25 over the corpus's own statistics (or `corpus`'s, see `Bm25Index.corpusWithin`), filtered
+   * before ranking; terms may carry weights.
+   */
+  lexical(queryTerms: readonly string[], limit: number, accept?: SlotFilter, termWeights?: ReadonlyMap<string, number>, statistics?: ScoreStatistics, corpus?: Bm25Corpus): { slot: number; score: number }[] {
+    return this.bm25.search(queryTerms, limit, accept, termWeights, statistics, corpus);
   }
 
   /**
@@ -606,8 +609,9 @@ export class CorpusIndex {
     feedback: QueryFeedback,
     accept?: SlotFilter,
     statistics?: ScoreStatistics,
+    corpus?: Bm25Corpus,
   ): { results: { slot: number; score: number }[]; terms: string[]; weights: Map<string, number> } {
-    const { results, weights } = this.bm25.searchWithFeedback(queryTerms, limit, feedback, accept, statistics);
+    const { results, weights } = this.bm25.searchWithFeedback(queryTerms, limit, feedback, accept, statistics, corpus);
     return { results, terms: [...weights.keys()], weights };
   }
 
@@ -638,6 +642,23 @@ export class CorpusIndex {
     if (contexts === null) return [];
     const dims = queryVector.length;
     return contexts.search(queryVector, limit, (slot) => dotProduct(this.computeContext(slot) as Float32Array, 0, queryVector, dims), accept, statistics);
+  }
+
+  /**
+   * Adds the exact semantic score of every slot `mask` marks (1) with a vector to `statistics`, in slot order: the
+   * standardisation of a search that must not depend on documents it cannot see (the int8 scan's approximations
+   * are taken around the mean of every vector).
+   */
+  exactSemanticStatistics(queryVector: Float32Array, mask: Uint8Array, statistics: ScoreStatistics): void {
+    if (this.neighbourWeight <= 0) {
+      this.vectors.addExactScores(queryVector, mask, statistics);
+      return;
+    }
+    for (let slot = 0; slot < mask.length; slot++) {
+      if (mask[slot] !== 1) continue;
+      const score = this.semanticScoreOf(queryVector, slot);
+      if (score !== null) statistics.add(score);
+    }
   }
 
   /** The slot holding a document id, or undefined. */

@@ -16,6 +16,13 @@ export interface HybridSearchInput {
   queryVector: Float32Array | null;
   /** Applied to every arm before ranking. */
   accept?: SlotFilter;
+  /**
+   * True when `accept` says what the caller may see (a character's lore), not just what it asks for: every
+   * statistic a score depends on (BM25's N, average length and document frequencies, the z-score means and
+   * deviations) is then that of the accepted documents alone, so a hidden document changes no score or order.
+   * False (default): the statistics are the whole corpus's (a save's, whatever the turn window or type asked).
+   */
+  statisticsOfAccepted?: boolean;
   k: number;
   /** Per-arm cap before fusion; 0 = no cap. */
   capPerSource: number;
@@ -82,14 +89,20 @@ export async function hybridSearch(input: HybridSearchInput): Promise<RankedId[]
   // z-score fusion standardises each arm by the scores of every document it scored, not just its capped head.
   const statistics = input.fusion === 'zscore' ? { lexical: new ScoreStatistics(), semantic: new ScoreStatistics() } : undefined;
   const analyzed = index.analyze(input.queryText);
+  const visible = input.statisticsOfAccepted === true && input.accept !== undefined ? input.accept : undefined;
+  const corpus = visible === undefined ? undefined : index.bm25.corpusWithin(visible);
   const expanded = !runLexical
     ? { terms: analyzed, weights: undefined, results: [] }
     : input.feedback === undefined
-      ? { terms: analyzed, weights: undefined, results: index.lexical(analyzed, armLimit, input.accept, undefined, statistics?.lexical) }
-      : index.lexicalWithFeedback(analyzed, armLimit, input.feedback, input.accept, statistics?.lexical);
+      ? { terms: analyzed, weights: undefined, results: index.lexical(analyzed, armLimit, input.accept, undefined, statistics?.lexical, corpus) }
+      : index.lexicalWithFeedback(analyzed, armLimit, input.feedback, input.accept, statistics?.lexical, corpus);
   const queryTerms = expanded.terms;
   const lexical = expanded.results;
-  const semantic = input.queryVector === null || !runSemantic ? [] : await semanticArm(input, armLimit, statistics?.semantic);
+  const semantic = input.queryVector === null || !runSemantic ? [] : await semanticArm(input, armLimit, visible === undefined || input.vectorArm !== undefined ? statistics?.semantic : undefined);
+  // The store's vector search scores what the filter permits exactly; the index's own scan approximates around all vectors.
+  if (corpus !== undefined && statistics !== undefined && input.queryVector !== null && runSemantic && input.vectorArm === undefined) {
+    index.exactSemanticStatistics(input.queryVector, corpus.mask, statistics.semantic);
+  }
   const lexicalRanks = armRanks(index, lexical);
   const semanticRanks = armRanks(index, semantic);
   let fused: [string, number][];
@@ -106,7 +119,7 @@ export async function hybridSearch(input: HybridSearchInput): Promise<RankedId[]
     fused = zScoreFusion(
       [{ kind: 'lexical' as const, results: lexical }, { kind: 'semantic' as const, results: semantic }].filter((arm) => arm.results.length > 0),
       input.capPerSource,
-      { lexical: (slot) => index.bm25.scoreOf(queryTerms, slot, expanded.weights), semantic: semanticExact },
+      { lexical: (slot) => index.bm25.scoreOf(queryTerms, slot, expanded.weights, corpus), semantic: semanticExact },
       input.weights,
       statistics,
     ).map(([slot, score]) => [index.idOf(slot), score]);

@@ -20,6 +20,8 @@ export interface CorpusSearch<Document> {
   logger: Logger;
   /** Which documents may rank, applied to every arm before ranking. */
   accept?: SlotFilter;
+  /** True when `accept` is what the caller may see: scores then use the statistics of those documents alone (see `HybridSearchInput`). */
+  statisticsOfAccepted?: boolean;
   /** Re-sorts the fused head, unless the request turned it off. */
   reranker?: Reranker | null;
   /** The semantic arm searched where the vectors live (the store's vector search), instead of the index's own vectors. */
@@ -69,6 +71,7 @@ export async function searchCorpus<Document>(search: CorpusSearch<Document>): Pr
     queryText: request.queryText,
     queryVector,
     accept: search.accept,
+    statisticsOfAccepted: search.statisticsOfAccepted,
     k: request.ranked,
     capPerSource: request.capPerSource,
     rrfK: request.rrfK,

@@ -187,6 +187,14 @@ export class VectorIndex {
     return dot;
   }
 
+  /** Adds the exact similarity to `query` of every slot `mask` marks (1) that has a vector to `statistics`, in slot order. */
+  addExactScores(query: Float32Array, mask: Uint8Array, statistics: ScoreStatistics): void {
+    const dims = this.dims;
+    if (dims === null || query.length !== dims) return;
+    const end = Math.min(mask.length, this.slotCount);
+    for (let slot = 0; slot < end; slot++) if (mask[slot] === 1 && this.present[slot] === 1) statistics.add(dotProduct(this.data, slot * dims, query, dims));
+  }
+
   /** Makes the int8 copy every search scans, if not made yet (the first search would); null while empty. */
   prepare(): QuantizedVectors | null {
     if (this.dims === null) return null;
