@@ -212,7 +212,9 @@ describe('persisted index', () => {
     for (const round of [0, 1]) {
       for (const saveId of round === 0 ? saves : [...saves].reverse()) {
         expect(await rankings(second.memory, saveId)).toBe(expected.get(saveId));
+        expect(second.memory.narrative.holdsIndex(saveId)).toBe(true);
         const held = second.memory.narrative.heldIndexes;
+        expect(saves.filter((other) => second.memory.narrative.holdsIndex(other))).toHaveLength(held.indexes);
         expect(held.indexes).toBeLessThanOrEqual(2);
         expect(held.bytes).toBeLessThanOrEqual(budget);
       }

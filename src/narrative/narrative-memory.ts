@@ -244,6 +244,19 @@ export class NarrativeMemory {
     await this.cache.flush();
   }
 
+  /**
+   * True when a save's index is held in memory now (see `indexMemoryBudget`): its next query neither reads a
+   * persisted index nor rebuilds one, unless another process wrote.
+   *
+   * @example
+   * ```ts
+   * narrative.holdsIndex('save-1'); // false until its first query or warm()
+   * ```
+   */
+  holdsIndex(saveId: string): boolean {
+    return this.cache.holds(saveId);
+  }
+
   /** The saves' indexes held in memory now, and their estimated bytes (see `indexMemoryBudget`). */
   get heldIndexes(): { indexes: number; bytes: number } {
     return this.cache.held;

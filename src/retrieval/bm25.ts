@@ -105,6 +105,11 @@ export class Bm25Index {
     return this.termsStart[this.slotCount] as number;
   }
 
+  /** Distinct terms ever added (each holds a map entry and its string), for a memory estimate. */
+  get termCount(): number {
+    return this.termNames.length;
+  }
+
   /** Average live document length in tokens. */
   get averageLength(): number {
     return this.liveCount === 0 ? 0 : this.totalLength / this.liveCount;

@@ -94,6 +94,11 @@ export class IndexCache {
     return build;
   }
 
+  /** True when `key`'s index is held in memory now (its next query reads nothing to open it). */
+  holds(key: string): boolean {
+    return this.indexes.has(key);
+  }
+
   /** Indexes held in memory now, and their estimated bytes. */
   get held(): { indexes: number; bytes: number } {
     let bytes = 0;

@@ -214,6 +214,11 @@ export class QuantizedVectors {
     return vectors;
   }
 
+  /** Bytes of the scan's memory (the int8 rows, their query scratch), for a memory estimate. */
+  get memoryBytes(): number {
+    return this.kernel.memory.buffer.byteLength + this.slotCount * 25;
+  }
+
   /** Forgets a slot's vector. */
   remove(slot: number): void {
     if (slot < this.slotCount) this.present[slot] = 0;

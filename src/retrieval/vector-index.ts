@@ -50,6 +50,11 @@ export class VectorIndex {
     return this.dims;
   }
 
+  /** Bytes of the int8 copy's scan memory (0 before it is made), for a memory estimate. */
+  get quantizedBytes(): number {
+    return this.quantized?.memoryBytes ?? 0;
+  }
+
   /** True once the int8 copy is made. */
   get prepared(): boolean {
     return this.quantized !== null;
