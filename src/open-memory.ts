@@ -3,7 +3,7 @@ import type { Logger } from './core/logger.js';
 import { silentLogger } from './core/logger.js';
 import type { Clock } from './core/clock.js';
 import { MnemoError } from './core/errors.js';
-import type { ChunkInput, Hit, QueryOptions, SaveSummary } from './core/types.js';
+import type { Chunk, ChunkInput, Hit, QueryOptions, SaveSummary } from './core/types.js';
 import { ContextBuilder } from './context/context-builder.js';
 import { ensureEmbedderIdentity } from './embedders/embedder-identity.js';
 import { EMBEDDING_CACHE_ENTRIES, EmbeddingCache } from './embedders/embedding-cache.js';
@@ -22,7 +22,8 @@ import type { Embedder } from './seams/embedder.js';
 import type { LLM } from './seams/llm.js';
 import type { Reranker } from './seams/reranker.js';
 import type { TokenCounter } from './seams/token-counter.js';
-import type { ForkCounts, RewindCounts, Store } from './seams/store.js';
+import type { EmbedderIdentity } from './seams/embedding-store.js';
+import type { ForkCounts, ListChunksOptions, RewindCounts, Store, TurnSummary } from './seams/store.js';
 import { createAnalyzer } from './retrieval/analyzer.js';
 import type { AnalyzerOptions } from './retrieval/analyzer.js';
 import type { Analyzer } from './retrieval/corpus-index.js';
@@ -113,7 +114,7 @@ export class Mnemo {
   constructor(options: NarrativeMemoryOptions & { tracer?: Tracer | null; llm?: LLM | null; living?: OpenMemoryOptions['living']; tokenCounter?: TokenCounter }) {
     this.store = options.store;
     this.narrative = new NarrativeMemory(options);
-    this.recall = new RecallMemory({ store: options.store, embedder: options.embedder, tracer: options.tracer, clock: options.clock, logger: options.logger });
+    this.recall = new RecallMemory({ store: options.store, openEphemeralStore: openInMemoryStore, embedder: options.embedder, tracer: options.tracer, clock: options.clock, logger: options.logger });
     this.lore = new LoreBook({ ...options, narrative: this.narrative });
     this.living = new LivingMemory({ ...options.living, store: options.store, llm: options.llm ?? null, logger: options.logger, clock: options.clock });
     this.context = new ContextBuilder({ narrative: this.narrative, living: this.living, lore: this.lore, analyzer: options.analyzer, tokenCounter: options.tokenCounter });
@@ -189,6 +190,31 @@ export class Mnemo {
   /** Every save with its counts. */
   listSaves(): Promise<SaveSummary[]> {
     return this.store.listSaves();
+  }
+
+  /** A save's chunks in turn order, then insertion order (a turn range, a type left out, paged). */
+  listChunks(saveId: string, options?: ListChunksOptions): Promise<Chunk[]> {
+    return this.narrative.listChunks(saveId, options);
+  }
+
+  /** A save's turns in order, each with its chunk count and types. */
+  listTurns(saveId: string, options?: ListChunksOptions): Promise<TurnSummary[]> {
+    return this.narrative.listTurns(saveId, options);
+  }
+
+  /** Which kind of store this handle runs on (`sqlite`, `memory`, `postgres`). */
+  get provider(): string {
+    return this.store.provider;
+  }
+
+  /** Where the store lives: a file path, `:memory:`, or a PostgreSQL URL without its password. */
+  get location(): string {
+    return this.store.location;
+  }
+
+  /** The embedder recorded as the maker of the store's vectors, or null when it holds none. */
+  vectorIdentity(): Promise<EmbedderIdentity | null> {
+    return this.store.embeddings.identity();
   }
 
   /** Stops living memory's worker (its in-flight job goes back to the queue), then closes the store. */

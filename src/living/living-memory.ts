@@ -223,6 +223,11 @@ export class LivingMemory {
     return turns.length === 0 ? null : Math.max(...turns);
   }
 
+  /** Jobs per status (pending, running, done, failed) of one save, or of every save. */
+  countJobs(saveId?: string): Promise<JobCounts> {
+    return this.store.living.countJobs(saveId === undefined ? undefined : requireSaveId(saveId));
+  }
+
   /** Counts per save (one save, or every save with chunks or living jobs). */
   async status(saveId?: string): Promise<LivingStatus[]> {
     const saves = await this.store.listSaves();

@@ -6,7 +6,7 @@ import { MnemoError } from '../core/errors.js';
 import { onceLogger, silentLogger } from '../core/logger.js';
 import type { Logger } from '../core/logger.js';
 import { DEFAULT_CHUNK_TYPE } from '../core/types.js';
-import type { ChunkInput, Hit, Metadata, QueryOptions } from '../core/types.js';
+import type { Chunk, ChunkInput, Hit, Metadata, QueryOptions } from '../core/types.js';
 import { optionalChunkType, requireSaveId, requireTurnId } from '../core/validate.js';
 import { embedInBatches } from '../embedders/embed-in-batches.js';
 import type { EmbeddingCache } from '../embedders/embedding-cache.js';
@@ -19,7 +19,7 @@ import { CORPUS_DEFAULTS } from '../retrieval/retrieval-defaults.js';
 import { searchCorpus } from '../retrieval/search-corpus.js';
 import type { Embedder } from '../seams/embedder.js';
 import type { Reranker } from '../seams/reranker.js';
-import type { NewChunk, Store } from '../seams/store.js';
+import type { ListChunksOptions, NewChunk, Store, TurnSummary } from '../seams/store.js';
 import type { VectorSearch } from '../seams/vector-search.js';
 import type { WriteResult } from '../seams/write-result.js';
 import { chunkDocument, chunkDocumentFilter, resolveChunkFilter } from './chunk-document.js';
@@ -266,6 +266,30 @@ export class NarrativeMemory {
   async count(saveId: string, options: { chunkType?: string } = {}): Promise<number> {
     requireSaveId(saveId);
     return this.store.countChunks(saveId, optionalChunkType(options.chunkType, 'chunkType'));
+  }
+
+  /**
+   * A save's chunks in turn order, then insertion order, optionally a turn range, one type left out, paged.
+   *
+   * @example
+   * ```ts
+   * const page = await narrative.listChunks('run-1', { fromTurnId: 3, toTurnId: 3, limit: 50 });
+   * ```
+   */
+  listChunks(saveId: string, options?: ListChunksOptions): Promise<Chunk[]> {
+    return this.store.listChunks(requireSaveId(saveId), options);
+  }
+
+  /**
+   * A save's turns in order, each with its chunk count and types (same options as `listChunks`).
+   *
+   * @example
+   * ```ts
+   * const [first] = await narrative.listTurns('run-1', { limit: 1 });
+   * ```
+   */
+  listTurns(saveId: string, options?: ListChunksOptions): Promise<TurnSummary[]> {
+    return this.store.listTurns(requireSaveId(saveId), options);
   }
 
   /**

@@ -6,7 +6,6 @@ import type { Logger } from '../core/logger.js';
 import type { JsonValue, Metadata } from '../core/types.js';
 import type { Embedder } from '../seams/embedder.js';
 import type { Store } from '../seams/store.js';
-import { openInMemoryStore } from '../stores/memory/index.js';
 import type { Tracer } from '../tracing/tracer.js';
 import { InMemoryBackend } from './in-memory-backend.js';
 import type { KeyedMemoryBackend, MemoryBackend, RetrievalMode, StoreOptions } from './memory-backend.js';
@@ -20,6 +19,11 @@ import { StoreMemoryBackend } from './store-memory-backend.js';
 export interface RecallMemoryOptions {
   /** The engine's store: persistent declarations live in its recall sub-store. */
   store: Store;
+  /**
+   * Opens the private store of ephemeral vector_db declarations (called once, on the first such declaration);
+   * `Mnemo` passes `openInMemoryStore`.
+   */
+  openEphemeralStore: () => Store;
   embedder?: Embedder | null;
   tracer?: Tracer | null;
   clock?: Clock;
@@ -76,7 +80,7 @@ export class RecallMemory implements KeyedMemoryBackend, BackendResolver {
   backendFor(declaration: MemoryDeclaration): MemoryBackend {
     if (declaration.store === 'persistent') return this.persistent[declaration.retrieval];
     if (declaration.backend === 'in_memory') return this.ephemeral;
-    this.ephemeralVector ??= backendPair(openInMemoryStore(), this.options, this.clock);
+    this.ephemeralVector ??= backendPair(this.options.openEphemeralStore(), this.options, this.clock);
     return this.ephemeralVector[declaration.retrieval];
   }
 

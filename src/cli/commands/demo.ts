@@ -59,7 +59,7 @@ export function registerDemo(program: Command, output: Output): void {
       const dir = explicit ? null : mkdtempSync(join(tmpdir(), 'mnemo-demo-'));
       const path = dir === null ? options.db : join(dir, 'demo.db');
       const memory = await openWithEmbedder(path, options.embedder);
-      output.out(`Mnemo demo: database ${memory.store.location}`);
+      output.out(`Mnemo demo: database ${memory.location}`);
       try {
         if (explicit && (await memory.count(SAVE)) > 0) await memory.rewind(SAVE, 0);
         const ok = await runDemo(memory, output);

@@ -73,7 +73,7 @@ export function registerLiving(program: Command, output: Output): void {
       bar?.increment(event.type === 'committed' ? 1 : 0);
     };
     const jobs = await withMemory(command, async (memory) => {
-      const pending = await memory.store.living.countJobs(flags.save);
+      const pending = await memory.living.countJobs(flags.save);
       if (process.stderr.isTTY && !flags.json) {
         bar = new SingleBar({ format: 'living {bar} {value}/{total} stages', stream: process.stderr }, Presets.shades_classic);
         bar.start((pending.pending + pending.running) * 3, 0);

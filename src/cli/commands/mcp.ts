@@ -37,7 +37,7 @@ async function serveStdio(command: Command, flags: McpFlags): Promise<void> {
   const stop = nextStopSignal();
   const ended = Promise.race([new Promise<string>((resolve) => process.stdin.once('end', () => resolve('stdin closed'))), stop.received]);
   await server.connect(new StdioServerTransport());
-  consoleLogger.info(`MCP server on stdio (db ${memory.store.location}${flags.saves === undefined ? '' : `; saves ${flags.saves.join(', ')}`})`);
+  consoleLogger.info(`MCP server on stdio (db ${memory.location}${flags.saves === undefined ? '' : `; saves ${flags.saves.join(', ')}`})`);
   const reason = await ended;
   stop.cancel();
   consoleLogger.info(`${reason}: finishing ${inFlight.size} tool call(s)`);
@@ -67,7 +67,7 @@ export function registerMcp(program: Command, output: Output): void {
       throw error;
     }
     const stopped = nextStopSignal();
-    output.out(`mnemo MCP listening on ${running.url}/mcp (db ${memory.store.location}; ${describeAuth(auth)})`);
+    output.out(`mnemo MCP listening on ${running.url}/mcp (db ${memory.location}; ${describeAuth(auth)})`);
     const signal = await stopped.received;
     output.err(`${signal}: finishing ${running.inFlight()} request(s) in flight`);
     await running.close();

@@ -32,7 +32,7 @@ export function registerServe(program: Command, output: Output): void {
       throw error;
     }
     const stopped = nextStopSignal();
-    output.out(`mnemo listening on ${running.url} (db ${memory.store.location}; ${describeAuth(auth)}${flags.mcp ? '; MCP at /mcp' : ''}${flags.inspector ? `; inspector at ${running.url}/inspector/` : ''}${llm === null ? '' : '; living worker on'})`);
+    output.out(`mnemo listening on ${running.url} (db ${memory.location}; ${describeAuth(auth)}${flags.mcp ? '; MCP at /mcp' : ''}${flags.inspector ? `; inspector at ${running.url}/inspector/` : ''}${llm === null ? '' : '; living worker on'})`);
     const signal = await stopped.received;
     output.err(`${signal}: no new connections; finishing ${running.inFlight()} request(s) in flight`);
     await running.close();

@@ -27,9 +27,9 @@ export function registerStats(program: Command, output: Output): void {
       const { db: path } = globalOptions(command);
       const { saves, provider, location, vectors } = await withMemory(command, async (memory) => ({
         saves: await memory.listSaves(),
-        provider: memory.store.provider,
-        location: memory.store.location,
-        vectors: await memory.store.embeddings.identity(),
+        provider: memory.provider,
+        location: memory.location,
+        vectors: await memory.vectorIdentity(),
       }));
       const bytes = provider === 'sqlite' ? fileSize(path) : null;
       const db = provider === 'sqlite' ? path : location; // a URL is shown without its password

@@ -70,7 +70,7 @@ export const narrativeRoutes: Route[] = [
     async handle({ params, query, principal, memory }) {
       const offset = query.offset ?? 0;
       const limit = query.limit ?? DEFAULT_PAGE;
-      const turns = await memory.store.listTurns(params.saveId, { fromTurnId: query.fromTurnId, toTurnId: query.toTurnId, excludeChunkType: listingExclusion(principal), offset, limit: limit + 1 });
+      const turns = await memory.listTurns(params.saveId, { fromTurnId: query.fromTurnId, toTurnId: query.toTurnId, excludeChunkType: listingExclusion(principal), offset, limit: limit + 1 });
       return { turns: turns.slice(0, limit), nextOffset: nextOffset(turns.length, offset, limit) };
     },
   }),
@@ -84,7 +84,7 @@ export const narrativeRoutes: Route[] = [
     params: turnParams,
     response: z.object({ saveId: z.string(), turnId: z.number(), chunks: z.array(chunkSchema), facts: z.array(factSchema) }),
     async handle({ params, principal, memory }) {
-      const chunks = await memory.store.listChunks(params.saveId, { fromTurnId: params.turnId, toTurnId: params.turnId, excludeChunkType: listingExclusion(principal) });
+      const chunks = await memory.listChunks(params.saveId, { fromTurnId: params.turnId, toTurnId: params.turnId, excludeChunkType: listingExclusion(principal) });
       const facts = await memory.living.facts(params.saveId, { turnId: params.turnId, limit: 10_000 });
       return { saveId: params.saveId, turnId: params.turnId, chunks, facts };
     },
@@ -119,7 +119,7 @@ export const narrativeRoutes: Route[] = [
     async handle({ params, query, principal, memory }) {
       const offset = query.offset ?? 0;
       const limit = query.limit ?? DEFAULT_PAGE;
-      const chunks = await memory.store.listChunks(params.saveId, { fromTurnId: query.fromTurnId, toTurnId: query.toTurnId, excludeChunkType: listingExclusion(principal), offset, limit: limit + 1 });
+      const chunks = await memory.listChunks(params.saveId, { fromTurnId: query.fromTurnId, toTurnId: query.toTurnId, excludeChunkType: listingExclusion(principal), offset, limit: limit + 1 });
       return { chunks: chunks.slice(0, limit), nextOffset: nextOffset(chunks.length, offset, limit) };
     },
   }),
