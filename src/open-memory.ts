@@ -32,6 +32,11 @@ import type { IndexSnapshots } from './retrieval/snapshot-directory.js';
 import { openInMemoryStore } from './stores/memory/index.js';
 import { isPostgresUrl } from './stores/postgres/identifiers.js';
 import { openSqliteStore } from './stores/sqlite/index.js';
+import { exportSave } from './saves/export-save.js';
+import type { ExportSaveOptions } from './saves/export-save.js';
+import { importSave } from './saves/import-save.js';
+import type { ImportSaveOptions, ImportSaveReport } from './saves/import-save.js';
+import type { SaveFileSource } from './saves/read-lines.js';
 import type { Tracer } from './tracing/tracer.js';
 
 /** How to open Mnemo. */
@@ -160,6 +165,35 @@ export class Mnemo {
    */
   fork(saveId: string, newSaveId: string, atTurn: number): Promise<ForkCounts> {
     return forkSave(this.saves, saveId, newSaveId, atTurn);
+  }
+
+  /**
+   * The save file of a save (JSON Lines, docs/export-import.md), line by line: every layer (chunks with their vectors
+   * unless `vectors: false`, facts, beliefs with history and sources, mental models and their versions, queued
+   * jobs, the store's missions), read a page at a time.
+   *
+   * @example
+   * ```ts
+   * const file = createWriteStream('run-1.jsonl');
+   * for await (const line of memory.exportSave('run-1')) if (!file.write(line)) await once(file, 'drain');
+   * ```
+   */
+  exportSave(saveId: string, options?: ExportSaveOptions): AsyncGenerator<string> {
+    return exportSave(this.store, saveId, options);
+  }
+
+  /**
+   * Imports a save file into a new save (`as`, or the id it was exported from), every layer in one transaction,
+   * after checking every line (a malformed or truncated file writes nothing and names the line). Its queued jobs
+   * wake the living worker; the file's missions are applied only with `settings: true`.
+   *
+   * @example
+   * ```ts
+   * const report = await memory.importSave({ path: 'run-1.jsonl' }, { as: 'run-1-restored' });
+   * ```
+   */
+  importSave(source: SaveFileSource, options?: ImportSaveOptions): Promise<ImportSaveReport> {
+    return importSave({ ...this.saves, store: this.store }, source, options);
   }
 
   /** Number of chunks in a save. */

@@ -23,6 +23,7 @@ function recorded(narrative: NarrativeMemory): { operation: SaveOperation; told:
     worker: {
       afterRewind: (saveId, turnId) => told.push(`worker.afterRewind ${saveId} ${turnId}`),
       afterFork: (newSaveId) => told.push(`worker.afterFork ${newSaveId}`),
+      afterImport: (saveId) => told.push(`worker.afterImport ${saveId}`),
     },
   };
   return { operation, told };

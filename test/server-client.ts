@@ -12,9 +12,10 @@ export interface CallOptions {
   headers?: Record<string, string>;
 }
 
-/** An answer: status, parsed JSON (or null), headers. */
+/** An answer: status, parsed JSON (JSON Lines: `{ lines }`), headers, the body's text. */
 export interface Answer {
   status: number;
+  text: string;
   json: Record<string, unknown> & { error?: { code: string; category: string; message: string; details: Record<string, unknown>; requestId: string } };
   headers: Headers;
 }
@@ -39,7 +40,10 @@ export class ApiClient {
     if (options.raw instanceof ReadableStream) init.duplex = 'half';
     const response = await fetch(`${this.baseUrl}${path}`, init);
     const text = await response.text();
-    return { status: response.status, json: text === '' ? {} : JSON.parse(text), headers: response.headers };
+    if ((response.headers.get('content-type') ?? '').startsWith('application/x-ndjson')) {
+      return { status: response.status, json: { lines: text.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as unknown) }, headers: response.headers, text };
+    }
+    return { status: response.status, json: text === '' ? {} : JSON.parse(text), headers: response.headers, text };
   }
 
   /** Calls a route expecting success: checks the status and the answer's schema, and marks the route covered. */
@@ -48,8 +52,10 @@ export class ApiClient {
     if (route === undefined) throw new Error(`no route ${operationId}`);
     const answer = await this.call(path, { method: route.method.toUpperCase(), ...options });
     expect(answer.status, JSON.stringify(answer.json)).toBe(route.status ?? 200);
-    const parsed = route.response.safeParse(answer.json);
-    expect(parsed.success, parsed.success ? '' : JSON.stringify(parsed.error.issues)).toBe(true);
+    for (const value of route.stream === true ? (answer.json.lines as unknown[]) : [answer.json]) {
+      const parsed = route.response.safeParse(value);
+      expect(parsed.success, parsed.success ? '' : JSON.stringify(parsed.error.issues)).toBe(true);
+    }
     this.covered.add(operationId);
     return answer.json;
   }

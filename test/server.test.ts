@@ -152,6 +152,33 @@ describe('HTTP API: narrative', () => {
 });
 
 describe('HTTP API: living memory', () => {
+
+  it('exports a save as JSON Lines (lore chunks for an admin token only) and imports it into a new save; a broken file writes nothing', async () => {
+    const exported = await api.ok('exportSave', `/v1/saves/${SAVE}/export`);
+    const lines = exported.lines as { type: string; chunkType?: string; counts?: Record<string, number> }[];
+    expect(lines[0]).toMatchObject({ type: 'header', format: 'mnemo-save', version: 1, saveId: SAVE, embedder: { provider: 'hashing', dimensions: 64 } });
+    expect(lines.at(-1)).toEqual({ type: 'end', counts: { chunks: 12, facts: 4, beliefs: 3, models: 1, modelVersions: expect.any(Number), jobs: 0 } });
+    expect(lines.some((line) => line.chunkType === 'lore')).toBe(false);
+    const admin = await api.call(`/v1/saves/${SAVE}/export?vectors=false`, { token: ADMIN });
+    expect(admin.headers.get('content-type')).toContain('application/x-ndjson');
+    expect(admin.text).toContain('"chunkType":"lore"');
+    expect(admin.text).not.toContain('"vector"');
+    await api.fails('/v1/saves/nobody/export', 404, 'NOT_FOUND');
+
+    const file = lines.map((line) => JSON.stringify(line)).join('\n');
+    expect(await api.ok('importSave', '/v1/saves/run-1-copy/import', { body: { file } })).toMatchObject({ saveId: 'run-1-copy', fromSaveId: SAVE, chunks: 12, vectors: 12, living: { facts: 4, beliefs: 3, models: 1 }, settings: false });
+    const question = { query: 'Where is the salt hidden?', k: 3 };
+    const copied = (await api.ok('queryMemory', '/v1/saves/run-1-copy/query', { body: question })).hits as { text: string }[];
+    expect(copied.map((hit) => hit.text)).toEqual(((await api.ok('queryMemory', `/v1/saves/${SAVE}/query`, { body: question })).hits as { text: string }[]).map((hit) => hit.text));
+    await api.fails('/v1/saves/run-1-copy/import', 409, 'CONFLICT', { body: { file } });
+    expect((await api.fails('/v1/saves/run-1-lore/import', 403, 'FORBIDDEN', { body: { file: admin.text } })).message).toContain('only an admin may import them');
+    await api.fails('/v1/saves/run-1-settings/import', 403, 'FORBIDDEN', { body: { file, settings: true } });
+    const truncated = await api.fails('/v1/saves/run-1-cut/import', 400, 'SAVE_FILE_INVALID', { body: { file: file.split('\n').slice(0, 4).join('\n') } });
+    expect(truncated).toMatchObject({ details: { line: 5 } });
+    expect(truncated.message).toContain('no end line: the file is truncated after line 4');
+    await api.fails('/v1/saves/other/import', 403, 'FORBIDDEN', { token: LIMITED, body: { file } });
+    for (const saveId of ['run-1-lore', 'run-1-settings', 'run-1-cut']) expect(await memory.store.saveVersion(saveId)).toBe(0);
+  });
   it('reports the status of every save and of one', async () => {
     const all = await api.ok('livingStatusAll', '/v1/living/status');
     expect((all.saves as { saveId: string }[]).map((save) => save.saveId)).toContain(SAVE);

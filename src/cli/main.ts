@@ -9,7 +9,9 @@ import { registerEval } from './commands/eval.js';
 import { registerForget } from './commands/forget.js';
 import { registerLore } from './commands/lore.js';
 import { registerFacts } from './commands/facts.js';
+import { registerExport } from './commands/export.js';
 import { registerFork } from './commands/fork.js';
+import { registerImport } from './commands/import.js';
 import { registerLiving } from './commands/living.js';
 import { registerMcp } from './commands/mcp.js';
 import { registerModels } from './commands/models.js';
@@ -43,6 +45,8 @@ export function buildProgram(output: Output = standardOutput): Command {
   registerQuery(program, output);
   registerRewind(program, output);
   registerFork(program, output);
+  registerExport(program, output);
+  registerImport(program, output);
   registerStats(program, output);
   registerRemember(program, output);
   registerRecall(program, output);

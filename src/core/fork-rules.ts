@@ -30,12 +30,23 @@ export interface ForkSaves {
  */
 export function requireForkable(saveId: string, newSaveId: string, saves: ForkSaves): void {
   requireForkTarget(saveId, newSaveId);
-  if (saves.targetHoldsData) {
-    throw new MnemoError('CONFLICT', `fork: save ${JSON.stringify(newSaveId)} already holds data. Fork into a new save id, or rewind or remove that save first.`, { details: { saveId: newSaveId } });
-  }
+  if (saves.targetHoldsData) throw saveTaken(newSaveId, 'fork');
   if (!saves.sourceHoldsData) {
     throw new MnemoError('NOT_FOUND', `fork: save ${JSON.stringify(saveId)} holds nothing to fork. Check the save id (mnemo stats lists them).`, { details: { saveId } });
   }
+}
+
+/**
+ * The error of a fork or an import into a save that already holds data (CONFLICT), naming the ways out.
+ *
+ * @example
+ * ```ts
+ * throw saveTaken('run-1-branch', 'import');
+ * ```
+ */
+export function saveTaken(saveId: string, what: 'fork' | 'import'): MnemoError {
+  const verb = what === 'fork' ? 'Fork' : 'Import';
+  return new MnemoError('CONFLICT', `${what}: save ${JSON.stringify(saveId)} already holds data. ${verb} into a new save id, or rewind or remove that save first.`, { details: { saveId } });
 }
 
 /**

@@ -1,6 +1,6 @@
 // The deterministic rules of living memory, shared by every store adapter: normalising facts, applying belief
 // changes, and rolling beliefs and models back to a turn. Pure functions: no I/O, inputs never mutated.
-import type { Belief, BeliefChange, BeliefInput, BeliefSource, ConsolidationAction, Fact, FactInput, MentalModel } from './living-types.js';
+import type { Belief, BeliefChange, BeliefInput, BeliefSource, ConsolidationAction, Fact, FactInput, LivingJob, MentalModel } from './living-types.js';
 
 /** The key names are compared by: NFC, trimmed, lowercased (Unicode-aware, so "KAËL" matches "Kaël"). */
 export function nameKey(name: string): string {
@@ -27,6 +27,20 @@ export interface ModelVersion {
   turnId: number;
   summary: string;
   sources: number[];
+}
+
+/** A stored version of a mental model. */
+export interface StoredModelVersion extends ModelVersion {
+  modelId: number;
+}
+
+/** Every living row of one save, each list in the order its rows were stored (ids ascending; versions as stored). */
+export interface LivingSaveLayer {
+  facts: Fact[];
+  beliefs: BeliefRecord[];
+  models: MentalModel[];
+  versions: StoredModelVersion[];
+  jobs: LivingJob[];
 }
 
 const text = (value: unknown): string => (typeof value === 'string' ? value.trim() : '');

@@ -195,3 +195,8 @@ export interface LivingForkCounts {
   models: number;
   jobs: number;
 }
+
+/** What an import wrote into the living layer. */
+export interface LivingImportCounts extends LivingForkCounts {
+  modelVersions: number;
+}

@@ -156,6 +156,11 @@ export class LivingMemory {
     this.worker?.wake();
   }
 
+  /** Told by the import owner (`src/saves/import-save.ts`) after its transaction committed: wakes the worker for the imported jobs. */
+  afterImport(_saveId: string): void {
+    this.worker?.wake();
+  }
+
   private requireWorker(): LivingWorker {
     if (this.worker === null) {
       throw new MnemoError('UNSUPPORTED', 'Living memory has no LLM, so it cannot run its pipeline. Pass `llm` to openMemory(), or run `mnemo living run --llm-base-url ... --llm-model ...`.');

@@ -1,4 +1,4 @@
-// What a save-level operation (rewind, fork, delete) works with: the store's transaction, then who it tells.
+// What a save-level operation (rewind, fork, import, delete) works with: the store's transaction, then who it tells.
 import type { SaveStore } from '../seams/save-store.js';
 import type { WriteResult } from '../seams/write-result.js';
 
@@ -19,6 +19,8 @@ export interface SaveWorker {
   afterRewind(saveId: string, turnId: number): void;
   /** Wakes the worker for the jobs the fork copied into `newSaveId`. */
   afterFork(newSaveId: string): void;
+  /** Wakes the worker for the jobs an import wrote into `saveId`. */
+  afterImport(saveId: string): void;
 }
 
 /**

@@ -34,6 +34,18 @@ export interface TurnSummary {
   chunkTypes: string[];
 }
 
+/** A stored chunk with its vector (null without one), as an export reads it. */
+export interface ChunkWithVector extends Chunk {
+  embedding: Float32Array | null;
+}
+
+/** One page of a save's chunks in insertion order (see `pageChunks`). */
+export interface ChunkPage {
+  chunks: ChunkWithVector[];
+  /** Pass as `after` to read the next page; null after the last. */
+  next: number | null;
+}
+
 /**
  * A store's chunks. Every write is one transaction that bumps the save's version (see `SaveStore.saveVersion`).
  *
@@ -64,4 +76,10 @@ export interface ChunkStore {
    * save's version read before the rows, so an index built from them is never newer than it claims.
    */
   scanChunks(saveId: string, visit: (row: IndexRow) => void): Promise<number>;
+  /**
+   * One page of a save's chunks in insertion order, with their vectors when `vectors` is true (default), from after
+   * the cursor `after` (a page's `next`; 0 or absent for the first). Pages read by keyset, so reading a large save
+   * page by page costs one pass.
+   */
+  pageChunks(saveId: string, options: { after?: number; limit: number; vectors?: boolean }): Promise<ChunkPage>;
 }

@@ -1,14 +1,11 @@
 // The row-level port of living memory: what a store adapter offers so that the living algorithms (src/living/store/)
 // run once, over any backend. Each method is one statement, or one batch of rows, of the caller's transaction.
-import type { BeliefRecord, ModelVersion } from '../core/living-rules.js';
+import type { BeliefRecord, ModelVersion, StoredModelVersion } from '../core/living-rules.js';
 import type { Fact, LivingJob, MentalModel } from '../core/living-types.js';
 import type { RowProgram } from '../core/row-program.js';
 import type { BeliefQuery, FactQuery, JobCounts, ModelQuery } from './living-store.js';
 
-/** A stored version of a mental model. */
-export interface StoredModelVersion extends ModelVersion {
-  modelId: number;
-}
+export type { LivingSaveLayer, StoredModelVersion } from '../core/living-rules.js';
 
 /** A job's fields apart from its identity (id, save, turn). */
 export type JobFields = Omit<LivingJob, 'jobId' | 'saveId' | 'turnId'>;

@@ -15,6 +15,8 @@ import type {
   StageCommit,
 } from '../core/living-types.js';
 
+import type { LivingSaveLayer } from '../core/living-rules.js';
+
 export type { ClaimRequest } from '../core/living-types.js';
 
 /** Filters of `getFacts`, applied before the limit. */
@@ -128,4 +130,6 @@ export interface LivingStore {
   listJobs(query?: { saveId?: string; status?: JobStatus; limit?: number }): Promise<LivingJob[]>;
   /** Job counts by status. */
   countJobs(saveId?: string): Promise<JobCounts>;
+  /** Every living row of a save (deleted beliefs, model versions and jobs included), in stored order: for an export. */
+  readSave(saveId: string): Promise<LivingSaveLayer>;
 }

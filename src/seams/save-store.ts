@@ -1,6 +1,8 @@
-// The saves part of the Store seam: versions, the list of saves, and the save-level writes (rewind, fork).
-import type { LivingForkCounts, LivingRewindCounts } from '../core/living-types.js';
+// The saves part of the Store seam: versions, the list of saves, and the save-level writes (rewind, fork, import).
+import type { LivingSaveLayer } from '../core/living-rules.js';
+import type { LivingForkCounts, LivingImportCounts, LivingRewindCounts } from '../core/living-types.js';
 import type { SaveSummary } from '../core/types.js';
+import type { NewChunk } from './chunk-store.js';
 import type { WriteResult } from './write-result.js';
 
 /** Counts returned by a rewind, per layer. */
@@ -14,6 +16,22 @@ export interface RewindCounts {
 export interface ForkCounts {
   chunks: number;
   living: LivingForkCounts;
+}
+
+/** A whole save as an import writes it (see `importSave`). */
+export interface SaveImport {
+  /** The chunks in insertion order, in batches read lazily (so a large save is never held whole), ids already new. */
+  chunks: Iterable<readonly NewChunk[]>;
+  /** The length of the chunks' vectors (null: none), so a store indexing vectors by length prepares before it writes. */
+  vectorDimensions: number | null;
+  /** The living layer, its ids those of the file (remapped by the store's write). */
+  living: LivingSaveLayer;
+}
+
+/** Counts returned by an import, per layer. */
+export interface ImportCounts {
+  chunks: number;
+  living: LivingImportCounts;
 }
 
 /**
@@ -42,4 +60,11 @@ export interface SaveStore {
    * `newSaveId` already holds data, NOT_FOUND when `saveId` holds none.
    */
   fork(saveId: string, newSaveId: string, atTurn: number): Promise<ForkCounts>;
+  /**
+   * Writes a whole save into `saveId`, every layer, in one transaction: the chunks of every batch `save.chunks`
+   * yields (consumed inside the transaction, so it must not wait on anything), then the living layer with new ids
+   * (`writeLivingLayer`). Bumps the save's version once. Fails with CONFLICT when `saveId` already holds data;
+   * any error writes nothing.
+   */
+  importSave(saveId: string, save: SaveImport): Promise<WriteResult & { imported: ImportCounts }>;
 }

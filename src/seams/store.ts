@@ -9,10 +9,10 @@ import type { SaveStore } from './save-store.js';
 import type { StoreLifecycle } from './store-lifecycle.js';
 import type { VectorSearch } from './vector-search.js';
 
-export type { ChunkStore, ListChunksOptions, NewChunk, TurnSummary } from './chunk-store.js';
+export type { ChunkPage, ChunkStore, ChunkWithVector, ListChunksOptions, NewChunk, TurnSummary } from './chunk-store.js';
 export type { IndexRow } from './index-row.js';
 export type { MetaStore } from './meta-store.js';
-export type { ForkCounts, RewindCounts, SaveStore } from './save-store.js';
+export type { ForkCounts, ImportCounts, RewindCounts, SaveImport, SaveStore } from './save-store.js';
 export type { StoreLifecycle } from './store-lifecycle.js';
 export type { WriteResult } from './write-result.js';
 

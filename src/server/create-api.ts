@@ -93,7 +93,34 @@ async function readJson(c: Context<Env>): Promise<unknown> {
   }
 }
 
-function register(app: Hono<Env>, route: Route, memory: Mnemo): void {
+/**
+ * A stream of JSON Lines as the answer: the first piece is read before answering (so an error up to then is an
+ * error answer with its status), the rest as the client reads (backpressure: nothing is read ahead of it).
+ */
+async function streamLines(lines: AsyncIterable<string>, logger: Logger): Promise<Response> {
+  const iterator = lines[Symbol.asyncIterator]();
+  const encoder = new TextEncoder();
+  let first: IteratorResult<string> | null = await iterator.next();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const next = first ?? (await iterator.next());
+        first = null;
+        if (next.done === true) controller.close();
+        else controller.enqueue(encoder.encode(next.value));
+      } catch (error) {
+        logger.warn(`a streamed answer ended early: ${error instanceof Error ? error.message : String(error)}`);
+        controller.error(error);
+      }
+    },
+    async cancel() {
+      await iterator.return?.();
+    },
+  });
+  return new Response(body, { status: 200, headers: { 'content-type': 'application/x-ndjson; charset=utf-8' } });
+}
+
+function register(app: Hono<Env>, route: Route, memory: Mnemo, logger: Logger): void {
   app.on(route.method.toUpperCase(), route.path, async (c) => {
     const principal = c.get('principal');
     const params = validate(route.params, c.req.param(), 'path') as Record<string, unknown> | undefined;
@@ -101,6 +128,7 @@ function register(app: Hono<Env>, route: Route, memory: Mnemo): void {
     const query = validate(route.query, c.req.query(), 'query');
     const body = route.body === undefined ? undefined : validate(route.body, await readJson(c), 'body');
     const result = await route.handle({ params, query, body, principal, memory });
+    if (route.stream === true) return streamLines(result as AsyncIterable<string>, logger);
     return c.json(result as object, (route.status ?? 200) as ContentfulStatusCode);
   });
 }
@@ -180,7 +208,7 @@ export function createApi(options: ApiOptions): Hono<Env> {
 
   if (options.api !== false) {
     app.use('/v1/*', authenticate, limit);
-    for (const route of API_ROUTES) register(app, route, memory);
+    for (const route of API_ROUTES) register(app, route, memory, logger);
   }
   if (options.mcp !== false) {
     app.use('/mcp', authenticate, limit);

@@ -54,7 +54,12 @@ function operation(route: Route): JsonSchema {
     tags: [route.tag],
     parameters: [...parametersOf(route.params, 'path'), ...parametersOf(route.query, 'query')],
     ...(route.body === undefined ? {} : { requestBody: requestBody(route.body) }),
-    responses: { [status]: { description: 'Success', content: { 'application/json': { schema: toSchema(route.response, 'output') } } }, ...ERROR_RESPONSES },
+    responses: {
+      [status]: route.stream === true
+        ? { description: 'Success: JSON Lines, one object a line of this schema', content: { 'application/x-ndjson': { schema: toSchema(route.response, 'output') } } }
+        : { description: 'Success', content: { 'application/json': { schema: toSchema(route.response, 'output') } } },
+      ...ERROR_RESPONSES,
+    },
   };
 }
 

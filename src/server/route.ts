@@ -31,6 +31,12 @@ export interface RouteDefinition<P extends z.ZodType, Q extends z.ZodType, B ext
   response: z.ZodType;
   /** The success status (default 200). */
   status?: 200 | 201 | 202;
+  /**
+   * The handler returns an `AsyncIterable<string>` of JSON Lines, streamed as `application/x-ndjson`; `response` is
+   * then the schema of one line. An error before the first line is an error answer; a later one ends the stream
+   * early (a reader finds the last line missing).
+   */
+  stream?: boolean;
   handle(input: RouteInput<z.output<P>, z.output<Q>, z.output<B>>): Promise<unknown>;
 }
 

@@ -15,6 +15,7 @@ import type {
   MentalModel,
   StageCommit,
 } from '../../core/living-types.js';
+import type { LivingSaveLayer } from '../../core/living-rules.js';
 import type { LivingBackend } from '../../seams/living-rows.js';
 import type { BeliefQuery, FactQuery, JobCounts, LivingStore, ModelQuery } from '../../seams/living-store.js';
 import { applyConsolidation } from './apply-consolidation.js';
@@ -23,6 +24,7 @@ import { insertFacts } from './insert-facts.js';
 import { claimJob, enqueueTurn, failStage, releaseClaim, renewClaim, retryFailed } from './job-claims.js';
 import { replaceTurnFacts } from './replace-turn-facts.js';
 import { rows } from './rows.js';
+import { readLivingLayer } from './save-layer.js';
 import { upsertModel } from './upsert-model.js';
 
 /**
@@ -123,5 +125,9 @@ export class RowLivingStore implements LivingStore {
 
   countJobs(saveId?: string): Promise<JobCounts> {
     return this.backend.read(rows.countJobs(saveId));
+  }
+
+  readSave(saveId: string): Promise<LivingSaveLayer> {
+    return this.backend.read(readLivingLayer(saveId));
   }
 }

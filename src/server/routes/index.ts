@@ -5,6 +5,7 @@ import { livingRoutes } from './living-routes.js';
 import { loreRoutes } from './lore-routes.js';
 import { narrativeRoutes } from './narrative-routes.js';
 import { recallRoutes } from './recall-routes.js';
+import { saveFileRoutes } from './save-file-routes.js';
 
 /** The API's routes. */
-export const API_ROUTES: readonly Route[] = [...narrativeRoutes, ...livingRoutes, ...loreRoutes, ...recallRoutes, ...contextRoutes];
+export const API_ROUTES: readonly Route[] = [...narrativeRoutes, ...saveFileRoutes, ...livingRoutes, ...loreRoutes, ...recallRoutes, ...contextRoutes];

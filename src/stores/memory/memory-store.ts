@@ -1,19 +1,20 @@
 // The in-memory adapter of the Store seam: the same contract as SQLite, held in maps, gone when the process ends.
 import { MnemoError } from '../../core/errors.js';
-import { requireForkable } from '../../core/fork-rules.js';
+import { requireForkable, saveTaken } from '../../core/fork-rules.js';
 import { runRowProgram } from '../../core/row-program.js';
 import type { Chunk, SaveSummary } from '../../core/types.js';
 import { newId } from '../../core/ids.js';
 import { forkLiving } from '../../living/store/fork-living.js';
+import { writeLivingLayer } from '../../living/store/save-layer.js';
 import { rewindLiving } from '../../living/store/rewind-living.js';
 import { RowLivingStore } from '../../living/store/row-living-store.js';
 import { syncLivingBackend } from '../../living/store/sync-living-backend.js';
-import type { ListChunksOptions, NewChunk, TurnSummary } from '../../seams/chunk-store.js';
+import type { ChunkPage, ListChunksOptions, NewChunk, TurnSummary } from '../../seams/chunk-store.js';
 import type { EmbeddingStore } from '../../seams/embedding-store.js';
 import type { IndexRow } from '../../seams/index-row.js';
 import type { LoreStore } from '../../seams/lore-store.js';
 import type { RecallStore } from '../../seams/recall-store.js';
-import type { ForkCounts, RewindCounts } from '../../seams/save-store.js';
+import type { ForkCounts, ImportCounts, RewindCounts, SaveImport } from '../../seams/save-store.js';
 import type { Store } from '../../seams/store.js';
 import type { WriteResult } from '../../seams/write-result.js';
 import { InMemoryEmbeddingStore } from './embedding-store.js';
@@ -151,6 +152,25 @@ export class InMemoryStore implements Store {
     this.insertAll(copies);
     this.bump(newSaveId);
     return { chunks: copies.length, living: runRowProgram(forkLiving(saveId, newSaveId, atTurn), this.livingRows) };
+  }
+
+  async importSave(saveId: string, save: SaveImport): Promise<WriteResult & { imported: ImportCounts }> {
+    this.ensureOpen();
+    if (this.versions.has(saveId) || this.livingRows.holdsData(saveId)) throw saveTaken(saveId, 'import');
+    // All or nothing: the chunks are gathered first (a failing batch leaves the store as it was), then written.
+    const chunks = [...save.chunks].flat();
+    this.insertAll(chunks);
+    const living = runRowProgram(writeLivingLayer(saveId, save.living), this.livingRows);
+    const [previousVersion, version] = this.bump(saveId);
+    return { previousVersion, version, count: chunks.length, imported: { chunks: chunks.length, living } };
+  }
+
+  async pageChunks(saveId: string, options: { after?: number; limit: number; vectors?: boolean }): Promise<ChunkPage> {
+    this.ensureOpen();
+    const after = options.after ?? 0;
+    const page = this.saveChunks(saveId).filter((chunk) => chunk.seq > after).slice(0, options.limit);
+    const chunks = page.map((chunk) => ({ ...toChunk(chunk), embedding: options.vectors === false || chunk.embedding === null ? null : new Float32Array(chunk.embedding) }));
+    return { chunks, next: page.length < options.limit ? null : (page[page.length - 1] as StoredChunk).seq };
   }
 
   async countChunks(saveId: string, chunkType?: string): Promise<number> {

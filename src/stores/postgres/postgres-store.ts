@@ -1,18 +1,19 @@
 // The PostgreSQL adapter of the Store seam: a connection pool, migrations, one transaction per write, pgvector.
 import { MnemoError } from '../../core/errors.js';
-import { forkTargetTaken, requireForkable, requireForkTarget } from '../../core/fork-rules.js';
+import { forkTargetTaken, requireForkable, requireForkTarget, saveTaken } from '../../core/fork-rules.js';
 import { runRowProgramAsync } from '../../core/row-program.js';
 import type { Chunk, Metadata, SaveSummary } from '../../core/types.js';
 import { forkLiving } from '../../living/store/fork-living.js';
+import { writeLivingLayer } from '../../living/store/save-layer.js';
 import { rewindLiving } from '../../living/store/rewind-living.js';
 import { RowLivingStore } from '../../living/store/row-living-store.js';
 import type { LivingStore } from '../../seams/living-store.js';
-import type { ListChunksOptions, NewChunk, TurnSummary } from '../../seams/chunk-store.js';
+import type { ChunkPage, ListChunksOptions, NewChunk, TurnSummary } from '../../seams/chunk-store.js';
 import type { EmbeddingStore } from '../../seams/embedding-store.js';
 import type { IndexRow } from '../../seams/index-row.js';
 import type { LoreStore } from '../../seams/lore-store.js';
 import type { RecallStore } from '../../seams/recall-store.js';
-import type { ForkCounts, RewindCounts } from '../../seams/save-store.js';
+import type { ForkCounts, ImportCounts, RewindCounts, SaveImport } from '../../seams/save-store.js';
 import type { Store } from '../../seams/store.js';
 import type { WriteResult } from '../../seams/write-result.js';
 import type { VectorSearch } from '../../seams/vector-search.js';
@@ -388,6 +389,45 @@ export class PostgresStore implements Store {
       await client.query(`UPDATE ${this.tables.saves} SET chunk_count = $2 WHERE save_id = $1`, [newSaveId, chunks]);
       return { chunks, living: await runRowProgramAsync(forkLiving(saveId, newSaveId, atTurn), living) };
     }, { isolation: 'repeatable read' });
+  }
+
+  /**
+   * Writes a whole save in one transaction: the save's row first (a concurrent import or fork into the same id waits
+   * on it, then conflicts), the chunk batches as they come, the living layer, then the chunk count. Every statement
+   * names the save, so on Citus the whole import stays on one shard group.
+   */
+  async importSave(saveId: string, save: SaveImport): Promise<WriteResult & { imported: ImportCounts }> {
+    this.ensureWritable();
+    if (save.vectorDimensions !== null && this.vectorIndexes === 'automatic') await this.vectors.ensureIndex(save.vectorDimensions);
+    return this.write(async (client) => {
+      const living = new PostgresLivingRows(client, this.livingTables);
+      if (await living.holdsData(saveId)) throw saveTaken(saveId, 'import');
+      const now = Date.now();
+      const created = await client.query(
+        `INSERT INTO ${this.tables.saves} (save_id, version, chunk_count, created_at, updated_at) VALUES ($1, 1, 0, $2, $2) ON CONFLICT (save_id) DO NOTHING`,
+        [saveId, now],
+      );
+      if (created.rowCount !== 1) throw saveTaken(saveId, 'import');
+      let chunks = 0;
+      for (const batch of save.chunks) {
+        await this.insertAll(client, saveId, batch);
+        chunks += batch.length;
+      }
+      const imported = await runRowProgramAsync(writeLivingLayer(saveId, save.living), living);
+      await client.query(`UPDATE ${this.tables.saves} SET chunk_count = $2 WHERE save_id = $1`, [saveId, chunks]);
+      return { previousVersion: 0, version: 1, count: chunks, imported: { chunks, living: imported } };
+    });
+  }
+
+  async pageChunks(saveId: string, options: { after?: number; limit: number; vectors?: boolean }): Promise<ChunkPage> {
+    this.ensureOpen();
+    const vectors = options.vectors !== false;
+    const result = await this.sql.query<ChunkRow & { seq: string | number; embedding?: string | null }>(
+      `SELECT seq, ${CHUNK_COLUMNS}${vectors ? ', embedding::text AS embedding' : ''} FROM ${this.tables.chunks} WHERE save_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
+      [saveId, options.after ?? 0, options.limit],
+    );
+    const chunks = result.rows.map((row) => ({ ...toChunk(row), embedding: vectors ? literalToVector(row.embedding ?? null) : null }));
+    return { chunks, next: result.rows.length < options.limit ? null : Number(result.rows[result.rows.length - 1]!.seq) };
   }
 
   async countChunks(saveId: string, chunkType?: string): Promise<number> {

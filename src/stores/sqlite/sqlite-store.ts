@@ -6,6 +6,7 @@ import { requireForkable } from '../../core/fork-rules.js';
 import { runRowProgram } from '../../core/row-program.js';
 import type { Chunk, SaveSummary } from '../../core/types.js';
 import { forkLiving } from '../../living/store/fork-living.js';
+import { writeLivingLayer } from '../../living/store/save-layer.js';
 import { rewindLiving } from '../../living/store/rewind-living.js';
 import { RowLivingStore } from '../../living/store/row-living-store.js';
 import { syncLivingBackend } from '../../living/store/sync-living-backend.js';
@@ -14,10 +15,11 @@ import type { LivingStore } from '../../seams/living-store.js';
 import type { LoreStore } from '../../seams/lore-store.js';
 import type { RecallStore } from '../../seams/recall-store.js';
 import type { IndexRow } from '../../seams/index-row.js';
-import type { ListChunksOptions, NewChunk, TurnSummary } from '../../seams/chunk-store.js';
-import type { ForkCounts, RewindCounts } from '../../seams/save-store.js';
+import type { ChunkPage, ListChunksOptions, NewChunk, TurnSummary } from '../../seams/chunk-store.js';
+import type { ForkCounts, ImportCounts, RewindCounts, SaveImport } from '../../seams/save-store.js';
 import type { Store } from '../../seams/store.js';
 import type { WriteResult } from '../../seams/write-result.js';
+import { saveTaken } from '../../core/fork-rules.js';
 import { SqliteEmbeddingStore } from './embedding-store.js';
 import { SqliteLoreStore } from './lore-store.js';
 import { SqliteLivingRows } from './living-rows.js';
@@ -251,6 +253,31 @@ export class SqliteStore implements Store {
       this.bump(newSaveId);
       return { chunks, living: runRowProgram(forkLiving(saveId, newSaveId, atTurn), this.livingRows) };
     });
+  }
+
+  async importSave(saveId: string, save: SaveImport): Promise<WriteResult & { imported: ImportCounts }> {
+    return this.write(() => {
+      if (this.statements.readVersion.get(saveId) !== undefined || this.livingRows.holdsData(saveId)) throw saveTaken(saveId, 'import');
+      let chunks = 0;
+      for (const batch of save.chunks) {
+        this.insertAll(batch);
+        chunks += batch.length;
+      }
+      const living = runRowProgram(writeLivingLayer(saveId, save.living), this.livingRows);
+      const [previousVersion, version] = this.bump(saveId);
+      return { previousVersion, version, count: chunks, imported: { chunks, living } };
+    });
+  }
+
+  async pageChunks(saveId: string, options: { after?: number; limit: number; vectors?: boolean }): Promise<ChunkPage> {
+    this.ensureOpen();
+    const vectors = options.vectors !== false;
+    // Walks the table in seq order from the cursor (seq is the rowid), skipping other saves' rows: one pass in all.
+    const rows = this.db
+      .prepare(`SELECT seq, id, save_id, turn_id, chunk_type, text, entry_id, metadata, created_at${vectors ? ', embedding' : ''} FROM chunks WHERE seq > ? AND +save_id = ? ORDER BY seq LIMIT ?`)
+      .all(options.after ?? 0, saveId, options.limit) as (ChunkRow & { seq: number; embedding?: Buffer | null })[];
+    const chunks = rows.map((row) => ({ ...toChunk(row), embedding: blobAsVector(row.embedding ?? null) }));
+    return { chunks, next: rows.length < options.limit ? null : (rows[rows.length - 1] as { seq: number }).seq };
   }
 
   async countChunks(saveId: string, chunkType?: string): Promise<number> {
