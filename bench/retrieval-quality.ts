@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { silentLogger } from '../src/core/logger.js';
 import type { QueryOptions } from '../src/core/types.js';
-import { readDataset, runEvaluation } from '../src/eval/index.js';
+import { MetricsAccumulator, readDataset, runEvaluation } from '../src/eval/index.js';
 import type { DocumentMode } from '../src/eval/index.js';
 import { openMemory } from '../src/open-memory.js';
 import type { OpenMemoryOptions } from '../src/open-memory.js';
@@ -22,18 +22,28 @@ interface Configuration {
 }
 
 const words = { fusion: 'zscore', feedback: null } as const;
+/** The context techniques off: the rows before them are measured as they were (`$OFF` in the commands). */
+const OFF = { windowSum: null, speakerBoost: 0, sceneWeight: 0, timeBoost: 0 } as const;
 const CONFIGURATIONS: Configuration[] = [
-  { name: 'BM25, no stemming (the scorer baseline)', command: '--embedder none eval --language none', open: { embedderName: 'none', analyzer: { language: 'none' } }, query: { feedback: null } },
-  { name: 'BM25, English stems + stop words', command: '--embedder none eval', open: { embedderName: 'none' }, query: { feedback: null } },
-  { name: 'BM25 + pseudo-relevance feedback (3, 5, 0.5)', command: '--embedder none eval', open: { embedderName: 'none' }, query: {} },
-  { name: 'static embedder alone (SIF, GloVe rank p(w))', command: '--embedder static eval --lexical-weight 0 --neighbour-weight 0', open: { embedderName: 'static', neighbourWeight: 0 }, query: { ...words, weights: { lexical: 0 } } },
-  { name: 'static + BM25, RRF (the seed\'s fusion)', command: '--embedder static eval --fusion rrf --neighbour-weight 0', open: { embedderName: 'static', neighbourWeight: 0 }, query: { fusion: 'rrf', feedback: null } },
-  { name: 'static + BM25, RRF, neighbour context 0.5, feedback', command: '--embedder static eval --fusion rrf', open: { embedderName: 'static' }, query: { fusion: 'rrf' } },
-  { name: 'static + BM25, z-score fusion', command: '--embedder static eval --neighbour-weight 0', open: { embedderName: 'static', neighbourWeight: 0 }, query: words },
-  { name: 'static + BM25, z-score, neighbour context 0.5', command: '--embedder static eval', open: { embedderName: 'static' }, query: words },
-  { name: '**default**: static + BM25, z-score, neighbour 0.5, feedback (3, 5, 0.5)', command: 'eval', open: { embedderName: 'static' }, query: {} },
+  { name: 'BM25, no stemming (the scorer baseline)', command: '--embedder none eval --language none $OFF', open: { embedderName: 'none', analyzer: { language: 'none' } }, query: { feedback: null, ...OFF } },
+  { name: 'BM25, English stems + stop words', command: '--embedder none eval $OFF', open: { embedderName: 'none' }, query: { feedback: null, ...OFF } },
+  { name: 'BM25 + pseudo-relevance feedback (3, 5, 0.5)', command: '--embedder none eval $OFF', open: { embedderName: 'none' }, query: OFF },
+  { name: 'static embedder alone (SIF, GloVe rank p(w))', command: '--embedder static eval --lexical-weight 0 --neighbour-weight 0 $OFF', open: { embedderName: 'static', neighbourWeight: 0 }, query: { ...words, weights: { lexical: 0 }, ...OFF } },
+  { name: 'static + BM25, RRF (the seed\'s fusion)', command: '--embedder static eval --fusion rrf --neighbour-weight 0 $OFF', open: { embedderName: 'static', neighbourWeight: 0 }, query: { fusion: 'rrf', feedback: null, ...OFF } },
+  { name: 'static + BM25, RRF, neighbour context 0.5, feedback', command: '--embedder static eval --fusion rrf $OFF', open: { embedderName: 'static' }, query: { fusion: 'rrf', ...OFF } },
+  { name: 'static + BM25, z-score fusion', command: '--embedder static eval --neighbour-weight 0 $OFF', open: { embedderName: 'static', neighbourWeight: 0 }, query: { ...words, ...OFF } },
+  { name: 'static + BM25, z-score, neighbour context 0.5', command: '--embedder static eval $OFF', open: { embedderName: 'static' }, query: { ...words, ...OFF } },
+  { name: 'previous default: static + BM25, z-score, neighbour 0.5, feedback (3, 5, 0.5)', command: 'eval $OFF', open: { embedderName: 'static' }, query: OFF },
+  { name: '+ window sum (2, 1)', command: 'eval --speaker-boost 0 --scene-weight 0 --time-boost 0', open: { embedderName: 'static' }, query: { speakerBoost: 0, sceneWeight: 0, timeBoost: 0 } },
+  { name: '+ speaker signal 1', command: 'eval --scene-weight 0 --time-boost 0', open: { embedderName: 'static' }, query: { sceneWeight: 0, timeBoost: 0 } },
+  { name: '+ scene signal 0.5', command: 'eval --time-boost 0', open: { embedderName: 'static' }, query: { timeBoost: 0 } },
+  { name: '**default**: + time signal 1 (window sum, speaker, scene, time)', command: 'eval', open: { embedderName: 'static' }, query: {} },
   { name: 'hashing embedder (no meaning) + BM25, defaults', command: '--embedder hashing eval', open: { embedderName: 'hashing' }, query: {} },
 ];
+
+/** Half A (the first five conversations by id: every default was chosen on it) and half B (confirmation only). */
+const conversations = [...dataset.conversations.keys()].sort();
+const HALF_A = new Set(conversations.slice(0, 5));
 
 async function measure(configuration: Configuration, doc: DocumentMode, includeAdversarial: boolean, ks: number[]) {
   const { embedderName, ...open } = configuration.open;
@@ -42,25 +52,45 @@ async function measure(configuration: Configuration, doc: DocumentMode, includeA
     const result = await runEvaluation(memory, dataset, { doc, includeAdversarial, ks, query: configuration.query });
     const overall = result.metrics.categories.find((row) => row.key === 'all');
     const latencies = [...result.latencies].sort((a, b) => a - b);
-    return { recall: ks.map((k) => (100 * (overall?.recall[k] ?? 0)).toFixed(1)), p50: latencies[Math.floor(latencies.length / 2)] ?? 0, metrics: result.metrics };
+    // R@10 of each half, from the same ranking.
+    const halves = { A: new MetricsAccumulator([10]), B: new MetricsAccumulator([10]) };
+    const ranked = new Map(result.run.map((line) => [line.qid, line.ranked]));
+    for (const question of dataset.questions) {
+      const run = ranked.get(question.qid);
+      if (run !== undefined) halves[HALF_A.has(question.conv) ? 'A' : 'B'].add(question.category, question.category_name, run, question.evidence);
+    }
+    const half = (accumulator: MetricsAccumulator) => (100 * (accumulator.result().categories.find((row) => row.key === 'all')?.recall[10] ?? 0)).toFixed(1);
+    return { recall: ks.map((k) => (100 * (overall?.recall[k] ?? 0)).toFixed(1)), halves: `${half(halves.A)} / ${half(halves.B)}`, p50: latencies[Math.floor(latencies.length / 2)] ?? 0, metrics: result.metrics };
   } finally {
     await memory.close();
   }
 }
 
-console.log(`LoCoMo (${data}): ${dataset.questions.length} questions, ${dataset.conversations.size} conversations; node ${process.version}`);
-console.log('| configuration | default R@5 / 10 / 20 | paper R@5 / 10 / 25 / 50 | query p50 ms | reproduce |');
-console.log('|---|---|---|---|---|');
+console.log(`LoCoMo (${data}): ${dataset.questions.length} questions, ${dataset.conversations.size} conversations (half A: ${[...HALF_A].join(', ')}); node ${process.version}`);
+console.log('$OFF = --window-sum off --speaker-boost 0 --scene-weight 0 --time-boost 0 (the context techniques off)\n');
+console.log('| configuration | default R@5 / 10 / 20 | default R@10 A / B | paper R@5 / 10 / 25 / 50 | paper R@10 A / B | query p50 ms | reproduce |');
+console.log('|---|---|---|---|---|---|---|');
+const perCategory: string[] = [];
+const categoryRows: Record<'default' | 'paper', string[]> = { default: [], paper: [] };
+const categoryR10 = (metrics: { categories: { label: string; recall: Record<number, number> }[] }) => metrics.categories.map((row) => (100 * (row.recall[10] ?? 0)).toFixed(1)).join(' | ');
+let categoryLabels: Record<'default' | 'paper', string> = { default: '', paper: '' };
 for (const configuration of CONFIGURATIONS) {
   if (values.only !== undefined && !configuration.name.includes(values.only)) continue;
   const standard = await measure(configuration, 'text', false, [5, 10, 20]);
   const paper = await measure(configuration, 'full', true, [5, 10, 25, 50]);
-  console.log(`| ${configuration.name} | ${standard.recall.join(' / ')} | ${paper.recall.join(' / ')} | ${paper.p50.toFixed(2)} | \`mnemo ${configuration.command}\` |`);
+  console.log(`| ${configuration.name} | ${standard.recall.join(' / ')} | ${standard.halves} | ${paper.recall.join(' / ')} | ${paper.halves} | ${paper.p50.toFixed(2)} | \`mnemo ${configuration.command}\` |`);
+  categoryLabels = { default: standard.metrics.categories.map((row) => row.label).join(' | '), paper: paper.metrics.categories.map((row) => row.label).join(' | ') };
+  categoryRows.default.push(`| ${configuration.name} | ${categoryR10(standard.metrics)} |`);
+  categoryRows.paper.push(`| ${configuration.name} | ${categoryR10(paper.metrics)} |`);
   if (configuration.name.startsWith('**default**')) {
     for (const [label, result] of [['default protocol', standard], ['paper protocol', paper]] as const) {
-      console.log(`\nper category, ${label} (${configuration.name.replace(/\*/g, '')}):`);
-      for (const row of result.metrics.categories) console.log(`  ${row.label.padEnd(16)} n=${String(row.n).padStart(4)}  ${result.metrics.ks.map((k) => `R@${k} ${(100 * (row.recall[k] ?? 0)).toFixed(1)}`).join('  ')}`);
+      perCategory.push(`\nper category, ${label} (${configuration.name.replace(/\*/g, '')}):`);
+      for (const row of result.metrics.categories) perCategory.push(`  ${row.label.padEnd(16)} n=${String(row.n).padStart(4)}  ${result.metrics.ks.map((k) => `R@${k} ${(100 * (row.recall[k] ?? 0)).toFixed(1)}`).join('  ')}`);
     }
-    console.log('');
   }
 }
+for (const protocol of ['default', 'paper'] as const) {
+  const columns = categoryLabels[protocol].split(' | ');
+  console.log(`\nR@10 per category, ${protocol} protocol:\n\n| configuration | ${categoryLabels[protocol]} |\n|---|${columns.map(() => '---|').join('')}\n${categoryRows[protocol].join('\n')}`);
+}
+console.log(perCategory.join('\n'));

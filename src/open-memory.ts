@@ -14,6 +14,7 @@ import { LivingMemory } from './living/living-memory.js';
 import type { LivingMemoryOptions } from './living/living-memory.js';
 import { NarrativeMemory } from './narrative/narrative-memory.js';
 import type { NarrativeMemoryOptions, UpdateTurnInput } from './narrative/narrative-memory.js';
+import type { MetadataRoles } from './narrative/metadata-roles.js';
 import { RecallMemory } from './recall/recall-memory.js';
 import { forkSave } from './saves/fork-save.js';
 import { rewindSave } from './saves/rewind-save.js';
@@ -76,6 +77,11 @@ export interface OpenMemoryOptions {
   analyzer?: AnalyzerOptions | Analyzer;
   /** Neighbour context for the semantic arm: own + w * (previous + next). */
   neighbourWeight?: number;
+  /**
+   * Which chunk metadata keys hold a chunk's speaker, scene and time for the search's context signals (default
+   * `speaker`, `scene`, `time`; null leaves one unread). See `MetadataRoles` and docs/retrieval-quality.md.
+   */
+  metadataRoles?: MetadataRoles;
   /** Defaults for every query (fusion, weights, caps, ...), overridden by a query's own options. */
   queryDefaults?: QueryOptions;
   /**
@@ -329,6 +335,7 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Mnemo
       tracer: options.tracer ?? null,
       analyzer: typeof options.analyzer === 'function' ? options.analyzer : createAnalyzer(options.analyzer),
       neighbourWeight: options.neighbourWeight,
+      metadataRoles: options.metadataRoles,
       queryDefaults: options.queryDefaults,
       embeddingCache: maxEntries > 0 ? new EmbeddingCache(store.embeddings, maxEntries) : null,
       llm: options.llm ?? null,

@@ -1,21 +1,89 @@
 import { describe, expect, it } from 'vitest';
-import { windowSums } from '../src/retrieval/window-sum.js';
+import { CorpusIndex } from '../src/retrieval/corpus-index.js';
+import { hybridSearch } from '../src/retrieval/hybrid-search.js';
+import { resolveSearchRequest } from '../src/retrieval/resolve-search-request.js';
+import { ScoreStatistics } from '../src/retrieval/score-statistics.js';
+import { LexicalMatches, windowSums } from '../src/retrieval/window-sum.js';
 
 const line = (size: number) => (slot: number, direction: -1 | 1) => (slot + direction >= 0 && slot + direction < size ? slot + direction : null);
+const matchesOf = (pairs: [number, number][]) => ({ slots: pairs.map(([slot]) => slot), scores: pairs.map(([, score]) => score), count: pairs.length });
+const sumsOf = (scores: ReturnType<typeof windowSums>, size: number) => Array.from({ length: size }, (_, slot) => scores.scoreOf(slot));
 
 describe('windowSums', () => {
   it('gives each slot the sum of the lexical scores within reach, itself included', () => {
-    const sums = windowSums([{ slot: 2, score: 3 }, { slot: 4, score: 1 }], line(6), 1);
-    expect([...sums.entries()]).toEqual([[2, 3], [1, 3], [3, 4], [4, 1], [5, 1]]);
+    const sums = windowSums(matchesOf([[2, 3], [4, 1]]), line(6), 1, 6);
+    expect(sumsOf(sums, 6)).toEqual([0, 3, 3, 4, 1, 1]);
+    expect(sums.size).toBe(5);
+    expect(sums.top(2)).toEqual([{ slot: 3, score: 4 }, { slot: 1, score: 3 }]);
+  });
+  it('standardises over every slot with a window score', () => {
+    const sums = windowSums(matchesOf([[2, 3], [4, 1]]), line(6), 1, 6);
+    expect(sums.statistics.count).toBe(5);
+    expect(sums.statistics.mean).toBeCloseTo((3 + 3 + 4 + 1 + 1) / 5);
   });
   it('stops at the ends of the order and follows the neighbour links, not the slot numbers', () => {
     // order 0 -> 5 -> 9 (slots removed in between)
     const next = new Map([[0, 5], [5, 9]]);
     const previous = new Map([[5, 0], [9, 5]]);
     const neighbourOf = (slot: number, direction: -1 | 1) => (direction === 1 ? next.get(slot) : previous.get(slot)) ?? null;
-    expect(Object.fromEntries(windowSums([{ slot: 0, score: 2 }], neighbourOf, 2))).toEqual({ 0: 2, 5: 2, 9: 2 });
+    expect(sumsOf(windowSums(matchesOf([[0, 2]]), neighbourOf, 2, 10), 10)).toEqual([2, 0, 0, 0, 0, 2, 0, 0, 0, 2]);
   });
   it('scores nothing for reach 0 beyond the matches, and ignores zero scores', () => {
-    expect(Object.fromEntries(windowSums([{ slot: 1, score: 2 }, { slot: 3, score: 0 }], line(5), 0))).toEqual({ 1: 2 });
+    expect(sumsOf(windowSums(matchesOf([[1, 2], [3, 0]]), line(5), 0, 5), 5)).toEqual([0, 2, 0, 0, 0]);
+  });
+  it('gives nothing to slots the filter refuses (a filtered-out chunk neither scores nor is scored)', () => {
+    const sums = windowSums(matchesOf([[2, 3]]), line(5), 2, 5, (slot) => slot !== 3);
+    expect(sumsOf(sums, 5)).toEqual([3, 3, 3, 0, 3]);
+  });
+});
+
+describe('LexicalMatches', () => {
+  it('keeps every match and passes each score on to the statistics', () => {
+    const statistics = new ScoreStatistics();
+    const matches = new LexicalMatches(statistics);
+    for (let slot = 0; slot < 100; slot++) matches.add(slot + 1, slot);
+    expect(matches.count).toBe(100);
+    expect(matches.slots[99]).toBe(99);
+    expect(statistics.count).toBe(100);
+    expect(statistics.mean).toBeCloseTo(50.5);
+  });
+});
+
+describe('window sum in the hybrid search', () => {
+  const texts = ['Where did you leave the lantern?', 'By the old mill, I think.', 'The weather turned cold.', 'Bread is cheap this week.', 'Rowan sings by the fire.'];
+  const build = () => {
+    const index = new CorpusIndex(0);
+    index.add(texts.map((text, turn) => ({ id: `c${turn}`, position: turn, kind: 'narrative', text, embedding: null })));
+    return index;
+  };
+  const search = (index: CorpusIndex, windowSum?: { reach: number; weight: number }, accept?: (slot: number) => boolean) =>
+    hybridSearch({ index, queryText: 'lantern', queryVector: null, k: 5, capPerSource: 50, fusion: 'zscore', windowSum, accept, loadTexts: async () => new Map() });
+
+  it('brings the answer that never names the question\'s words (the reply after it)', async () => {
+    const index = build();
+    expect((await search(index)).map((hit) => hit.id)).toEqual(['c0']);
+    const hits = await search(index, { reach: 1, weight: 1 });
+    expect(hits.map((hit) => hit.id).slice(0, 2)).toEqual(['c0', 'c1']);
+    expect(hits[1]?.explanation.window).toEqual({ rank: 2, score: expect.any(Number) });
+    expect(hits[1]?.explanation.lexical).toBeNull();
+    expect(hits[1]?.explanation.contributions?.window).toBeGreaterThan(hits[2]?.explanation.contributions?.window ?? -Infinity);
+  });
+  it('follows the live order after a removal', async () => {
+    const index = build();
+    index.remove(['c1']);
+    const hits = await search(index, { reach: 1, weight: 1 });
+    expect(hits.map((hit) => hit.id).slice(0, 2)).toEqual(['c0', 'c2']);
+  });
+  it('leaves out what the filter refuses', async () => {
+    const index = build();
+    const hits = await search(index, { reach: 1, weight: 1 }, (slot) => slot !== 1);
+    expect(hits.map((hit) => hit.id)).not.toContain('c1');
+  });
+  it('is a default of narrative search only, and checked', () => {
+    expect(resolveSearchRequest('narrative', 'q').windowSum).toEqual({ reach: 2, weight: 1 });
+    expect(resolveSearchRequest('lore', 'q').windowSum).toBeUndefined();
+    expect(resolveSearchRequest('narrative', 'q', { windowSum: null }).windowSum).toBeUndefined();
+    expect(() => resolveSearchRequest('narrative', 'q', { windowSum: { reach: 21, weight: 1 } })).toThrow(/windowSum: expected \{ reach: an integer from 0 to 20/);
+    expect(() => resolveSearchRequest('narrative', 'q', { windowSum: { reach: 2, weight: -1 } })).toThrow(/windowSum/);
   });
 });

@@ -87,6 +87,32 @@ export interface QueryOptions extends ChunkFilter {
   feedback?: { documents: number; terms: number; weight: number } | null;
   /** Arm weights for `zscore` fusion (default 1 each). */
   weights?: { lexical?: number; semantic?: number };
+  /**
+   * Window sum, with `zscore` fusion: a third arm scoring each chunk by the sum of the lexical (BM25) scores of the
+   * chunks from `reach` places before it to `reach` after it in the save's order (itself included), at `weight`.
+   * A reply is found by the words of what it answers. Default for a save's chunks `{ reach: 2, weight: 1 }`;
+   * null turns it off (lore and recall never use it). Only chunks the filters permit count, and only they score.
+   */
+  windowSum?: { reach: number; weight: number } | null;
+  /**
+   * Speaker signal, with `zscore` fusion: added (in standard deviations) to the chunks said by a speaker the query
+   * names, every word of the name among the query's words. Reads each chunk's speaker from its metadata (the
+   * `speaker` key by default, see `metadataRoles`). Default 1 for a save's chunks; 0 or null turns it off.
+   */
+  speakerBoost?: number | null;
+  /**
+   * Scene signal, with `zscore` fusion: the weight of the z-score of the BM25 of a chunk's whole scene (its scene's
+   * chunks read as one text; the `scene` metadata key by default). A turn is found by what its scene is about.
+   * Default 0.5 for a save's chunks; 0 or null turns it off.
+   */
+  sceneWeight?: number | null;
+  /**
+   * Time signal, with `zscore` fusion: added, times 1 within a day, 0.5 in the same month or 0.25 in the same year,
+   * to chunks dated near a date the query names ("October 13, 2023", "May 2023", "2022", "2023-10-13"; English
+   * month names). Reads each chunk's `time` metadata key by default (ISO 8601 or epoch milliseconds). 0 or null
+   * turns it off.
+   */
+  timeBoost?: number | null;
   /** The additive boost for a focus-term mention (default 0.005 with RRF, about 20 ranks of one arm near the top; 0.5 standard deviations with zscore). */
   focusBoost?: number;
   /** Rerank the fused list with the configured reranker (default true when one is configured). */
@@ -103,10 +129,31 @@ export interface ArmRank {
   score: number;
 }
 
+/**
+ * What each part of z-score fusion added to a hit's fused score, in standard deviations of that part (weighted):
+ * the arms (`lexical`, `semantic`, `window`) and the context signals. Absent parts added nothing.
+ */
+export interface Contributions {
+  lexical?: number;
+  semantic?: number;
+  /** The window-sum arm: the lexical scores of the chunks around it (see `QueryOptions.windowSum`). */
+  window?: number;
+  /** The scene signal: how well the chunk's whole scene matches the query (see `QueryOptions.sceneWeight`). */
+  scene?: number;
+  /** The speaker signal: the query names who said it (see `QueryOptions.speakerBoost`). */
+  speaker?: number;
+  /** The time signal: the chunk is dated near a date the query names (see `QueryOptions.timeBoost`). */
+  time?: number;
+}
+
 /** Why a hit ranked where it did. */
 export interface Explanation {
   lexical: ArmRank | null;
   semantic: ArmRank | null;
+  /** The window-sum arm's rank and score (its summed lexical score), or null; absent when the search ran none. */
+  window?: ArmRank | null;
+  /** With z-score fusion: what each arm and signal added to `fused`. */
+  contributions?: Contributions;
   /** The fused score (Reciprocal Rank Fusion, or the weighted sum of z-scores). */
   fused: number;
   /** The focus-term boost added (0 when none). */

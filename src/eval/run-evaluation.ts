@@ -16,6 +16,8 @@ export interface EvaluationOptions {
   ks?: number[];
   /** Also score category 5 (adversarial), as the LoCoMo paper's protocol does. */
   includeAdversarial?: boolean;
+  /** Only these conversations (ingested, and their questions asked); default every one. An id the dataset lacks is refused. */
+  conversations?: readonly string[];
   /** Retrieval options passed to every query (k is set by `depth`). */
   query?: Omit<QueryOptions, 'k'>;
   /** How many ranked ids to keep per question (default max(100, largest k)). */
@@ -36,6 +38,8 @@ export interface EvaluationResult {
   run: RunLine[];
   /** Query latencies in milliseconds, in question order. */
   latencies: number[];
+  /** How many conversations were ingested. */
+  conversations: number;
   scored: number;
   skipped: number;
   ingestSeconds: number;
@@ -43,7 +47,7 @@ export interface EvaluationResult {
 
 /**
  * Ingests each conversation as its own save (turn order as turnId, the dataset's turn id as entryId; speaker,
- * date and session in metadata), asks each scored question against its own save and scores the ranking.
+ * date and session in metadata, and the speaker, scene and time roles: the speaker, the session, its ISO date), asks each scored question against its own save and scores the ranking.
  *
  * @example
  * ```ts
@@ -58,7 +62,7 @@ export async function runEvaluation(
   const ks = options.ks ?? [5, 10, 20];
   const depth = options.depth ?? Math.max(100, ...ks);
   const doc = options.doc ?? 'text';
-  const conversations = [...dataset.conversations.keys()].sort();
+  const conversations = chosenConversations(dataset.conversations, options.conversations);
   for (const conv of conversations) {
     if ((await memory.count(conv)) > 0) {
       throw new MnemoError('CONFLICT', `Save ${conv} already holds chunks in this database. Run the evaluation on a fresh database (leave out --db).`);
@@ -74,14 +78,16 @@ export async function runEvaluation(
         turnId: turn.turn,
         text: documentText(turn, doc),
         entryId: turn.id,
-        metadata: { speaker: turn.speaker ?? null, date: turn.date ?? null, session: turn.session ?? null },
+        // The metadata roles' convention: who said it, its scene (the session), when (the session's date).
+        metadata: { speaker: turn.speaker ?? null, date: turn.date ?? null, session: turn.session ?? null, scene: turn.session ?? null, time: turn.date_iso ?? null },
       })),
     );
     options.onProgress?.('ingest', done + 1, conversations.length);
   }
   const ingestSeconds = (performance.now() - started) / 1000;
 
-  const scoredQuestions = dataset.questions.filter((question) => (options.includeAdversarial || question.category !== 5) && question.evidence.length > 0);
+  const chosen = new Set(conversations);
+  const scoredQuestions = dataset.questions.filter((question) => chosen.has(question.conv) && (options.includeAdversarial || question.category !== 5) && question.evidence.length > 0);
   const metrics = new MetricsAccumulator(ks);
   const run: RunLine[] = [];
   const latencies: number[] = [];
@@ -94,5 +100,15 @@ export async function runEvaluation(
     metrics.add(question.category, question.category_name, ranked, question.evidence);
     options.onProgress?.('query', done + 1, scoredQuestions.length);
   }
-  return { metrics: metrics.result(), run, latencies, scored: scoredQuestions.length, skipped: dataset.questions.length - scoredQuestions.length, ingestSeconds };
+  return { metrics: metrics.result(), run, latencies, conversations: conversations.length, scored: scoredQuestions.length, skipped: dataset.questions.filter((question) => chosen.has(question.conv)).length - scoredQuestions.length, ingestSeconds };
+}
+
+/** The conversations to run, sorted: those asked for (each checked), or every one. */
+function chosenConversations(all: ReadonlyMap<string, unknown>, asked: readonly string[] | undefined): string[] {
+  if (asked === undefined) return [...all.keys()].sort();
+  const missing = asked.filter((conv) => !all.has(conv));
+  if (missing.length > 0 || asked.length === 0) {
+    throw new MnemoError('INVALID_INPUT', `conversations: expected ids of conversations in the turns file (${[...all.keys()].slice(0, 3).join(', ')}, ...), got ${JSON.stringify(missing.length > 0 ? missing : asked)}.`, { details: { field: 'conversations' } });
+  }
+  return [...new Set(asked)].sort();
 }

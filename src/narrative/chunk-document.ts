@@ -1,22 +1,25 @@
-// A save's chunks as the corpus index holds them: a chunk's turn is its position, its type its kind; and the one resolution of a chunk filter.
+// A save's chunks as the corpus index holds them: a chunk's turn is its position, its type its kind; its metadata roles its context; and the one resolution of a chunk filter.
 import { MnemoError } from '../core/errors.js';
 import { LORE_CHUNK_TYPE } from '../core/types.js';
 import type { ChunkFilter, ChunkSearchFilter } from '../core/types.js';
 import { optionalChunkType, optionalTurnId } from '../core/validate.js';
 import type { DocumentFilter, IndexDocument } from '../retrieval/corpus-index.js';
 import type { IndexRow } from '../seams/index-row.js';
+import { contextFieldsOf, DEFAULT_METADATA_ROLES } from './metadata-roles.js';
+import type { MetadataRoles } from './metadata-roles.js';
 
 /**
- * The index document of a chunk (a stored row, or a chunk just written).
+ * The index document of a chunk (a stored row, or a chunk just written), with its speaker, scene and day read from
+ * its metadata by `roles` (see `MetadataRoles`).
  *
  * @example
  * ```ts
- * chunkDocument({ id: 'c1', turnId: 4, chunkType: 'dialogue', text: 'Hello', embedding: null });
- * // { id: 'c1', position: 4, kind: 'dialogue', text: 'Hello', embedding: null, dimensions: undefined }
+ * chunkDocument({ id: 'c1', turnId: 4, chunkType: 'dialogue', text: 'Hello', embedding: null, metadata: { speaker: 'Ann' } });
+ * // { id: 'c1', position: 4, kind: 'dialogue', text: 'Hello', embedding: null, dimensions: undefined, speaker: 'Ann' }
  * ```
  */
-export function chunkDocument(chunk: IndexRow): IndexDocument {
-  return { id: chunk.id, position: chunk.turnId, kind: chunk.chunkType, text: chunk.text, embedding: chunk.embedding, dimensions: chunk.dimensions };
+export function chunkDocument(chunk: IndexRow, roles: Required<MetadataRoles> = DEFAULT_METADATA_ROLES): IndexDocument {
+  return { id: chunk.id, position: chunk.turnId, kind: chunk.chunkType, text: chunk.text, embedding: chunk.embedding, dimensions: chunk.dimensions, ...contextFieldsOf(chunk.metadata, roles) };
 }
 
 /**

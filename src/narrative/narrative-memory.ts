@@ -23,6 +23,8 @@ import type { ListChunksOptions, NewChunk, Store, TurnSummary } from '../seams/s
 import type { VectorSearch } from '../seams/vector-search.js';
 import type { WriteResult } from '../seams/write-result.js';
 import { chunkDocument, chunkDocumentFilter, resolveChunkFilter } from './chunk-document.js';
+import { resolveMetadataRoles, roleKeys } from './metadata-roles.js';
+import type { MetadataRoles } from './metadata-roles.js';
 import { prepareChunk } from './prepare-chunk.js';
 
 /** The meta key of the store's instance id, which persisted indexes name (a copy of another file is another store). */
@@ -52,6 +54,11 @@ export interface NarrativeMemoryOptions {
   indexSnapshots?: IndexSnapshots | null;
   /** Bytes the saves' indexes may hold in memory together (least recently used evicted first); default: no bound. */
   indexMemoryBudget?: number;
+  /**
+   * Which metadata keys hold each chunk's speaker, scene and time, read by the search's context signals (default
+   * `speaker`, `scene`, `time`; null leaves a role unread). See docs/retrieval-quality.md.
+   */
+  metadataRoles?: MetadataRoles;
 }
 
 /** The replacement text of a turn. */
@@ -95,6 +102,8 @@ export class NarrativeMemory {
   private readonly vectorSearch: VectorSearch | null;
   /** Neighbour context of the semantic arm: own + w * (previous + next). */
   private readonly neighbourWeight: number;
+  /** The metadata keys of each chunk's speaker, scene and time. */
+  private readonly roles: Required<MetadataRoles>;
 
   constructor(options: NarrativeMemoryOptions) {
     this.store = options.store;
@@ -108,9 +117,12 @@ export class NarrativeMemory {
     // context too): the index then holds only their lengths, and its scans leave them out.
     const vectorSearch = this.store.vectorSearch ?? null;
     this.vectorSearch = vectorSearch;
+    const roles = resolveMetadataRoles(options.metadataRoles);
+    this.roles = roles;
+    const scanOptions = { metadataKeys: roleKeys(roles) };
     this.cache = new IndexCache(
       {
-        scan: (saveId, visit) => (vectorSearch ?? this.store).scanChunks(saveId, (row) => visit(chunkDocument(row))),
+        scan: (saveId, visit) => (vectorSearch ?? this.store).scanChunks(saveId, (row) => visit(chunkDocument(row, roles)), scanOptions),
         version: (saveId) => this.store.saveVersion(saveId),
         count: (saveId) => this.store.countChunks(saveId),
       },
@@ -118,6 +130,7 @@ export class NarrativeMemory {
         analyzer: corpusAnalyzer('narrative', options.analyzer),
         neighbourWeight: this.neighbourWeight,
         vectors: vectorSearch === null,
+        contextSource: `roles:${roles.speaker ?? ''},${roles.scene ?? ''},${roles.time ?? ''}`,
         memoryBudgetBytes: options.indexMemoryBudget,
         persistence: options.indexSnapshots ? this.persistence(options.indexSnapshots) : null,
         logger: this.logger,
@@ -172,7 +185,7 @@ export class NarrativeMemory {
     }
     await this.attachVectors(chunks);
     const result = await this.store.insertChunks(chunks);
-    this.cache.afterWrite(saveId, result, (index) => index.add(chunks.map(chunkDocument)));
+    this.cache.afterWrite(saveId, result, (index) => index.add(chunks.map((chunk) => chunkDocument(chunk, this.roles))));
     return chunks.map((chunk) => chunk.id);
   }
 
@@ -205,7 +218,7 @@ export class NarrativeMemory {
     const result = await this.store.replaceTurn(saveId, turnId, chunkType, chunks);
     this.cache.afterWrite(saveId, result, (index) => {
       index.removeAt(turnId, chunkType);
-      index.add(chunks.map(chunkDocument));
+      index.add(chunks.map((chunk) => chunkDocument(chunk, this.roles)));
     });
     return chunks.map((chunk) => chunk.id);
   }

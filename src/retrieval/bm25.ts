@@ -1,6 +1,6 @@
 // The lexical arm: an incremental Okapi BM25 index whose statistics are those of its own corpus (one save).
 import { grow, reserve } from './grow.js';
-import type { ScoreStatistics } from './score-statistics.js';
+import type { ScoreSink } from './score-statistics.js';
 import { SnapshotRejected } from './snapshot-format.js';
 import type { SnapshotReader, SnapshotWriter } from './snapshot-format.js';
 import { TopK } from './top-k.js';
@@ -479,6 +479,31 @@ export class Bm25Index {
     return this.alive[slot] === 1;
   }
 
+  /** A slot's length in terms (0 for a slot never used). */
+  lengthOf(slot: number): number {
+    return this.lengths[slot] ?? 0;
+  }
+
+  /**
+   * Visits the live postings of a term (slot and term frequency), in slot order: what a score over groups of
+   * documents (a scene) is made from.
+   *
+   * @example
+   * ```ts
+   * index.forEachPosting('dragon', (slot, frequency) => counts.set(slot, frequency));
+   * ```
+   */
+  forEachPosting(term: string, visit: (slot: number, frequency: number) => void): void {
+    const id = this.termIds.get(term);
+    if (id === undefined || this.documentFrequency[id] === 0) return;
+    this.post();
+    const list = this.postings[id] as Postings;
+    for (let index = 0; index < list.length; index++) {
+      const slot = list.slots[index] as number;
+      if (this.alive[slot] === 1) visit(slot, list.frequencies[index] as number);
+    }
+  }
+
   /**
    * Scores the live documents against deduplicated query tokens and returns the best `limit` with a score
    * above zero, best first (ties: lower slot first). `accept` filters slots before ranking; `corpus` (from
@@ -489,7 +514,7 @@ export class Bm25Index {
     limit: number,
     accept?: (slot: number) => boolean,
     termWeights?: ReadonlyMap<string, number>,
-    statistics?: ScoreStatistics,
+    statistics?: ScoreSink,
     corpus?: Bm25Corpus,
   ): { slot: number; score: number }[] {
     if (this.liveCount === 0 || limit <= 0) return [];
@@ -515,7 +540,7 @@ export class Bm25Index {
     limit: number,
     feedback: { documents: number; terms: number; weight: number },
     accept?: (slot: number) => boolean,
-    statistics?: ScoreStatistics,
+    statistics?: ScoreSink,
     corpus?: Bm25Corpus,
   ): { results: { slot: number; score: number }[]; weights: Map<string, number> } {
     const unique = new Set(queryTokens);
@@ -626,7 +651,7 @@ export class Bm25Index {
    * The best `limit` accepted slots of the scratch scores; `reset` clears the scratch for the next query;
    * `statistics` receives every accepted score above zero.
    */
-  private collect(limit: number, accept: ((slot: number) => boolean) | undefined, reset: boolean, statistics?: ScoreStatistics): { slot: number; score: number }[] {
+  private collect(limit: number, accept: ((slot: number) => boolean) | undefined, reset: boolean, statistics?: ScoreSink): { slot: number; score: number }[] {
     const top = new TopK(limit);
     const scores = this.scratch;
     const touched = this.touched;
@@ -637,7 +662,7 @@ export class Bm25Index {
       if (reset) scores[slot] = 0;
       if (statistics !== undefined) {
         if (score > 0 && (accept === undefined || accept(slot))) {
-          statistics.add(score);
+          statistics.add(score, slot);
           if (score >= threshold) {
             top.push(slot, score);
             threshold = top.threshold;

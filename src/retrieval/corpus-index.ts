@@ -1,9 +1,11 @@
 // One corpus's search index in memory (a save's chunks, the lore book, a recall scope): BM25 postings, vectors and the attributes filters read, by slot.
 import { Bm25Index } from './bm25.js';
+import { DocumentContext } from './document-context.js';
+import type { ContextFields } from './document-context.js';
 import type { Bm25Corpus, Bm25Parameters } from './bm25.js';
 import { grow, reserve } from './grow.js';
 import { QuantizedVectors } from './quantized-vectors.js';
-import type { ScoreStatistics } from './score-statistics.js';
+import type { ScoreSink, ScoreStatistics } from './score-statistics.js';
 import { SnapshotRejected } from './snapshot-format.js';
 import type { SnapshotReader, SnapshotWriter } from './snapshot-format.js';
 import { TokenIds } from './token-ids.js';
@@ -50,6 +52,11 @@ export interface CorpusIndexOptions {
    * and neighbour context is off. Default true.
    */
   vectors?: boolean;
+  /**
+   * What the documents' context (speaker, scene, day) was read from, e.g. the metadata roles: part of the
+   * configuration, so a persisted index read with other roles is not used. Default: none.
+   */
+  contextSource?: string;
 }
 
 /** Pseudo-relevance feedback settings: read the top `documents`, add their best `terms` at `weight`. */
@@ -65,9 +72,10 @@ export type SlotFilter = (slot: number) => boolean;
 /**
  * A document to index: a save's chunk, a lore entry, a remembered entry. Besides its text and vector it may carry
  * the attributes filters and removals read: its position in the corpus's timeline (a chunk's turn), its kind (a
- * chunk's type) and its labels (a lore entry's scope tags).
+ * chunk's type) and its labels (a lore entry's scope tags); and its context (speaker, scene, day), which the
+ * context signals of a search read.
  */
-export interface IndexDocument {
+export interface IndexDocument extends ContextFields {
   id: string;
   text: string;
   embedding: Float32Array | null;
@@ -123,6 +131,8 @@ export class CorpusIndex {
   version: number;
   readonly bm25: Bm25Index;
   readonly vectors: VectorIndex = new VectorIndex();
+  /** Each document's speaker, scene and day, for the context signals. */
+  readonly context = new DocumentContext();
   private readonly analyzer: Analyzer;
   /** Token -> its term's id in the BM25 index, -1 for a stop word (with `termOf`). */
   private readonly tokenTermIds: TokenIds | null;
@@ -158,6 +168,13 @@ export class CorpusIndex {
   /** True once a write changed the index after it was built or read (a compacted copy then differs from it). */
   private modified = false;
   private readonly options: CorpusIndexOptions;
+  /**
+   * The order of every live document (insertion order, removed ones skipped): each slot's previous and next live
+   * slot (-1: none). Derived from the slots and their live flags; window sums walk it.
+   */
+  private sequencePrevious = new Int32Array(64).fill(-1);
+  private sequenceNext = new Int32Array(64).fill(-1);
+  private sequenceTail = -1;
 
   constructor(version: number, options: CorpusIndexOptions = {}, restored?: { bm25: Bm25Index; vectors: VectorIndex }) {
     this.version = version;
@@ -183,7 +200,7 @@ export class CorpusIndex {
     const identity = this.analyzer === tokenize ? 'tokenize' : this.analyzer.identity;
     if (identity === undefined) return null;
     const { k1, b } = this.bm25.parameters;
-    return `analyzer=${identity};k1=${k1};b=${b};neighbourWeight=${this.neighbourWeight};vectors=${this.keepVectors}`;
+    return `analyzer=${identity};k1=${k1};b=${b};neighbourWeight=${this.neighbourWeight};vectors=${this.keepVectors};context=${this.options.contextSource ?? 'none'}`;
   }
 
   /**
@@ -245,6 +262,8 @@ export class CorpusIndex {
       const labels: string[] = [];
       for (let at = this.labelsStart[slot] as number; at < (this.labelsStart[slot + 1] as number); at++) labels.push(labelNames[this.labelsFlat[at] as number] as string);
       copy.setLabels(target, labels);
+      copy.appendToSequence(target);
+      copy.context.set(target, this.context.fieldsOf(slot), this.bm25.lengthOf(slot));
       if (copy.neighbourWeight > 0 && copy.vectors.has(target)) {
         copy.previousLink = grow(copy.previousLink, target + 1);
         copy.nextLink = grow(copy.nextLink, target + 1);
@@ -279,6 +298,7 @@ export class CorpusIndex {
       writer.array('nextLink', this.nextLink.subarray(0, slots));
     }
     this.contextVectors?.writeState(writer, 'contexts');
+    this.context.writeState(writer, 'context', slots);
     return {
       removedCount: this.removedCount,
       mismatchedVectors: this.mismatchedVectors,
@@ -315,6 +335,9 @@ export class CorpusIndex {
       index.nextLink = reader.array('nextLink', 'i32');
     }
     if (reader.number('contexts') === 1) index.contextVectors = QuantizedVectors.readState(reader, 'contexts');
+    // The sequence is the live slots in slot order; the context's per-scene sums follow from its ids and the lengths.
+    for (let slot = 0; slot < slots; slot++) if (bm25.isAlive(slot)) index.appendToSequence(slot);
+    index.context.readState(reader, 'context', slots, (slot) => (bm25.isAlive(slot) ? bm25.lengthOf(slot) : null));
     index.removedCount = reader.number('removedCount');
     index.mismatchedVectors = reader.number('mismatchedVectors');
     const outside = reader.number('outsideDimensions');
@@ -368,6 +391,9 @@ export class CorpusIndex {
     this.positions = reserve(this.positions, slots);
     this.kindIds = reserve(this.kindIds, slots);
     this.labelsStart = reserve(this.labelsStart, slots + 1);
+    this.sequencePrevious = reserve(this.sequencePrevious, slots);
+    this.sequenceNext = reserve(this.sequenceNext, slots);
+    this.context.reserve(slots);
     if (this.neighbourWeight > 0) {
       this.previousLink = reserve(this.previousLink, slots);
       this.nextLink = reserve(this.nextLink, slots);
@@ -387,6 +413,8 @@ export class CorpusIndex {
       this.positions[slot] = row.position ?? Number.NaN;
       this.kindIds[slot] = row.kind === undefined ? -1 : this.kindId(row.kind);
       this.setLabels(slot, row.labels ?? []);
+      this.appendToSequence(slot);
+      this.context.set(slot, row, this.bm25.lengthOf(slot));
       if (this.keepVectors) {
         if (!this.vectors.set(slot, row.embedding)) this.mismatchedVectors++;
       } else {
@@ -432,6 +460,38 @@ export class CorpusIndex {
       this.labelsFlat[position++] = id;
     }
     this.labelsStart[slot + 1] = position;
+  }
+
+  private appendToSequence(slot: number): void {
+    this.sequencePrevious = grow(this.sequencePrevious, slot + 1);
+    this.sequenceNext = grow(this.sequenceNext, slot + 1);
+    this.sequencePrevious[slot] = this.sequenceTail;
+    this.sequenceNext[slot] = -1;
+    if (this.sequenceTail >= 0) this.sequenceNext[this.sequenceTail] = slot;
+    this.sequenceTail = slot;
+  }
+
+  private removeFromSequence(slot: number): void {
+    const previous = this.sequencePrevious[slot] as number;
+    const next = this.sequenceNext[slot] as number;
+    if (previous >= 0) this.sequenceNext[previous] = next;
+    if (next >= 0) this.sequencePrevious[next] = previous;
+    if (this.sequenceTail === slot) this.sequenceTail = previous;
+    this.sequencePrevious[slot] = -1;
+    this.sequenceNext[slot] = -1;
+  }
+
+  /**
+   * The live document before (-1) or after (+1) `slot` in the corpus's order (insertion order), or null at an end.
+   *
+   * @example
+   * ```ts
+   * index.neighbourOf(index.slotOf('c2') as number, -1); // the slot of the chunk added just before c2
+   * ```
+   */
+  neighbourOf(slot: number, direction: -1 | 1): number | null {
+    const other = direction === -1 ? this.sequencePrevious[slot] : this.sequenceNext[slot];
+    return other === undefined || other < 0 ? null : other;
   }
 
   /** The neighbouring live slot with a vector before (-1) or after (+1) `slot`, or null. */
@@ -499,6 +559,8 @@ export class CorpusIndex {
         refresh.delete(slot);
         this.contextVectors?.remove(slot);
       }
+      this.removeFromSequence(slot);
+      this.context.remove(slot, this.bm25.lengthOf(slot));
       this.bm25.remove(slot);
       this.vectors.remove(slot);
       this.slotsById?.delete(this.ids[slot] as string);
@@ -595,7 +657,7 @@ export class CorpusIndex {
    * The lexical arm: BM25 over the corpus's own statistics (or `corpus`'s, see `Bm25Index.corpusWithin`), filtered
    * before ranking; terms may carry weights.
    */
-  lexical(queryTerms: readonly string[], limit: number, accept?: SlotFilter, termWeights?: ReadonlyMap<string, number>, statistics?: ScoreStatistics, corpus?: Bm25Corpus): { slot: number; score: number }[] {
+  lexical(queryTerms: readonly string[], limit: number, accept?: SlotFilter, termWeights?: ReadonlyMap<string, number>, statistics?: ScoreSink, corpus?: Bm25Corpus): { slot: number; score: number }[] {
     return this.bm25.search(queryTerms, limit, accept, termWeights, statistics, corpus);
   }
 
@@ -621,7 +683,7 @@ export class CorpusIndex {
     limit: number,
     feedback: QueryFeedback,
     accept?: SlotFilter,
-    statistics?: ScoreStatistics,
+    statistics?: ScoreSink,
     corpus?: Bm25Corpus,
   ): { results: { slot: number; score: number }[]; terms: string[]; weights: Map<string, number> } {
     const { results, weights } = this.bm25.searchWithFeedback(queryTerms, limit, feedback, accept, statistics, corpus);

@@ -1,5 +1,5 @@
 // The hybrid ranking pipeline: lexical and semantic arms, capped, fused (z-score or RRF), focus-boosted, reranked.
-import type { ArmRank, Explanation } from '../core/types.js';
+import type { ArmRank, Contributions, Explanation } from '../core/types.js';
 import type { Reranker } from '../seams/reranker.js';
 import type { ScoreTotals, VectorMatch } from '../seams/vector-search.js';
 import { capPerSource } from './cap-per-source.js';
@@ -7,6 +7,11 @@ import type { CorpusIndex, QueryFeedback, SlotFilter } from './corpus-index.js';
 import { FOCUS_BOOST, FocusMatcher, matchHead } from './focus-boost.js';
 import { RRF_K, reciprocalRankFusion } from './reciprocal-rank-fusion.js';
 import { ScoreStatistics } from './score-statistics.js';
+import { dateFit, queryDates } from './query-dates.js';
+import { sceneScores } from './scene-scores.js';
+import { tokenize } from './tokenize.js';
+import { LexicalMatches, windowSums } from './window-sum.js';
+import type { WindowSumOptions } from './window-sum.js';
 
 /** Everything one hybrid search needs. */
 export interface HybridSearchInput {
@@ -33,6 +38,13 @@ export interface HybridSearchInput {
   feedback?: QueryFeedback;
   /** Arm weights for `zscore` fusion (default lexical 1, semantic 1); an arm weighted 0 is not run at all. */
   weights?: { lexical?: number; semantic?: number };
+  /**
+   * Window sum (z-score fusion, with the lexical arm): a third arm scoring each document by the sum of the
+   * lexical scores of the documents within `reach` places of it in the corpus's order, weighted `weight` (off when absent).
+   */
+  windowSum?: WindowSumOptions;
+  /** Context signals of z-score fusion (each off when absent or 0): see `ContextSignalOptions`. */
+  signals?: ContextSignalOptions;
   focusTerms?: readonly string[];
   focusBoost?: number;
   reranker?: Reranker | null;
@@ -55,6 +67,19 @@ export interface VectorArm {
   search(queryVector: Float32Array, limit: number, statistics?: ScoreTotals): Promise<VectorMatch[]>;
   /** The cosine similarity of given documents (for z-score fusion, which scores a lexical candidate the arm missed exactly); those left out are scored at the arm's mean. */
   score(queryVector: Float32Array, ids: readonly string[]): Promise<Map<string, number>>;
+}
+
+/**
+ * The context signals of z-score fusion, read from each document's speaker, scene and day (see `IndexDocument`).
+ * They score the candidates the arms bring; they bring none of their own.
+ */
+export interface ContextSignalOptions {
+  /** Added to the documents said by a speaker the query names (every word of the name among its words). */
+  speakerBoost?: number;
+  /** Weight of the scene signal: the z-score of the BM25 of the document's whole scene (its scene's chunks as one text). */
+  sceneWeight?: number;
+  /** Added, times the fit (1 within a day, 0.5 same month, 0.25 same year), to documents dated near a date the query names. */
+  timeBoost?: number;
 }
 
 /** The fusion methods. */
@@ -88,14 +113,18 @@ export async function hybridSearch(input: HybridSearchInput): Promise<RankedId[]
   const { lexical: runLexical, semantic: runSemantic } = armsToRun(input);
   // z-score fusion standardises each arm by the scores of every document it scored, not just its capped head.
   const statistics = input.fusion === 'zscore' ? { lexical: new ScoreStatistics(), semantic: new ScoreStatistics() } : undefined;
+  const window = runLexical && input.fusion === 'zscore' && input.windowSum !== undefined && input.windowSum.reach > 0 && input.windowSum.weight !== 0 ? input.windowSum : undefined;
+  // With a window sum, the lexical arm hands over every accepted match, not only its head.
+  const matches = window === undefined ? undefined : new LexicalMatches(statistics?.lexical);
+  const lexicalSink = matches ?? statistics?.lexical;
   const analyzed = index.analyze(input.queryText);
   const visible = input.statisticsOfAccepted === true && input.accept !== undefined ? input.accept : undefined;
   const corpus = visible === undefined ? undefined : index.bm25.corpusWithin(visible);
   const expanded = !runLexical
     ? { terms: analyzed, weights: undefined, results: [] }
     : input.feedback === undefined
-      ? { terms: analyzed, weights: undefined, results: index.lexical(analyzed, armLimit, input.accept, undefined, statistics?.lexical, corpus) }
-      : index.lexicalWithFeedback(analyzed, armLimit, input.feedback, input.accept, statistics?.lexical, corpus);
+      ? { terms: analyzed, weights: undefined, results: index.lexical(analyzed, armLimit, input.accept, undefined, lexicalSink, corpus) }
+      : index.lexicalWithFeedback(analyzed, armLimit, input.feedback, input.accept, lexicalSink, corpus);
   const queryTerms = expanded.terms;
   const lexical = expanded.results;
   const semantic = input.queryVector === null || !runSemantic ? [] : await semanticArm(input, armLimit, visible === undefined || input.vectorArm !== undefined ? statistics?.semantic : undefined);
@@ -103,29 +132,34 @@ export async function hybridSearch(input: HybridSearchInput): Promise<RankedId[]
   if (corpus !== undefined && statistics !== undefined && input.queryVector !== null && runSemantic && input.vectorArm === undefined) {
     index.exactSemanticStatistics(input.queryVector, corpus.mask, statistics.semantic);
   }
+  const windowScores = window === undefined || matches === undefined ? undefined : windowSums(matches, (slot, direction) => index.neighbourOf(slot, direction), window.reach, index.bm25.slots, input.accept);
+  const windowResults = windowScores?.top(armLimit) ?? [];
   const lexicalRanks = armRanks(index, lexical);
   const semanticRanks = armRanks(index, semantic);
-  let fused: [string, number][];
+  const windowRanks = windowScores === undefined ? undefined : armRanks(index, windowResults);
+  let fused: { id: string; score: number; contributions?: Contributions }[];
   if (input.fusion === 'zscore') {
+    const cap = input.capPerSource;
     const queryVector = input.queryVector;
     let semanticExact = (slot: number): number | null => (queryVector === null ? null : index.semanticScoreOf(queryVector, slot));
-    if (queryVector !== null && input.vectorArm !== undefined) {
-      // The store holds the vectors: the lexical candidates the semantic arm did not return are scored there, at once.
+    if (queryVector !== null && input.vectorArm !== undefined && semantic.length > 0) {
+      // The store holds the vectors: the other arms' candidates the semantic arm did not return are scored there, at once.
       const found = new Set(semantic.map(({ slot }) => slot));
-      const missing = lexical.slice(0, input.capPerSource > 0 ? input.capPerSource : lexical.length).filter(({ slot }) => !found.has(slot));
-      const scores = missing.length > 0 ? await input.vectorArm.score(queryVector, missing.map(({ slot }) => index.idOf(slot))) : new Map<string, number>();
+      const missing = [...new Set([...capped(lexical, cap), ...capped(windowResults, cap)].map(({ slot }) => slot))].filter((slot) => !found.has(slot));
+      const scores = missing.length > 0 ? await input.vectorArm.score(queryVector, missing.map((slot) => index.idOf(slot))) : new Map<string, number>();
       semanticExact = (slot) => scores.get(index.idOf(slot)) ?? null;
     }
-    fused = zScoreFusion(
-      [{ kind: 'lexical' as const, results: lexical }, { kind: 'semantic' as const, results: semantic }].filter((arm) => arm.results.length > 0),
-      input.capPerSource,
-      { lexical: (slot) => index.bm25.scoreOf(queryTerms, slot, expanded.weights, corpus), semantic: semanticExact },
-      input.weights,
-      statistics,
-    ).map(([slot, score]) => [index.idOf(slot), score]);
+    const weights = input.weights ?? {};
+    const arms: FusionArm[] = [
+      { kind: 'lexical', results: lexical, weight: weights.lexical ?? 1, statistics: statistics?.lexical, exact: (slot) => index.bm25.scoreOf(queryTerms, slot, expanded.weights, corpus) },
+      { kind: 'semantic', results: semantic, weight: weights.semantic ?? 1, statistics: statistics?.semantic, exact: semanticExact },
+      ...(windowScores === undefined || window === undefined ? [] : [{ kind: 'window' as const, results: windowResults, weight: window.weight, statistics: windowScores.statistics, exact: (slot: number) => windowScores.scoreOf(slot) }]),
+    ];
+    const signals = contextSignals(input, analyzed);
+    fused = zScoreFusion(arms.filter((arm) => arm.results.length > 0), cap, signals).map(({ slot, score, contributions }) => ({ id: index.idOf(slot), score, contributions }));
   } else {
     const lists = [lexical, semantic].filter((list) => list.length > 0).map((list) => capPerSource(list.map(({ slot }) => index.idOf(slot)), input.capPerSource));
-    fused = reciprocalRankFusion(lists, input.rrfK ?? RRF_K);
+    fused = reciprocalRankFusion(lists, input.rrfK ?? RRF_K).map(([id, score]) => ({ id, score }));
   }
 
   const focus = new FocusMatcher(input.focusTerms ?? []);
@@ -134,17 +168,16 @@ export async function hybridSearch(input: HybridSearchInput): Promise<RankedId[]
   const rerankTop = Math.min(fused.length, input.rerankTop ?? Math.max(20, 2 * k));
   // Only the candidates that can still reach the hits (or the reranked head) once boosted are read and matched.
   const { matches: matched, texts } = !focus.empty
-    ? await matchHead(focus, fused, focusBoost, Math.max(k, reranker !== null ? rerankTop : 0), input.loadTexts)
-    : { matches: new Map<string, string[]>(), texts: reranker !== null && rerankTop > 0 ? await input.loadTexts(fused.slice(0, rerankTop).map(([id]) => id)) : new Map<string, string>() };
+    ? await matchHead(focus, fused.map(({ id, score }) => [id, score] as const), focusBoost, Math.max(k, reranker !== null ? rerankTop : 0), input.loadTexts)
+    : { matches: new Map<string, string[]>(), texts: reranker !== null && rerankTop > 0 ? await input.loadTexts(fused.slice(0, rerankTop).map(({ id }) => id)) : new Map<string, string>() };
 
-  let ranked: RankedId[] = fused.map(([id, score]) => {
-    const matches = matched.get(id) ?? [];
-    const boost = matches.length > 0 ? focusBoost : 0;
-    return {
-      id,
-      score: score + boost,
-      explanation: { lexical: lexicalRanks.get(id) ?? null, semantic: semanticRanks.get(id) ?? null, fused: score, boost, rerank: null, focusMatches: matches },
-    };
+  let ranked: RankedId[] = fused.map(({ id, score, contributions }) => {
+    const found = matched.get(id) ?? [];
+    const boost = found.length > 0 ? focusBoost : 0;
+    const explanation: Explanation = { lexical: lexicalRanks.get(id) ?? null, semantic: semanticRanks.get(id) ?? null, fused: score, boost, rerank: null, focusMatches: found };
+    if (windowRanks !== undefined) explanation.window = windowRanks.get(id) ?? null;
+    if (contributions !== undefined) explanation.contributions = contributions;
+    return { id, score: score + boost, explanation };
   });
   ranked = ranked.map((hit, order) => ({ hit, order })).sort((a, b) => b.hit.score - a.hit.score || a.order - b.order).map(({ hit }) => hit);
 
@@ -196,43 +229,86 @@ async function rerankHead(ranked: RankedId[], top: number, query: string, rerank
   return [...rescored, ...ranked.slice(top)];
 }
 
-/** One arm's ranked results, for score fusion. */
-interface ArmResults {
-  kind: 'lexical' | 'semantic';
+/** One arm of score fusion: its ranked results (the candidates it brings), its weight and how it scores any slot. */
+interface FusionArm {
+  kind: keyof Contributions;
   results: { slot: number; score: number }[];
+  weight: number;
+  /** The scores of every document the arm scored (else its results stand for them). */
+  statistics?: ScoreStatistics;
+  /** The arm's score of a candidate it did not return (null: none, scored at the arm's mean). */
+  exact(slot: number): number | null;
+}
+
+/** A context signal: what it adds to a candidate's fused score. */
+interface FusionSignal {
+  kind: keyof Contributions;
+  score(slot: number): number;
+}
+
+/** The context signals a search asks for that the index can give (a corpus without scenes gives no scene signal, ...). */
+function contextSignals(input: HybridSearchInput, analyzed: readonly string[]): FusionSignal[] {
+  const { index } = input;
+  const options = input.signals ?? {};
+  const signals: FusionSignal[] = [];
+  const sceneWeight = options.sceneWeight ?? 0;
+  const scenes = sceneWeight > 0 ? sceneScores(index.bm25, index.context, analyzed, input.accept) : null;
+  if (scenes !== null) {
+    const deviation = scenes.deviation || 1;
+    signals.push({ kind: 'scene', score: (slot) => (scenes.inScene(slot) ? (sceneWeight * (scenes.scoreOf(slot) - scenes.mean)) / deviation : 0) });
+  }
+  const speakerBoost = options.speakerBoost ?? 0;
+  const named = speakerBoost > 0 ? index.context.speakersNamedIn(new Set(tokenize(input.queryText))) : new Set<number>();
+  if (named.size > 0) signals.push({ kind: 'speaker', score: (slot) => (named.has(index.context.speakerOf(slot)) ? speakerBoost : 0) });
+  const timeBoost = options.timeBoost ?? 0;
+  const dates = timeBoost > 0 && index.context.hasDays ? queryDates(input.queryText) : [];
+  if (dates.length > 0) signals.push({ kind: 'time', score: (slot) => timeBoost * dateFit(index.context.dayOf(slot), dates) });
+  return signals;
+}
+
+function capped<T>(list: readonly T[], cap: number): readonly T[] {
+  return cap > 0 ? list.slice(0, cap) : list;
 }
 
 /**
  * Score fusion: each arm's scores are standardised by the mean and deviation of that arm's scores over every
  * document it scored (the lexical arm: the accepted documents matching a query term; the semantic arm: every
- * accepted document with a vector), so the standardisation does not depend on k or the cap (without those
- * statistics, the arm's capped list is used). The candidates are the capped lists; a candidate missing from an
- * arm is scored exactly in it by `exact` (the document's BM25, or its cosine; at the arm's mean when it has no
- * score there) and standardised the same way. The fused score is the weighted sum. Ties keep first appearance,
- * as in RRF.
+ * accepted document with a vector; the window arm: every accepted document with a match within reach), so the
+ * standardisation does not depend on k or the cap (without those statistics, the arm's capped list is used). The
+ * candidates are the capped lists; a candidate missing from an arm is scored exactly in it (the document's BM25,
+ * its cosine, its window sum; at the arm's mean when it has no score there) and standardised the same way. The
+ * fused score is the weighted sum, plus what each context signal adds; each part is kept (`contributions`, a
+ * signal only when it added something). Ties keep first appearance, as in RRF.
  */
-function zScoreFusion(
-  arms: ArmResults[],
-  cap: number,
-  exact: Record<ArmResults['kind'], (slot: number) => number | null>,
-  weights: { lexical?: number; semantic?: number } = {},
-  statistics?: { lexical: ScoreStatistics; semantic: ScoreStatistics },
-): [number, number][] {
+function zScoreFusion(arms: FusionArm[], cap: number, signals: readonly FusionSignal[] = []): { slot: number; score: number; contributions: Contributions }[] {
   const order = new Map<number, number>();
-  const capped = arms.map((arm) => ({ ...arm, results: cap > 0 ? arm.results.slice(0, cap) : arm.results }));
-  for (const arm of capped) for (const { slot } of arm.results) if (!order.has(slot)) order.set(slot, order.size);
-  const scorers = capped.map((arm) => {
-    const whole = statistics?.[arm.kind];
+  const heads = arms.map((arm) => ({ ...arm, results: capped(arm.results, cap) }));
+  for (const arm of heads) for (const { slot } of arm.results) if (!order.has(slot)) order.set(slot, order.size);
+  const scorers = heads.map((arm) => {
+    const whole = arm.statistics;
     const scores = arm.results.map(({ score }) => score);
     const mean = whole !== undefined && whole.count > 0 ? whole.mean : scores.reduce((sum, score) => sum + score, 0) / Math.max(1, scores.length);
     const deviation =
       (whole !== undefined && whole.count > 0 ? whole.deviation : Math.sqrt(scores.reduce((sum, score) => sum + (score - mean) ** 2, 0) / Math.max(1, scores.length))) || 1;
     const known = new Map(arm.results.map(({ slot, score }) => [slot, score]));
-    const weight = arm.kind === 'lexical' ? (weights.lexical ?? 1) : (weights.semantic ?? 1);
-    const scoreOf = exact[arm.kind];
-    return (slot: number) => (weight * ((known.get(slot) ?? scoreOf(slot) ?? mean) - mean)) / deviation;
+    return { kind: arm.kind, score: (slot: number) => (arm.weight * ((known.get(slot) ?? arm.exact(slot) ?? mean) - mean)) / deviation };
   });
-  const fused: [number, number][] = [...order.keys()].map((slot) => [slot, scorers.reduce((sum, scorer) => sum + scorer(slot), 0)]);
-  fused.sort((a, b) => b[1] - a[1] || (order.get(a[0]) as number) - (order.get(b[0]) as number));
+  const fused = [...order.keys()].map((slot) => {
+    const contributions: Contributions = {};
+    let score = 0;
+    for (const scorer of scorers) {
+      const part = scorer.score(slot);
+      contributions[scorer.kind] = part;
+      score += part;
+    }
+    for (const signal of signals) {
+      const part = signal.score(slot);
+      if (part === 0) continue;
+      contributions[signal.kind] = part;
+      score += part;
+    }
+    return { slot, score, contributions };
+  });
+  fused.sort((a, b) => b.score - a.score || (order.get(a.slot) as number) - (order.get(b.slot) as number));
   return fused;
 }

@@ -5,14 +5,18 @@ import { optionalCapPerSource, optionalFeedback, optionalNumber, optionalRerankT
 import { createAnalyzer } from './analyzer.js';
 import type { Analyzer, QueryFeedback } from './corpus-index.js';
 import { FOCUS_BOOST, FOCUS_BOOST_ZSCORE } from './focus-boost.js';
-import type { FusionMode } from './hybrid-search.js';
+import type { ContextSignalOptions, FusionMode } from './hybrid-search.js';
 import { RRF_K } from './reciprocal-rank-fusion.js';
 import { CORPUS_DEFAULTS } from './retrieval-defaults.js';
 import type { CorpusName } from './retrieval-defaults.js';
 import { tokenize } from './tokenize.js';
+import type { WindowSumOptions } from './window-sum.js';
+
+/** The widest window sum a search may ask for (its cost grows with the reach: each match adds to 2 x reach neighbours). */
+export const MAX_WINDOW_REACH = 20;
 
 /** The options that mean the same in every corpus (filters are each corpus's own: turns and types, tags). */
-export const SEARCH_OPTION_KEYS = ['k', 'capPerSource', 'rrfK', 'fusion', 'weights', 'feedback', 'focusTerms', 'focusBoost', 'rerank', 'rerankTop'] as const;
+export const SEARCH_OPTION_KEYS = ['k', 'capPerSource', 'rrfK', 'fusion', 'weights', 'feedback', 'windowSum', 'speakerBoost', 'sceneWeight', 'timeBoost', 'focusTerms', 'focusBoost', 'rerank', 'rerankTop'] as const;
 
 /** A search's ranking options, as a caller gives them (see `QueryOptions` for each). */
 export type SearchOptions = Pick<QueryOptions, (typeof SEARCH_OPTION_KEYS)[number]>;
@@ -32,6 +36,10 @@ export interface SearchRequest {
   weights: { lexical?: number; semantic?: number };
   /** Pseudo-relevance feedback for the lexical arm, or undefined when off. */
   feedback: QueryFeedback | undefined;
+  /** The window-sum arm, or undefined when off (see `QueryOptions.windowSum`). */
+  windowSum: WindowSumOptions | undefined;
+  /** The context signals (speaker, scene, time); a signal left at 0 is off. */
+  signals: Required<ContextSignalOptions>;
   /** Non-blank focus terms. */
   focusTerms: string[];
   focusBoost: number;
@@ -76,7 +84,20 @@ export function resolveSearchRequest(corpus: CorpusName, text: unknown, options:
   const rerankTop = optionalRerankTop(options.rerankTop);
   const focusTerms = requireFocusTerms(options.focusTerms);
   const feedback = options.feedback === undefined ? (defaults.feedback ?? undefined) : (optionalFeedback(options.feedback) ?? undefined);
-  return { corpus, queryText, k, ranked: defaults.ranked(k, capPerSource), capPerSource, rrfK, fusion, weights, feedback, focusTerms, focusBoost, rerank: options.rerank !== false, rerankTop };
+  const windowSum = optionalWindowSum(options.windowSum === undefined ? defaults.windowSum : options.windowSum);
+  const signal = (field: 'speakerBoost' | 'sceneWeight' | 'timeBoost') => (options[field] === null ? 0 : (optionalNumber(options[field], field, 0) ?? defaults.signals[field]));
+  const signals = { speakerBoost: signal('speakerBoost'), sceneWeight: signal('sceneWeight'), timeBoost: signal('timeBoost') };
+  return { corpus, queryText, k, ranked: defaults.ranked(k, capPerSource), capPerSource, rrfK, fusion, weights, feedback, windowSum, signals, focusTerms, focusBoost, rerank: options.rerank !== false, rerankTop };
+}
+
+/** The window sum asked for, checked (reach an integer from 0 to MAX_WINDOW_REACH, weight >= 0), or undefined when off. */
+function optionalWindowSum(value: unknown): WindowSumOptions | undefined {
+  if (value === null || value === undefined) return undefined;
+  const { reach, weight } = value as Partial<WindowSumOptions>;
+  if (typeof value !== 'object' || typeof reach !== 'number' || !Number.isSafeInteger(reach) || reach < 0 || reach > MAX_WINDOW_REACH || typeof weight !== 'number' || !Number.isFinite(weight) || weight < 0) {
+    throw new MnemoError('INVALID_INPUT', `windowSum: expected { reach: an integer from 0 to ${MAX_WINDOW_REACH}, weight: a number >= 0 } or null, got ${JSON.stringify(value)}. Pass null to turn it off.`, { details: { field: 'windowSum' } });
+  }
+  return reach === 0 || weight === 0 ? undefined : { reach, weight };
 }
 
 /**

@@ -1,11 +1,22 @@
 // The default retrieval settings, chosen once on LoCoMo for all data (docs/retrieval-quality.md shows the study), and what each corpus searches with.
 import type { QueryFeedback } from './corpus-index.js';
+import type { ContextSignalOptions } from './hybrid-search.js';
+import type { WindowSumOptions } from './window-sum.js';
 
 /** Score fusion of standardised arm scores: +6 R@10 over RRF with the static embedder on LoCoMo. */
 export const DEFAULT_FUSION = 'zscore' as const;
 
 /** Pseudo-relevance feedback: the 5 best terms of the top 3 chunks, at half weight. */
 export const DEFAULT_FEEDBACK: QueryFeedback = { documents: 3, terms: 5, weight: 0.5 };
+
+/** Window sum for narrative: the BM25 of the two chunks on each side summed with a chunk's own, weight 1 (+7 R@10 on LoCoMo). */
+export const DEFAULT_WINDOW_SUM: WindowSumOptions = { reach: 2, weight: 1 };
+
+/** Context signals for narrative: speaker +1, scene 0.5, time +1 (see docs/retrieval-quality.md). */
+export const DEFAULT_SIGNALS: Readonly<Required<ContextSignalOptions>> = { speakerBoost: 1, sceneWeight: 0.5, timeBoost: 1 };
+
+/** No context signal (documents without speakers, scenes or days). */
+const NO_SIGNALS: Readonly<Required<ContextSignalOptions>> = { speakerBoost: 0, sceneWeight: 0, timeBoost: 0 };
 
 /** Neighbour context of the semantic arm for narrative (a turn is read with the turns around it). */
 export const DEFAULT_NEIGHBOUR_WEIGHT = 0.5;
@@ -23,6 +34,10 @@ export interface CorpusDefaults {
   fusion: 'rrf' | 'zscore';
   /** Pseudo-relevance feedback when `feedback` is left out (null: off). */
   feedback: QueryFeedback | null;
+  /** The window-sum arm when `windowSum` is left out (null: off; documents that are not a sequence). */
+  windowSum: WindowSumOptions | null;
+  /** The context signals when left out (0: off). */
+  signals: Readonly<Required<ContextSignalOptions>>;
   /** Neighbour context of the semantic arm (0: each document is searched by its own vector). */
   neighbourWeight: number;
   /** The index terms when no analyzer is given: the English analyzer (stems, stop words) or the bare tokenizer. */
@@ -33,9 +48,10 @@ const capPerSource = (k: number) => Math.max(50, 5 * k);
 
 /**
  * The defaults of each corpus, in one place. They differ on purpose, and rankings depend on them:
- * - `narrative` (a save's chunks, `NarrativeMemory.query`): z-score fusion, feedback on, neighbour context 0.5.
- * - `lore` (the lore book, `LoreBook.search`): z-score fusion, feedback off, no neighbour context (entries are
- *   not a sequence).
+ * - `narrative` (a save's chunks, `NarrativeMemory.query`): z-score fusion, feedback on, window sum (2, 1),
+ *   neighbour context 0.5.
+ * - `lore` (the lore book, `LoreBook.search`): z-score fusion, feedback off, no window sum and no neighbour
+ *   context (entries are not a sequence).
  * - `recall` (remembered entries, semantic retrieval): RRF (its scores are normalised by the best possible RRF
  *   score), feedback off, the bare tokenizer; it ranks 2 x capPerSource hits, then applies its own exact-key
  *   and similarity rules before keeping topK.
@@ -47,9 +63,9 @@ const capPerSource = (k: number) => Math.max(50, 5 * k);
  * ```
  */
 export const CORPUS_DEFAULTS = {
-  narrative: { label: 'the save', k: 5, capPerSource, ranked: (k) => k, fusion: DEFAULT_FUSION, feedback: DEFAULT_FEEDBACK, neighbourWeight: DEFAULT_NEIGHBOUR_WEIGHT, analyzer: 'english' },
-  lore: { label: 'the lore book', k: 5, capPerSource, ranked: (k) => k, fusion: DEFAULT_FUSION, feedback: null, neighbourWeight: 0, analyzer: 'english' },
-  recall: { label: 'the recall entries', k: 5, capPerSource, ranked: (_k, cap) => 2 * cap, fusion: 'rrf', feedback: null, neighbourWeight: 0, analyzer: 'tokens' },
+  narrative: { label: 'the save', k: 5, capPerSource, ranked: (k) => k, fusion: DEFAULT_FUSION, feedback: DEFAULT_FEEDBACK, windowSum: DEFAULT_WINDOW_SUM, signals: DEFAULT_SIGNALS, neighbourWeight: DEFAULT_NEIGHBOUR_WEIGHT, analyzer: 'english' },
+  lore: { label: 'the lore book', k: 5, capPerSource, ranked: (k) => k, fusion: DEFAULT_FUSION, feedback: null, windowSum: null, signals: NO_SIGNALS, neighbourWeight: 0, analyzer: 'english' },
+  recall: { label: 'the recall entries', k: 5, capPerSource, ranked: (_k, cap) => 2 * cap, fusion: 'rrf', feedback: null, windowSum: null, signals: NO_SIGNALS, neighbourWeight: 0, analyzer: 'tokens' },
 } as const satisfies Record<string, CorpusDefaults>;
 
 /** The corpora Mnemo searches. */

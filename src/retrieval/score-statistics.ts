@@ -1,5 +1,10 @@
 // The mean and deviation of an arm's scores over every document it scored, for z-score fusion.
 
+/** Receives every score an arm gives, with the slot it scored (the lexical arm's matches, for window sums). */
+export interface ScoreSink {
+  add(score: number, slot: number): void;
+}
+
 /**
  * Count, sum and sum of squares of scores, added one at a time in a fixed order (so the result is reproducible).
  *
@@ -10,12 +15,12 @@
  * statistics.mean; // 2
  * ```
  */
-export class ScoreStatistics {
+export class ScoreStatistics implements ScoreSink {
   count = 0;
   sum = 0;
   sumOfSquares = 0;
 
-  add(score: number): void {
+  add(score: number, _slot?: number): void {
     this.count++;
     this.sum += score;
     this.sumOfSquares += score * score;

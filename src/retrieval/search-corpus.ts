@@ -78,6 +78,8 @@ export async function searchCorpus<Document>(search: CorpusSearch<Document>): Pr
     fusion: request.fusion,
     weights: request.weights,
     feedback: request.feedback,
+    windowSum: request.windowSum,
+    signals: request.signals,
     focusTerms: request.focusTerms,
     focusBoost: request.focusBoost,
     reranker: request.rerank ? (search.reranker ?? null) : null,

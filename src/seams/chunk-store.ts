@@ -1,6 +1,6 @@
 // The chunks part of the Store seam: writing a save's chunks, reading them back, and scanning them for an index.
 import type { Chunk, Metadata } from '../core/types.js';
-import type { IndexRow } from './index-row.js';
+import type { IndexRow, ScanOptions } from './index-row.js';
 import type { WriteResult } from './write-result.js';
 
 /** A chunk ready to be written: validated, with its id, and its vector when an embedder made one. */
@@ -73,9 +73,10 @@ export interface ChunkStore {
   listTurns(saveId: string, options?: ListChunksOptions): Promise<TurnSummary[]>;
   /**
    * Streams every chunk of a save in insertion order to `visit` (for building a search index) and returns the
-   * save's version read before the rows, so an index built from them is never newer than it claims.
+   * save's version read before the rows, so an index built from them is never newer than it claims. With
+   * `metadataKeys`, each row carries those of its metadata keys (and no others).
    */
-  scanChunks(saveId: string, visit: (row: IndexRow) => void): Promise<number>;
+  scanChunks(saveId: string, visit: (row: IndexRow) => void, options?: ScanOptions): Promise<number>;
   /**
    * One page of a save's chunks in insertion order, with their vectors when `vectors` is true (default), from after
    * the cursor `after` (a page's `next`; 0 or absent for the first). Pages read by keyset, so reading a large save

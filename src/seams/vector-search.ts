@@ -1,6 +1,6 @@
 // The optional vector-search capability of a store (pgvector): the semantic arm searched where the vectors are kept.
 import type { ChunkSearchFilter } from '../core/types.js';
-import type { IndexRow } from './index-row.js';
+import type { IndexRow, ScanOptions } from './index-row.js';
 
 /** Options of a store's vector search. */
 export interface VectorSearchOptions {
@@ -64,5 +64,5 @@ export interface VectorSearch {
    * Streams a save's chunks as `Store.scanChunks` does, without their vectors (`embedding` null, `dimensions`
    * their length): what an index needs when the vectors are searched here. Returns the version read before the rows.
    */
-  scanChunks(saveId: string, visit: (row: IndexRow) => void): Promise<number>;
+  scanChunks(saveId: string, visit: (row: IndexRow) => void, options?: ScanOptions): Promise<number>;
 }

@@ -36,6 +36,11 @@ interface EvalFlags {
   semanticWeight?: number;
   neighbourWeight?: number;
   feedback?: string;
+  windowSum?: string;
+  speakerBoost?: number;
+  sceneWeight?: number;
+  timeBoost?: number;
+  conversations?: string;
 }
 
 function parseKs(text: string): number[] {
@@ -55,6 +60,16 @@ function parseFeedback(text: string | undefined): { documents: number; terms: nu
   return { documents: documents as number, terms: terms as number, weight: weight as number };
 }
 
+function parseWindowSum(text: string | undefined): { reach: number; weight: number } | null | undefined {
+  if (text === undefined) return undefined;
+  if (text === 'off') return null;
+  const [reach, weight, extra] = text.split(',').map(Number);
+  if (extra !== undefined || reach === undefined || weight === undefined || !Number.isInteger(reach) || reach < 0 || !Number.isFinite(weight) || weight < 0) {
+    throw new MnemoError('INVALID_INPUT', `--window-sum: expected reach,weight such as 2,1 (or off), got ${JSON.stringify(text)}.`);
+  }
+  return { reach, weight };
+}
+
 /** Registers `mnemo eval`. */
 export function registerEval(program: Command, output: Output): void {
   program
@@ -65,6 +80,7 @@ export function registerEval(program: Command, output: Output): void {
     .addOption(new Option('--doc <mode>', 'what is indexed per turn').choices([...DOCUMENT_MODES]).default('text'))
     .option('--k <list>', 'cut-offs', '5,10,20')
     .option('--include-adversarial', 'also score category 5 (the paper protocol)')
+    .option('--conversations <ids>', 'only these conversations, comma-separated (e.g. one half of the dataset)')
     .option('--out <file>', 'write the ranking in the scorer run format {qid, ranked}')
     .option('--json <file>', 'write the metrics as JSON')
     .option('--cap <n>', 'per-arm cap before fusion (capPerSource)', parseInteger('cap'))
@@ -77,6 +93,10 @@ export function registerEval(program: Command, output: Output): void {
     .option('--semantic-weight <w>', 'semantic arm weight (zscore fusion)', parseNumber('semanticWeight'))
     .option('--neighbour-weight <w>', 'neighbour context for the semantic arm', parseNumber('neighbourWeight'))
     .option('--feedback <documents,terms,weight>', 'pseudo-relevance feedback, e.g. 5,10,0.3')
+    .option('--window-sum <reach,weight>', 'window-sum arm: BM25 of the chunks within reach summed, e.g. 2,1; off turns it off')
+    .option('--speaker-boost <w>', 'speaker signal: added to the turns of a speaker the question names (0 off)', parseNumber('speakerBoost'))
+    .option('--scene-weight <w>', 'scene signal: weight of the BM25 of the turn\'s whole session (0 off)', parseNumber('sceneWeight'))
+    .option('--time-boost <w>', 'time signal: added to turns dated near a date the question names (0 off)', parseNumber('timeBoost'))
     .option('--no-progress', 'no progress bar')
     .action(async (flags: EvalFlags, command: Command) => {
       const ks = parseKs(flags.k);
@@ -94,7 +114,8 @@ export function registerEval(program: Command, output: Output): void {
           doc: flags.doc,
           ks,
           includeAdversarial: flags.includeAdversarial ?? false,
-          query: { capPerSource: flags.cap, rrfK: flags.rrfK, fusion: flags.fusion, feedback: parseFeedback(flags.feedback), weights: { lexical: flags.lexicalWeight, semantic: flags.semanticWeight } },
+          conversations: flags.conversations?.split(',').map((conv) => conv.trim()).filter((conv) => conv !== ''),
+          query: { capPerSource: flags.cap, rrfK: flags.rrfK, fusion: flags.fusion, feedback: parseFeedback(flags.feedback), windowSum: parseWindowSum(flags.windowSum), speakerBoost: flags.speakerBoost, sceneWeight: flags.sceneWeight, timeBoost: flags.timeBoost, weights: { lexical: flags.lexicalWeight, semantic: flags.semanticWeight } },
           onProgress: (current, done, total) => {
             if (bar === null) return;
             if (current !== phase) {
@@ -108,7 +129,7 @@ export function registerEval(program: Command, output: Output): void {
         bar?.stop();
         const latencies = [...result.latencies].sort((a, b) => a - b);
         const p50 = latencies[Math.floor(latencies.length / 2)] ?? 0;
-        output.out(`mnemo eval: embedder ${memory.embedder === null ? 'none' : `${memory.embedder.provider}/${memory.embedder.modelId}`}, doc=${flags.doc}, ${dataset.conversations.size} conversations; scored=${result.scored} skipped=${result.skipped}; ingest ${result.ingestSeconds.toFixed(1)} s, query p50 ${p50.toFixed(2)} ms`);
+        output.out(`mnemo eval: embedder ${memory.embedder === null ? 'none' : `${memory.embedder.provider}/${memory.embedder.modelId}`}, doc=${flags.doc}, ${result.conversations} conversations; scored=${result.scored} skipped=${result.skipped}; ingest ${result.ingestSeconds.toFixed(1)} s, query p50 ${p50.toFixed(2)} ms`);
         output.out(formatMetrics(result.metrics));
         if (flags.out !== undefined) writeFileSync(flags.out, result.run.map((line) => JSON.stringify(line)).join('\n') + '\n');
         if (flags.json !== undefined) writeFileSync(flags.json, JSON.stringify({ metrics: result.metrics, queryP50Ms: p50 }, null, 2) + '\n');

@@ -1,6 +1,7 @@
 // The in-memory adapter of the Store seam: the same contract as SQLite, held in maps, gone when the process ends.
 import { MnemoError } from '../../core/errors.js';
 import { requireForkable, saveTaken } from '../../core/fork-rules.js';
+import { pickMetadata } from '../../core/pick-metadata.js';
 import { runRowProgram } from '../../core/row-program.js';
 import type { Chunk, SaveSummary } from '../../core/types.js';
 import { newId } from '../../core/ids.js';
@@ -11,7 +12,7 @@ import { RowLivingStore } from '../../living/store/row-living-store.js';
 import { syncLivingBackend } from '../../living/store/sync-living-backend.js';
 import type { ChunkPage, ListChunksOptions, NewChunk, TurnSummary } from '../../seams/chunk-store.js';
 import type { EmbeddingStore } from '../../seams/embedding-store.js';
-import type { IndexRow } from '../../seams/index-row.js';
+import type { IndexRow, ScanOptions } from '../../seams/index-row.js';
 import type { LoreStore } from '../../seams/lore-store.js';
 import type { RecallStore } from '../../seams/recall-store.js';
 import type { ForkCounts, ImportCounts, RewindCounts, SaveImport } from '../../seams/save-store.js';
@@ -212,10 +213,13 @@ export class InMemoryStore implements Store {
       .sort((a, b) => a.turnId - b.turnId || a.seq - b.seq);
   }
 
-  async scanChunks(saveId: string, visit: (row: IndexRow) => void): Promise<number> {
+  async scanChunks(saveId: string, visit: (row: IndexRow) => void, options: ScanOptions = {}): Promise<number> {
     this.ensureOpen();
     for (const chunk of this.saveChunks(saveId)) {
-      visit({ id: chunk.id, turnId: chunk.turnId, chunkType: chunk.chunkType, text: chunk.text, embedding: chunk.embedding === null ? null : new Float32Array(chunk.embedding) });
+      const row: IndexRow = { id: chunk.id, turnId: chunk.turnId, chunkType: chunk.chunkType, text: chunk.text, embedding: chunk.embedding === null ? null : new Float32Array(chunk.embedding) };
+      const metadata = pickMetadata(chunk.metadata, options.metadataKeys);
+      if (metadata !== undefined) row.metadata = structuredClone(metadata);
+      visit(row);
     }
     return this.versions.get(saveId) ?? 0;
   }

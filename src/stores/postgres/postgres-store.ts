@@ -10,7 +10,7 @@ import { RowLivingStore } from '../../living/store/row-living-store.js';
 import type { LivingStore } from '../../seams/living-store.js';
 import type { ChunkPage, ListChunksOptions, NewChunk, TurnSummary } from '../../seams/chunk-store.js';
 import type { EmbeddingStore } from '../../seams/embedding-store.js';
-import type { IndexRow } from '../../seams/index-row.js';
+import type { IndexRow, ScanOptions } from '../../seams/index-row.js';
 import type { LoreStore } from '../../seams/lore-store.js';
 import type { RecallStore } from '../../seams/recall-store.js';
 import type { ForkCounts, ImportCounts, RewindCounts, SaveImport } from '../../seams/save-store.js';
@@ -85,6 +85,7 @@ interface ScanRow {
   text: string;
   embedding?: string | null;
   dimensions?: number | null;
+  metadata?: Metadata;
 }
 
 /** The conditions of a listing: save, turn range, and a type left out (none when $4 is null), as on SQLite. */
@@ -182,7 +183,7 @@ export class PostgresStore implements Store {
         this.ensureOpen();
         return vectors.score(saveId, vector, ids, options.neighbourWeight ?? 0);
       },
-      scanChunks: async (saveId, visit) => this.scan(saveId, visit, false),
+      scanChunks: async (saveId, visit, options) => this.scan(saveId, visit, false, options),
     };
     this.vectorIndexes = options.automaticIndexes ? 'automatic' : 'manual';
     this.readonly = options.readonly;
@@ -476,14 +477,17 @@ export class PostgresStore implements Store {
    * REPEATABLE READ transaction: the version and every batch come from one snapshot, so the version returned is
    * exactly the one the rows reflect.
    */
-  async scanChunks(saveId: string, visit: (row: IndexRow) => void): Promise<number> {
-    return this.scan(saveId, visit, true);
+  async scanChunks(saveId: string, visit: (row: IndexRow) => void, options?: ScanOptions): Promise<number> {
+    return this.scan(saveId, visit, true, options);
   }
 
   /** `scanChunks`, or (`withVectors` false, for `vectorSearch.scanChunks`) the same rows with only the vectors' lengths read. */
-  private async scan(saveId: string, visit: (row: IndexRow) => void, withVectors: boolean): Promise<number> {
+  private async scan(saveId: string, visit: (row: IndexRow) => void, withVectors: boolean, options: ScanOptions = {}): Promise<number> {
     this.ensureOpen();
-    const vectorColumn = withVectors ? 'embedding::text AS embedding' : 'vector_dims(embedding) AS dimensions';
+    const keys = options.metadataKeys !== undefined && options.metadataKeys.length > 0 ? options.metadataKeys : undefined;
+    // Only the keys asked for leave the server: one jsonb object of them per row.
+    const metadataColumn = keys === undefined ? '' : `, jsonb_strip_nulls(jsonb_build_object(${keys.map((_, index) => `$${index + 3}::text, metadata -> $${index + 3}::text`).join(', ')})) AS metadata`;
+    const vectorColumn = (withVectors ? 'embedding::text AS embedding' : 'vector_dims(embedding) AS dimensions') + metadataColumn;
     return this.sql.transaction(async (client) => {
       const saved = await client.query<{ version: string | number }>(`SELECT version FROM ${this.tables.saves} WHERE save_id = $1`, [saveId]);
       const version = Number(saved.rows[0]?.version ?? 0);
@@ -492,12 +496,14 @@ export class PostgresStore implements Store {
         const batch: SqlResult<ScanRow> = await client.query<ScanRow>(
           `SELECT seq, id, turn_id, chunk_type, text, ${vectorColumn} FROM ${this.tables.chunks}
            WHERE save_id = $1 AND seq > $2 ORDER BY seq LIMIT ${BATCH}`,
-          [saveId, last],
+          [saveId, last, ...(keys ?? [])],
         );
         for (const row of batch.rows) {
-          visit(withVectors
+          const indexRow: IndexRow = withVectors
             ? { id: row.id, turnId: Number(row.turn_id), chunkType: row.chunk_type, text: row.text, embedding: literalToVector(row.embedding) }
-            : { id: row.id, turnId: Number(row.turn_id), chunkType: row.chunk_type, text: row.text, embedding: null, dimensions: row.dimensions ?? null });
+            : { id: row.id, turnId: Number(row.turn_id), chunkType: row.chunk_type, text: row.text, embedding: null, dimensions: row.dimensions ?? null };
+          if (keys !== undefined) indexRow.metadata = row.metadata ?? {};
+          visit(indexRow);
         }
         if (batch.rows.length < BATCH) return version;
         last = batch.rows[batch.rows.length - 1]!.seq;

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Database as SqliteDatabase, Statement } from 'better-sqlite3';
 import { MnemoError, asBusyError, busyError, isMnemoError } from '../../core/errors.js';
 import { requireForkable } from '../../core/fork-rules.js';
+import { pickMetadata } from '../../core/pick-metadata.js';
 import { runRowProgram } from '../../core/row-program.js';
 import type { Chunk, SaveSummary } from '../../core/types.js';
 import { forkLiving } from '../../living/store/fork-living.js';
@@ -14,7 +15,7 @@ import type { EmbeddingStore } from '../../seams/embedding-store.js';
 import type { LivingStore } from '../../seams/living-store.js';
 import type { LoreStore } from '../../seams/lore-store.js';
 import type { RecallStore } from '../../seams/recall-store.js';
-import type { IndexRow } from '../../seams/index-row.js';
+import type { IndexRow, ScanOptions } from '../../seams/index-row.js';
 import type { ChunkPage, ListChunksOptions, NewChunk, TurnSummary } from '../../seams/chunk-store.js';
 import type { ForkCounts, ImportCounts, RewindCounts, SaveImport } from '../../seams/save-store.js';
 import type { Store } from '../../seams/store.js';
@@ -332,8 +333,10 @@ export class SqliteStore implements Store {
     return rows.map((row) => ({ turnId: row.turn_id, chunks: row.chunks, chunkTypes: row.types.split(',').sort() }));
   }
 
-  async scanChunks(saveId: string, visit: (row: IndexRow) => void): Promise<number> {
+  async scanChunks(saveId: string, visit: (row: IndexRow) => void, options: ScanOptions = {}): Promise<number> {
     this.ensureOpen();
+    const keys = options.metadataKeys !== undefined && options.metadataKeys.length > 0 ? options.metadataKeys : undefined;
+    const columns = `id, turn_id, chunk_type, text, embedding${keys === undefined ? '' : ', metadata'}`;
     return this.db.transaction(() => {
       const version = this.currentVersion(saveId);
       const span = this.db.prepare('SELECT MIN(seq) AS first, MAX(seq) AS last, COUNT(*) AS rows FROM chunks WHERE save_id = ?').get(saveId) as { first: number | null; last: number | null; rows: number };
@@ -344,12 +347,14 @@ export class SqliteStore implements Store {
       // found through its index and sorted. The same rows in the same order either way.
       const walk = span.rows * 2 >= span.last - span.first + 1;
       const statement = walk
-        ? this.db.prepare('SELECT id, turn_id, chunk_type, text, embedding FROM chunks WHERE seq BETWEEN ? AND ? AND +save_id = ? ORDER BY seq').raw(true)
-        : this.db.prepare('SELECT id, turn_id, chunk_type, text, embedding FROM chunks WHERE save_id = ? ORDER BY seq').raw(true);
-      const rows = (walk ? statement.iterate(span.first, span.last, saveId) : statement.iterate(saveId)) as Iterable<[string, number, string, string, Buffer | null]>;
-      for (const [id, turnId, chunkType, text, embedding] of rows) {
+        ? this.db.prepare(`SELECT ${columns} FROM chunks WHERE seq BETWEEN ? AND ? AND +save_id = ? ORDER BY seq`).raw(true)
+        : this.db.prepare(`SELECT ${columns} FROM chunks WHERE save_id = ? ORDER BY seq`).raw(true);
+      const rows = (walk ? statement.iterate(span.first, span.last, saveId) : statement.iterate(saveId)) as Iterable<[string, number, string, string, Buffer | null, string?]>;
+      for (const [id, turnId, chunkType, text, embedding, metadata] of rows) {
         // The blob is fresh from SQLite and held by no one else: its vector can be a view of it.
-        visit({ id, turnId, chunkType, text, embedding: blobAsVector(embedding) });
+        const row: IndexRow = { id, turnId, chunkType, text, embedding: blobAsVector(embedding) };
+        if (keys !== undefined) row.metadata = pickMetadata(metadata, keys);
+        visit(row);
       }
       return version;
     }).deferred();

@@ -1,0 +1,30 @@
+// The few metadata keys a search index reads from a chunk (its speaker, scene, time), picked from stored metadata.
+import type { Metadata } from './types.js';
+
+/**
+ * The given keys of a chunk's metadata (stored as JSON text, or as an object), those it holds, in the order asked.
+ * JSON text is parsed only when it mentions one of the keys, so a save whose chunks carry none costs a substring
+ * search per row. Undefined when no keys are asked.
+ *
+ * @example
+ * ```ts
+ * pickMetadata('{"speaker":"Rowan","mood":"calm"}', ['speaker', 'scene']); // { speaker: 'Rowan' }
+ * ```
+ */
+export function pickMetadata(stored: string | Metadata | null | undefined, keys: readonly string[] | undefined): Metadata | undefined {
+  if (keys === undefined || keys.length === 0) return undefined;
+  const picked: Metadata = {};
+  if (stored === null || stored === undefined) return picked;
+  let metadata: Metadata;
+  if (typeof stored === 'string') {
+    if (!keys.some((key) => stored.includes(JSON.stringify(key)))) return picked;
+    metadata = JSON.parse(stored) as Metadata;
+  } else {
+    metadata = stored;
+  }
+  for (const key of keys) {
+    const value = metadata[key];
+    if (value !== undefined) picked[key] = value;
+  }
+  return picked;
+}
