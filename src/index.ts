@@ -32,12 +32,12 @@ export type { Clock } from './core/clock.js';
 export { systemClock, manualClock } from './core/clock.js';
 export type { Logger } from './core/logger.js';
 export { consoleLogger, silentLogger } from './core/logger.js';
-export type { Store, ChunkStore, SaveStore, MetaStore, StoreLifecycle, NewChunk, IndexRow, WriteResult, RewindCounts, ListChunksOptions, TurnSummary, ChunkPage, ChunkWithVector, SaveImport, ImportCounts } from './seams/store.js';
-export type { VectorSearch, VectorSearchOptions, VectorMatch, ScoreTotals } from './seams/vector-search.js';
-export type { LoreStore, LoreEntry, NewLoreEntry, LoreEntryUpdate, LoreChangeSet, LoreWriteResult, LoreIndexRow, LoreListOptions, LoreOrigin, LoreOriginIdentity, LoreReader, ScopeLevel } from './seams/lore-store.js';
+// A backend's interfaces and rows (store areas, sub-stores, vector search): `mnemo-engine/seams`.
+export type { Store, RewindCounts, ForkCounts, ImportCounts, ListChunksOptions, TurnSummary } from './seams/store.js';
+export type { LoreEntry, LoreOrigin, LoreOriginIdentity, ScopeLevel } from './seams/lore-store.js';
 export type { Embedder } from './seams/embedder.js';
 export type { Reranker } from './seams/reranker.js';
-export type { EmbeddingStore, EmbedderIdentity, CachedVector, ReindexItem, ReindexVector, ReindexProgress, IdentityClaim } from './seams/embedding-store.js';
+export type { EmbedderIdentity, ReindexProgress } from './seams/embedding-store.js';
 export { openSqliteStore, SqliteStore } from './stores/sqlite/index.js';
 export type { SqliteStoreOptions } from './stores/sqlite/index.js';
 export { openInMemoryStore, InMemoryStore } from './stores/memory/index.js';
@@ -57,41 +57,24 @@ export { crossEncoderReranker, CROSS_ENCODER_MODEL } from './rerankers/cross-enc
 export type { CrossEncoderRerankerOptions, PairScorer } from './rerankers/cross-encoder/index.js';
 export { httpReranker } from './rerankers/http/index.js';
 export type { HttpRerankerOptions } from './rerankers/http/index.js';
-export { toUnitScores, sigmoid } from './rerankers/unit-scores.js';
-export type { ScoreKind } from './rerankers/unit-scores.js';
 export { defaultModelDir } from './transformers/index.js';
 export { reindex, resolveEmbedder, ensureEmbedderIdentity, identityOf, describeIdentity, EmbeddingCache, EMBEDDER_NAMES } from './embedders/index.js';
 export type { ReindexOptions, ReindexResult, EmbedderName, ResolveEmbedderOptions } from './embedders/index.js';
-export { tokenize, uniqueTokens } from './retrieval/tokenize.js';
-export { Bm25Index, buildBm25, rankWithBm25, rankByBm25, BM25_DEFAULTS } from './retrieval/bm25.js';
-export { reciprocalRankFusion, RRF_K } from './retrieval/reciprocal-rank-fusion.js';
-export { capPerSource } from './retrieval/cap-per-source.js';
-export { focusMatches, FOCUS_BOOST } from './retrieval/focus-boost.js';
+// The search building blocks on their own (tokenizer, BM25, fusion, caps, focus boost): `mnemo-engine/retrieval`.
 export * from './recall/index.js';
 export * from './tracing/index.js';
-export type { RecallStore, NewRecallEntry, StoredRecallEntry, RecallIndexRow, RecallWriteResult } from './seams/recall-store.js';
 export { requireJsonValue, renderValue, deepFreeze } from './core/json-value.js';
 export type { LLM, LlmMessage, LlmRole, LlmCallOptions, LlmJsonRequest, JsonSchema } from './seams/llm.js';
-export type { LivingStore, FactQuery, BeliefQuery, ModelQuery, JobCounts } from './seams/living-store.js';
-export type { ForkCounts } from './seams/store.js';
+export type { FactQuery, BeliefQuery, ModelQuery, JobCounts } from './seams/living-store.js';
 export * from './core/living-types.js';
 export { openAiCompatibleLlm, OpenAiCompatibleLlm } from './llms/openai-compatible/index.js';
 export type { OpenAiCompatibleOptions, JsonMode } from './llms/openai-compatible/index.js';
 export { scriptedLlm, ScriptedLlm } from './llms/scripted/index.js';
 export type { Script, ScriptedAnswer, ScriptedCall, ScriptedLlmOptions } from './llms/scripted/index.js';
-export { extractJson } from './llms/extract-json.js';
 export { LivingMemory } from './living/living-memory.js';
 export type { LivingMemoryOptions, RecordTurnInput, BeliefView, LivingStatus } from './living/living-memory.js';
-export { LivingWorker } from './living/living-worker.js';
-export type { LivingWorkerOptions, LivingPipelineOptions, LivingEvent } from './living/living-worker.js';
-export { computeTrend, beliefTrend, STRENGTHENING_RATIO, WEAKENING_RATIO } from './living/compute-trend.js';
-export type { TrendWindows } from './living/compute-trend.js';
-export { extractFacts, runFactExtraction, factExtractionMessages, FACTS_SCHEMA } from './living/extract-facts.js';
-export type { ExtractFactsOptions } from './living/extract-facts.js';
-export { consolidate, runConsolidation, consolidationMessages, selectBeliefsForBatch, batchCharacters, CONSOLIDATION_SCHEMA } from './living/consolidate.js';
-export type { ConsolidateOptions } from './living/consolidate.js';
-export { reflect, runReflection, reflectionMessages, affectedSubjects, MENTAL_MODEL_SCHEMA } from './living/reflect.js';
-export type { ReflectOptions } from './living/reflect.js';
+export type { LivingPipelineOptions, LivingEvent } from './living/living-worker.js';
+// The pipeline's stages and rules on their own (extractFacts, consolidate, reflect, computeTrend, LivingWorker): `mnemo-engine/living`.
 export {
   parseMissionsText,
   missionsToText,
@@ -105,7 +88,6 @@ export {
   BELIEF_MISSIONS_KEY,
 } from './living/missions.js';
 export type { BeliefMissions } from './living/missions.js';
-export type { StageOutcome } from './living/stage-outcome.js';
 export { ContextBuilder, buildContext, DEFAULT_CONTEXT_TEMPLATE, DEFAULT_CONTEXT_BUDGET, DEFAULT_LIMITS as DEFAULT_CONTEXT_LIMITS, BUILT_IN_VARIABLES } from './context/context-builder.js';
 export type { ContextBuilderOptions } from './context/context-builder.js';
 export { allocateBudget, sectionCaps, DEFAULT_SHARES } from './context/allocate-budget.js';
