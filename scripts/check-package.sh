@@ -60,7 +60,7 @@ write_consumer_files() {
   " "$root/README.md" "$consumer/example.ts" || return 1
   cp "$root/scripts/package-check/peers.ts" "$root/scripts/package-check/subpaths.ts" "$consumer/"
   # The library's own example with a Node lib only; the subpaths (whose types include the MCP SDK's, written
-  # against fetch's DOM types) with "DOM" added, as the README's Development section explains.
+  # against fetch's DOM types) with "DOM" added, as docs/development.md explains.
   local strict='"strict": true, "skipLibCheck": false, "target": "ES2022"'
   local node16='"module": "node16", "moduleResolution": "node16"' bundler='"module": "esnext", "moduleResolution": "bundler", "noEmit": true'
   printf '{ "compilerOptions": { %s, %s, "lib": ["ES2023"], "outDir": "out" }, "files": ["example.ts", "peers.ts"] }\n' "$strict" "$node16" >"$consumer/tsconfig.json"
