@@ -16,6 +16,7 @@ import { NarrativeMemory } from './narrative/narrative-memory.js';
 import type { NarrativeMemoryOptions, UpdateTurnInput } from './narrative/narrative-memory.js';
 import type { MetadataRoles } from './narrative/metadata-roles.js';
 import { RecallMemory } from './recall/recall-memory.js';
+import { deleteSave } from './saves/delete-save.js';
 import { forkSave } from './saves/fork-save.js';
 import { rewindSave } from './saves/rewind-save.js';
 import type { SaveOperation } from './saves/save-operation.js';
@@ -24,7 +25,7 @@ import type { LLM } from './seams/llm.js';
 import type { Reranker } from './seams/reranker.js';
 import type { TokenCounter } from './seams/token-counter.js';
 import type { EmbedderIdentity } from './seams/embedding-store.js';
-import type { ForkCounts, ListChunksOptions, RewindCounts, Store, TurnSummary } from './seams/store.js';
+import type { DeleteCounts, ForkCounts, ListChunksOptions, RewindCounts, Store, TurnSummary } from './seams/store.js';
 import { createAnalyzer } from './retrieval/analyzer.js';
 import type { AnalyzerOptions } from './retrieval/analyzer.js';
 import type { Analyzer } from './retrieval/corpus-index.js';
@@ -171,6 +172,15 @@ export class Mnemo {
    */
   fork(saveId: string, newSaveId: string, atTurn: number): Promise<ForkCounts> {
     return forkSave(this.saves, saveId, newSaveId, atTurn);
+  }
+
+  /**
+   * Removes every layer of a save (chunks with their vectors, synced lore chunks, facts, beliefs, mental models and
+   * their versions, jobs, its search index) in one transaction; returns what each layer lost. An unknown save gives
+   * zeros, not an error.
+   */
+  deleteSave(saveId: string): Promise<DeleteCounts> {
+    return deleteSave(this.saves, saveId);
   }
 
   /**

@@ -24,6 +24,7 @@ function recorded(narrative: NarrativeMemory): { operation: SaveOperation; told:
       afterRewind: (saveId, turnId) => told.push(`worker.afterRewind ${saveId} ${turnId}`),
       afterFork: (newSaveId) => told.push(`worker.afterFork ${newSaveId}`),
       afterImport: (saveId) => told.push(`worker.afterImport ${saveId}`),
+      afterDelete: (saveId) => told.push(`worker.afterDelete ${saveId}`),
     },
   };
   return { operation, told };

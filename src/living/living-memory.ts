@@ -161,6 +161,11 @@ export class LivingMemory {
     this.worker?.wake();
   }
 
+  /** Told by the delete owner (`src/saves/delete-save.ts`) after its transaction committed: stops work on the save. */
+  afterDelete(saveId: string): void {
+    this.worker?.cancelAfter(saveId, -1);
+  }
+
   private requireWorker(): LivingWorker {
     if (this.worker === null) {
       throw new MnemoError('UNSUPPORTED', 'Living memory has no LLM, so it cannot run its pipeline. Pass `llm` to openMemory(), or run `mnemo living run --llm-base-url ... --llm-model ...`.');

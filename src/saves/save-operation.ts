@@ -21,6 +21,8 @@ export interface SaveWorker {
   afterFork(newSaveId: string): void;
   /** Wakes the worker for the jobs an import wrote into `saveId`. */
   afterImport(saveId: string): void;
+  /** Stops work in flight on the save (it no longer exists). */
+  afterDelete(saveId: string): void;
 }
 
 /**

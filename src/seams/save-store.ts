@@ -18,6 +18,12 @@ export interface ForkCounts {
   living: LivingForkCounts;
 }
 
+/** Counts returned by a delete, per layer. */
+export interface DeleteCounts {
+  chunks: number;
+  living: LivingForkCounts;
+}
+
 /** A whole save as an import writes it (see `importSave`). */
 export interface SaveImport {
   /** The chunks in insertion order, in batches read lazily (so a large save is never held whole), ids already new. */
@@ -67,4 +73,9 @@ export interface SaveStore {
    * any error writes nothing.
    */
   importSave(saveId: string, save: SaveImport): Promise<WriteResult & { imported: ImportCounts }>;
+  /**
+   * Removes every layer of a save (chunks with their vectors, facts, beliefs, models and their versions, jobs) and
+   * its version row, in one transaction. Unknown save: all zeros. Every statement names the save.
+   */
+  deleteSave(saveId: string): Promise<DeleteCounts>;
 }

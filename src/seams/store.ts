@@ -12,7 +12,7 @@ import type { VectorSearch } from './vector-search.js';
 export type { ChunkPage, ChunkStore, ChunkWithVector, ListChunksOptions, NewChunk, TurnSummary } from './chunk-store.js';
 export type { IndexRow, ScanOptions } from './index-row.js';
 export type { MetaStore } from './meta-store.js';
-export type { ForkCounts, ImportCounts, RewindCounts, SaveImport, SaveStore } from './save-store.js';
+export type { DeleteCounts, ForkCounts, ImportCounts, RewindCounts, SaveImport, SaveStore } from './save-store.js';
 export type { StoreLifecycle } from './store-lifecycle.js';
 export type { WriteResult } from './write-result.js';
 

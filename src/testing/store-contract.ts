@@ -54,6 +54,32 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
       expect(await memory.count('b')).toBe(2);
     });
 
+    it('deletes a save, every layer, and no other: counts returned, an unknown save is zeros, the id is free again', async () => {
+      await memory.add({ saveId: 'a', turnId: 1, text: 'The dragon sleeps under the mountain.' });
+      await memory.lore.syncToSave('a', [{ entryId: 'e-1', text: 'Dragons hoard salt.', metadata: {} }]);
+      await memory.add({ saveId: 'b', turnId: 1, text: 'The dragon wakes and burns the village.' });
+      const [fact] = await store.living.insertFacts('a', 1, [{ statement: 'A dragon sleeps.' }]);
+      await store.living.applyConsolidation('a', 1, [{ kind: 'CREATE', statement: 'Dragons sleep long.', subject: 'dragon', beliefId: null, sourceFactIds: [fact as number] }], new Map([[fact as number, 1]]));
+      const [belief] = await store.living.getBeliefs('a');
+      await store.living.upsertModel('a', 'dragon', 'A sleeping dragon.', 1, [belief?.beliefId as number]);
+      await store.living.enqueueTurn('a', 1, { text: 'turn 1' }, 0);
+      expect((await memory.query('a', 'dragon', { k: 5 })).length).toBe(1);
+
+      expect(await memory.deleteSave('a')).toEqual({ chunks: 2, living: { facts: 1, beliefs: 1, models: 1, jobs: 1 } });
+      expect(await memory.count('a')).toBe(0);
+      expect(await memory.query('a', 'dragon', { k: 5, includeLore: true })).toEqual([]);
+      expect(await store.saveVersion('a')).toBe(0);
+      expect((await store.living.getFacts('a')).length + (await store.living.getBeliefs('a', { includeDeleted: true })).length + (await store.living.getModels('a')).length).toBe(0);
+      expect(await store.living.listJobs({ saveId: 'a' })).toEqual([]);
+      expect((await memory.listSaves()).map((save) => save.saveId)).toEqual(['b']);
+      expect((await memory.query('b', 'dragon', { k: 5 })).map((hit) => hit.saveId)).toEqual(['b']);
+      expect(await memory.deleteSave('a')).toEqual({ chunks: 0, living: { facts: 0, beliefs: 0, models: 0, jobs: 0 } });
+      expect(await memory.deleteSave('nobody')).toEqual({ chunks: 0, living: { facts: 0, beliefs: 0, models: 0, jobs: 0 } });
+      await memory.add({ saveId: 'a', turnId: 1, text: 'A new dragon egg.' });
+      expect((await memory.query('a', 'dragon', { k: 5 })).map((hit) => hit.text)).toEqual(['A new dragon egg.']);
+      expect(await memory.fork('b', 'a-branch', 1)).toMatchObject({ chunks: 1 });
+    });
+
     it('rewinds exactly: every chunk after N goes, every chunk at or before N stays, and none surfaces again', async () => {
       for (let turn = 0; turn <= 10; turn++) {
         await memory.addMany([

@@ -5,6 +5,7 @@ import { pickMetadata } from '../../core/pick-metadata.js';
 import { runRowProgram } from '../../core/row-program.js';
 import type { Chunk, SaveSummary } from '../../core/types.js';
 import { newId } from '../../core/ids.js';
+import { deleteLiving } from '../../living/store/delete-living.js';
 import { forkLiving } from '../../living/store/fork-living.js';
 import { writeLivingLayer } from '../../living/store/save-layer.js';
 import { rewindLiving } from '../../living/store/rewind-living.js';
@@ -15,7 +16,7 @@ import type { EmbeddingStore } from '../../seams/embedding-store.js';
 import type { IndexRow, ScanOptions } from '../../seams/index-row.js';
 import type { LoreStore } from '../../seams/lore-store.js';
 import type { RecallStore } from '../../seams/recall-store.js';
-import type { ForkCounts, ImportCounts, RewindCounts, SaveImport } from '../../seams/save-store.js';
+import type { DeleteCounts, ForkCounts, ImportCounts, RewindCounts, SaveImport } from '../../seams/save-store.js';
 import type { Store } from '../../seams/store.js';
 import type { WriteResult } from '../../seams/write-result.js';
 import { InMemoryEmbeddingStore } from './embedding-store.js';
@@ -153,6 +154,15 @@ export class InMemoryStore implements Store {
     this.insertAll(copies);
     this.bump(newSaveId);
     return { chunks: copies.length, living: runRowProgram(forkLiving(saveId, newSaveId, atTurn), this.livingRows) };
+  }
+
+  async deleteSave(saveId: string): Promise<DeleteCounts> {
+    this.ensureOpen();
+    const doomed = this.saveChunks(saveId);
+    for (const chunk of doomed) this.chunks.delete(chunk.id);
+    const living = runRowProgram(deleteLiving(saveId), this.livingRows);
+    this.versions.delete(saveId);
+    return { chunks: doomed.length, living };
   }
 
   async importSave(saveId: string, save: SaveImport): Promise<WriteResult & { imported: ImportCounts }> {

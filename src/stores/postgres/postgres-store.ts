@@ -3,6 +3,7 @@ import { MnemoError } from '../../core/errors.js';
 import { forkTargetTaken, requireForkable, requireForkTarget, saveTaken } from '../../core/fork-rules.js';
 import { runRowProgramAsync } from '../../core/row-program.js';
 import type { Chunk, Metadata, SaveSummary } from '../../core/types.js';
+import { deleteLiving } from '../../living/store/delete-living.js';
 import { forkLiving } from '../../living/store/fork-living.js';
 import { writeLivingLayer } from '../../living/store/save-layer.js';
 import { rewindLiving } from '../../living/store/rewind-living.js';
@@ -13,7 +14,7 @@ import type { EmbeddingStore } from '../../seams/embedding-store.js';
 import type { IndexRow, ScanOptions } from '../../seams/index-row.js';
 import type { LoreStore } from '../../seams/lore-store.js';
 import type { RecallStore } from '../../seams/recall-store.js';
-import type { ForkCounts, ImportCounts, RewindCounts, SaveImport } from '../../seams/save-store.js';
+import type { DeleteCounts, ForkCounts, ImportCounts, RewindCounts, SaveImport } from '../../seams/save-store.js';
 import type { Store } from '../../seams/store.js';
 import type { WriteResult } from '../../seams/write-result.js';
 import type { VectorSearch } from '../../seams/vector-search.js';
@@ -390,6 +391,18 @@ export class PostgresStore implements Store {
       await client.query(`UPDATE ${this.tables.saves} SET chunk_count = $2 WHERE save_id = $1`, [newSaveId, chunks]);
       return { chunks, living: await runRowProgramAsync(forkLiving(saveId, newSaveId, atTurn), living) };
     }, { isolation: 'repeatable read' });
+  }
+
+  /** Removes every layer of the save and its row in one transaction; every statement names the save (one shard group on Citus). */
+  async deleteSave(saveId: string): Promise<DeleteCounts> {
+    this.ensureWritable();
+    return this.write(async (client) => {
+      await this.lockSave(client, saveId);
+      const chunks = (await client.query(`DELETE FROM ${this.tables.chunks} WHERE save_id = $1`, [saveId])).rowCount ?? 0;
+      const living = await runRowProgramAsync(deleteLiving(saveId), new PostgresLivingRows(client, this.livingTables));
+      await client.query(`DELETE FROM ${this.tables.saves} WHERE save_id = $1`, [saveId]);
+      return { chunks, living };
+    });
   }
 
   /**

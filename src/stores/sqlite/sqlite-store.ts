@@ -6,6 +6,7 @@ import { requireForkable } from '../../core/fork-rules.js';
 import { pickMetadata } from '../../core/pick-metadata.js';
 import { runRowProgram } from '../../core/row-program.js';
 import type { Chunk, SaveSummary } from '../../core/types.js';
+import { deleteLiving } from '../../living/store/delete-living.js';
 import { forkLiving } from '../../living/store/fork-living.js';
 import { writeLivingLayer } from '../../living/store/save-layer.js';
 import { rewindLiving } from '../../living/store/rewind-living.js';
@@ -17,7 +18,7 @@ import type { LoreStore } from '../../seams/lore-store.js';
 import type { RecallStore } from '../../seams/recall-store.js';
 import type { IndexRow, ScanOptions } from '../../seams/index-row.js';
 import type { ChunkPage, ListChunksOptions, NewChunk, TurnSummary } from '../../seams/chunk-store.js';
-import type { ForkCounts, ImportCounts, RewindCounts, SaveImport } from '../../seams/save-store.js';
+import type { DeleteCounts, ForkCounts, ImportCounts, RewindCounts, SaveImport } from '../../seams/save-store.js';
 import type { Store } from '../../seams/store.js';
 import type { WriteResult } from '../../seams/write-result.js';
 import { saveTaken } from '../../core/fork-rules.js';
@@ -253,6 +254,15 @@ export class SqliteStore implements Store {
       ).run(newSaveId, newSaveId, saveId, atTurn).changes;
       this.bump(newSaveId);
       return { chunks, living: runRowProgram(forkLiving(saveId, newSaveId, atTurn), this.livingRows) };
+    });
+  }
+
+  async deleteSave(saveId: string): Promise<DeleteCounts> {
+    return this.transact(() => {
+      const chunks = this.db.prepare('DELETE FROM chunks WHERE save_id = ?').run(saveId).changes;
+      const living = runRowProgram(deleteLiving(saveId), this.livingRows);
+      this.db.prepare('DELETE FROM saves WHERE save_id = ?').run(saveId);
+      return { chunks, living };
     });
   }
 
