@@ -270,5 +270,11 @@ describe('mnemo export and mnemo import', () => {
     expect(truncated.code).toBe(2);
     expect(truncated.err).toContain('line 4: no end line: the file is truncated after line 3');
     expect(JSON.parse((await run('--db', to, 'stats', '--json')).out).saves.map((save: { saveId: string }) => save.saveId)).toEqual(['camp-copy']);
+
+    const unconfirmed = await run('--db', to, 'delete', 'camp-copy');
+    expect(unconfirmed.code).toBe(2);
+    expect(unconfirmed.err).toContain('delete: this would remove save "camp-copy" (2 chunks');
+    expect(await run('--db', to, 'delete', 'camp-copy', '--yes')).toMatchObject({ code: 0, out: 'deleted camp-copy: 2 chunks, 0 facts, 0 beliefs, 0 models, 0 jobs' });
+    expect(JSON.parse((await run('--db', to, 'stats', '--json')).out).saves).toEqual([]);
   });
 });

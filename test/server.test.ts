@@ -178,6 +178,12 @@ describe('HTTP API: living memory', () => {
     expect(truncated.message).toContain('no end line: the file is truncated after line 4');
     await api.fails('/v1/saves/other/import', 403, 'FORBIDDEN', { token: LIMITED, body: { file } });
     for (const saveId of ['run-1-lore', 'run-1-settings', 'run-1-cut']) expect(await memory.store.saveVersion(saveId)).toBe(0);
+
+    await api.fails('/v1/saves/other', 403, 'FORBIDDEN', { token: LIMITED, method: 'DELETE' });
+    expect(await api.ok('deleteSave', '/v1/saves/run-1-copy')).toEqual({ chunks: 12, living: { facts: 4, beliefs: 3, models: 1, jobs: 0 } });
+    expect(await api.ok('deleteSave', '/v1/saves/run-1-copy')).toEqual({ chunks: 0, living: { facts: 0, beliefs: 0, models: 0, jobs: 0 } });
+    await api.fails('/v1/saves/run-1-copy', 404, 'NOT_FOUND');
+    expect(await memory.count(SAVE)).toBe(13);
   });
   it('reports the status of every save and of one', async () => {
     const all = await api.ok('livingStatusAll', '/v1/living/status');

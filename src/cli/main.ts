@@ -4,6 +4,7 @@ import { MnemoError, asBusyError, isMnemoError } from '../core/errors.js';
 import type { ErrorCategory } from '../core/errors.js';
 import { registerAdd } from './commands/add.js';
 import { registerBeliefs } from './commands/beliefs.js';
+import { registerDelete } from './commands/delete.js';
 import { registerDemo } from './commands/demo.js';
 import { registerEval } from './commands/eval.js';
 import { registerForget } from './commands/forget.js';
@@ -47,6 +48,7 @@ export function buildProgram(output: Output = standardOutput): Command {
   registerFork(program, output);
   registerExport(program, output);
   registerImport(program, output);
+  registerDelete(program, output);
   registerStats(program, output);
   registerRemember(program, output);
   registerRecall(program, output);

@@ -46,7 +46,7 @@ export function requireForkable(saveId: string, newSaveId: string, saves: ForkSa
  */
 export function saveTaken(saveId: string, what: 'fork' | 'import'): MnemoError {
   const verb = what === 'fork' ? 'Fork' : 'Import';
-  return new MnemoError('CONFLICT', `${what}: save ${JSON.stringify(saveId)} already holds data. ${verb} into a new save id, or rewind or remove that save first.`, { details: { saveId } });
+  return new MnemoError('CONFLICT', `${what}: save ${JSON.stringify(saveId)} already holds data. ${verb} into a new save id, or delete that save first (mnemo delete SAVE --yes, memory.deleteSave, DELETE /v1/saves/{saveId}).`, { details: { saveId } });
 }
 
 /**

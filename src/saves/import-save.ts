@@ -254,7 +254,7 @@ export async function importSave(operation: SaveOperation & { store: Store }, so
   const saveId = target ?? checked.header.saveId;
   const withVectors = options.vectors !== false && checked.header.embedder !== null;
   if ((await store.saveVersion(saveId)) !== 0) {
-    throw new MnemoError('CONFLICT', `import: save ${JSON.stringify(saveId)} already holds data. Import into a new save id (--as NEWSAVE), or remove that save first.`, { details: { saveId } });
+    throw new MnemoError('CONFLICT', `import: save ${JSON.stringify(saveId)} already holds data. Import into a new save id (--as NEWSAVE), or delete that save first (mnemo delete SAVE --yes, memory.deleteSave, DELETE /v1/saves/{saveId}).`, { details: { saveId } });
   }
   if (withVectors) await claimEmbedder(store, checked.header.embedder as EmbedderIdentity);
   const seen = { chunks: 0, vectors: 0 };

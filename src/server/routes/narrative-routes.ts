@@ -8,7 +8,7 @@ import { listingExclusion, narrativeTypeFilter, requireLoreWriter } from '../lor
 import { DEFAULT_PAGE, defineRoute, nextOffset } from '../route.js';
 import type { Route } from '../route.js';
 import { addChunksBody, chunkPageQuery, forkBody, pageQuery, queryBody, rewindBody, saveParams, turnParams, updateTurnBody } from '../schemas/requests.js';
-import { chunkSchema, factSchema, forkCountsSchema, hitSchema, nextOffsetSchema, rewindCountsSchema, saveOverviewSchema, turnSummarySchema } from '../schemas/responses.js';
+import { chunkSchema, deleteCountsSchema, factSchema, forkCountsSchema, hitSchema, nextOffsetSchema, rewindCountsSchema, saveOverviewSchema, turnSummarySchema } from '../schemas/responses.js';
 
 /** A save's counts across layers; null when the save holds nothing in any layer. */
 async function saveOverview(memory: Mnemo, saveId: string, summaries?: Awaited<ReturnType<Mnemo['listSaves']>>): Promise<z.infer<typeof saveOverviewSchema> | null> {
@@ -199,6 +199,20 @@ export const narrativeRoutes: Route[] = [
     async handle({ params, body, principal, memory }) {
       requireSave(principal, body.newSaveId, 'newSaveId');
       return memory.fork(params.saveId, body.newSaveId, body.atTurn);
+    },
+  }),
+  defineRoute({
+    method: 'delete',
+    path: '/v1/saves/:saveId',
+    operationId: 'deleteSave',
+    summary: 'Remove a save, every layer, in one transaction (destructive; an unknown save gives zeros)',
+    description: 'Chunks with their vectors, synced lore chunks, facts, beliefs, mental models and their versions, jobs and the search index. GET .../export first to keep a copy.',
+    tag: 'narrative',
+    access: 'save',
+    params: saveParams,
+    response: deleteCountsSchema,
+    async handle({ params, memory }) {
+      return memory.deleteSave(params.saveId);
     },
   }),
 ];

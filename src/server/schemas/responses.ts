@@ -179,6 +179,8 @@ export const forkCountsSchema = z.object({
   living: z.object({ facts: z.number(), beliefs: z.number(), models: z.number(), jobs: z.number() }),
 });
 
+export const deleteCountsSchema = forkCountsSchema;
+
 const contextSourceSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('mental_model'), modelId: nullableNumber, subject: z.string(), updatedTurnId: z.number(), stale: z.boolean() }),
   z.object({ kind: z.literal('belief'), beliefId: nullableNumber, subject: z.string(), trend: trendSchema, proofCount: z.number(), updatedTurnId: z.number(), factIds: z.array(z.number()) }),
