@@ -234,8 +234,15 @@ describe('HTTP API: lore', () => {
     expect(entries[0]).not.toHaveProperty('embedding');
     expect(((await api.ok('listLore', '/v1/lore/entries?tags=')).entries as unknown[]).length).toBe(2);
     await api.fails('/v1/lore/entries', 400, 'INVALID_INPUT');
-    const all = (await api.ok('listLore', '/v1/lore/entries', { token: ADMIN })).entries as { id: string; title: string }[];
+    const listing = await api.ok('listLore', '/v1/lore/entries', { token: ADMIN });
+    const all = listing.entries as { id: string; title: string }[];
     expect(all).toHaveLength(ORSA_LORE.length);
+    expect(listing.nextOffset).toBeNull();
+    const first = await api.ok('listLore', '/v1/lore/entries?limit=2', { token: ADMIN });
+    expect([(first.entries as { title: string }[]).map((entry) => entry.title), first.nextOffset]).toEqual([all.slice(0, 2).map((entry) => entry.title), 2]);
+    const second = await api.ok('listLore', '/v1/lore/entries?limit=2&offset=2', { token: ADMIN });
+    expect((second.entries as { title: string }[]).map((entry) => entry.title)).toEqual(all.slice(2, 4).map((entry) => entry.title));
+    await api.fails('/v1/lore/entries?limit=1001', 400, 'INVALID_INPUT');
     const hidden = all.find((entry) => entry.title === 'The Brackwater lantern house') as { id: string };
     const visible = all.find((entry) => entry.title === 'The Sunken Bell') as { id: string };
     expect(await api.ok('getLore', `/v1/lore/entries/${visible.id}?tags=${MARTA_TAGS.join(',')}`)).toMatchObject({ title: 'The Sunken Bell' });

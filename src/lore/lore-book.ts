@@ -7,7 +7,7 @@ import { onceLogger, silentLogger } from '../core/logger.js';
 import type { Logger } from '../core/logger.js';
 import { LORE_CHUNK_TYPE } from '../core/types.js';
 import type { Explanation, Hit, Metadata, QueryOptions } from '../core/types.js';
-import { requireSaveId } from '../core/validate.js';
+import { optionalCount, requireSaveId } from '../core/validate.js';
 import { NarrativeMemory } from '../narrative/narrative-memory.js';
 import type { Analyzer, IndexDocument } from '../retrieval/corpus-index.js';
 import { IndexCache } from '../retrieval/index-cache.js';
@@ -259,9 +259,17 @@ export class LoreBook {
     return (await this.store.lore.wipe()).removed;
   }
 
-  /** Entries ordered by source and title; `tags` keeps those a character holding them may know (filtered in the store's query). */
-  async list(options: { tags?: readonly string[]; source?: string } = {}): Promise<LoreEntry[]> {
-    return this.store.lore.list({ accessibleTo: options.tags === undefined ? undefined : requireCharacterTags(options.tags), source: options.source });
+  /**
+   * Entries ordered by source and title; `tags` keeps those a character holding them may know (filtered in the
+   * store's query); `offset` and `limit` page through them (in the store's query too).
+   */
+  async list(options: { tags?: readonly string[]; source?: string; offset?: number; limit?: number } = {}): Promise<LoreEntry[]> {
+    return this.store.lore.list({
+      accessibleTo: options.tags === undefined ? undefined : requireCharacterTags(options.tags),
+      source: options.source,
+      offset: optionalCount(options.offset, 'offset'),
+      limit: optionalCount(options.limit, 'limit'),
+    });
   }
 
   /** One entry by id, or null. */

@@ -96,6 +96,10 @@ export interface LoreListOptions {
   accessibleTo?: readonly string[];
   /** Only entries of this source. */
   source?: string;
+  /** Entries to skip in (source, title) order (default 0). */
+  offset?: number;
+  /** At most this many entries (default: every one). */
+  limit?: number;
 }
 
 /**

@@ -183,6 +183,17 @@ export function runLoreContract(name: string, factory: StoreFactory): void {
         expect(titles(await memory.lore.list({ tags: ORSA_CHARACTERS.saltspireLamplighter }))).not.toContain('The Brackwater lantern house');
       });
 
+      it('pages a listing in the store\'s query, in (source, title) order, filters first', async () => {
+        const whole = titles(await memory.lore.list({ tags: ORSA_CHARACTERS.bartender }));
+        expect(whole.length).toBeGreaterThan(3);
+        const pages = [];
+        for (let offset = 0; offset < whole.length + 2; offset += 2) pages.push(...titles(await memory.lore.list({ tags: ORSA_CHARACTERS.bartender, offset, limit: 2 })));
+        expect(pages).toEqual(whole);
+        expect(await memory.lore.list({ offset: 1_000_000 })).toEqual([]);
+        expect(titles(await memory.lore.list({ offset: 1 }))).toEqual(titles(await memory.lore.list()).slice(1));
+        await expect(memory.lore.list({ limit: -1 })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+      });
+
       it('filters before ranking: when the k best matches are all hidden, the permitted ones still fill k', async () => {
         const secrets = Array.from({ length: 20 }, (_, index): LoreEntryInput => ({ source: 'secrets.yaml', title: `Secret ${index}`, scopeLevel: 'faction', scopeTags: ['inner_circle'], content: 'obsidian obsidian obsidian tower of obsidian obsidian' }));
         const common = Array.from({ length: 6 }, (_, index): LoreEntryInput => ({ source: 'common.yaml', title: `Rumour ${index}`, scopeLevel: 'regional', scopeTags: ['brackwater'], content: `a single obsidian shard among many other ordinary harbour words, number ${index}` }));

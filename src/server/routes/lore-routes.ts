@@ -4,10 +4,10 @@ import { MnemoError } from '../../core/errors.js';
 import { loreAccessible } from '../../core/lore-access.js';
 import { requireAdmin } from '../access.js';
 import { characterTags } from '../lore-guard.js';
-import { defineRoute } from '../route.js';
+import { DEFAULT_PAGE, defineRoute, nextOffset } from '../route.js';
 import type { Route } from '../route.js';
 import { entryParams, loreEntriesQuery, loreEntryQuery, loreImportBody, loreSearchBody, loreWipeBody } from '../schemas/requests.js';
-import { loreEntrySchema, loreHitSchema, loreImportReportSchema, loreStatusSchema } from '../schemas/responses.js';
+import { loreEntrySchema, loreHitSchema, loreImportReportSchema, loreStatusSchema, nextOffsetSchema } from '../schemas/responses.js';
 
 /** An entry as the API shows it: everything but the vector. */
 const withoutVector = <T extends object>(entry: T): T => {
@@ -64,14 +64,17 @@ export const loreRoutes: Route[] = [
     method: 'get',
     path: '/v1/lore/entries',
     operationId: 'listLore',
-    summary: 'The entries a character may know, by source and title (every entry for an admin token without tags)',
+    summary: 'The entries a character may know, by source and title (every entry for an admin token without tags), paged',
     tag: 'lore',
     access: 'any',
     query: loreEntriesQuery,
-    response: z.object({ entries: z.array(loreEntrySchema) }),
+    response: z.object({ entries: z.array(loreEntrySchema), nextOffset: nextOffsetSchema }),
     async handle({ query, principal, memory }) {
       const tags = characterTags(principal, query.tags, 'lore listing');
-      return { entries: (await memory.lore.list({ tags, source: query.source })).map(withoutVector) };
+      const offset = query.offset ?? 0;
+      const limit = query.limit ?? DEFAULT_PAGE;
+      const entries = await memory.lore.list({ tags, source: query.source, offset, limit: limit + 1 });
+      return { entries: entries.slice(0, limit).map(withoutVector), nextOffset: nextOffset(entries.length, offset, limit) };
     },
   }),
   defineRoute({

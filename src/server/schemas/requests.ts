@@ -147,7 +147,7 @@ export const loreSearchBody = z.strictObject({
   focusTerms: focusTermsSchema.optional().describe('Here-and-now terms: entries mentioning one get a small boost.'),
 });
 
-export const loreEntriesQuery = z.strictObject({
+export const loreEntriesQuery = pageQuery.extend({
   tags: queryList.optional().describe("Comma-separated lore tags of a character; required unless the token is an admin's. Empty = continental only."),
   source: z.string().min(1).max(200).optional(),
 });

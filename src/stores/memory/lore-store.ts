@@ -57,6 +57,7 @@ export class InMemoryLoreStore implements LoreStore {
     const held = options.accessibleTo === undefined ? null : new Set(options.accessibleTo);
     return this.sorted()
       .filter((entry) => (held === null || loreAccessible(entry.scopeLevel, entry.scopeTags, held)) && (options.source === undefined || entry.source === options.source))
+      .slice(options.offset ?? 0, options.limit === undefined ? undefined : (options.offset ?? 0) + options.limit)
       .map(toEntry);
   }
 

@@ -91,8 +91,10 @@ export class PostgresLoreStore implements LoreStore {
         SELECT 1 FROM jsonb_array_elements_text(scope_tags::jsonb) AS tag WHERE tag <> ALL ($${params.push([...options.accessibleTo])}::text[])))`);
     }
     if (options.source !== undefined) where.push(`source = $${params.push(options.source)}`);
+    const limit = options.limit === undefined ? '' : ` LIMIT $${params.push(options.limit)}`;
+    const offset = options.offset === undefined ? '' : ` OFFSET $${params.push(options.offset)}`;
     const result = await this.connection.read().query<EntryRow>(
-      `SELECT ${ENTRY_COLUMNS} FROM ${this.entries} ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY source COLLATE "C", title COLLATE "C"`,
+      `SELECT ${ENTRY_COLUMNS} FROM ${this.entries} ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY source COLLATE "C", title COLLATE "C"${limit}${offset}`,
       params,
     );
     return result.rows.map(toEntry);

@@ -88,7 +88,7 @@ export class SqliteLoreStore implements LoreStore {
 
   async list(options: LoreListOptions = {}): Promise<LoreEntry[]> {
     const where: string[] = [];
-    const parameters: string[] = [];
+    const parameters: (string | number)[] = [];
     if (options.accessibleTo !== undefined) {
       where.push(ACCESSIBLE);
       parameters.push(JSON.stringify(options.accessibleTo));
@@ -97,7 +97,9 @@ export class SqliteLoreStore implements LoreStore {
       where.push('source = ?');
       parameters.push(options.source);
     }
-    const sql = `SELECT ${ENTRY_COLUMNS} FROM lore_entries ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY source, title`;
+    const page = options.limit === undefined && options.offset === undefined ? '' : ' LIMIT ? OFFSET ?';
+    if (page !== '') parameters.push(options.limit ?? -1, options.offset ?? 0);
+    const sql = `SELECT ${ENTRY_COLUMNS} FROM lore_entries ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY source, title${page}`;
     return (this.connection.database().prepare(sql).all(...parameters) as EntryRow[]).map(toEntry);
   }
 

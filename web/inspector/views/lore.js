@@ -16,7 +16,7 @@ export async function loreView(container, { params, go, access, isCurrent }) {
   );
   replace(container, h('h2', {}, 'Lore'), form);
   // Every entry is needed to say what a character cannot reach: only an admin token may list them without tags.
-  const listing = access?.admin ? await api('/v1/lore/entries') : tags === null ? null : await api(`/v1/lore/entries${queryString({ tags: tags.join(',') })}`);
+  const listing = access?.admin ? await loreListing({}) : tags === null ? null : await loreListing({ tags: tags.join(',') });
   const status = access?.admin ? await api('/v1/lore/status') : null;
   if (!isCurrent()) return;
   if (status !== null) form.before(originLine(status.origin));
@@ -25,12 +25,28 @@ export async function loreView(container, { params, go, access, isCurrent }) {
     return;
   }
   const entries = listing.entries;
+  if (listing.more) container.append(h('p', { class: 'notice' }, `The book holds more than ${entries.length.toLocaleString('en-US')} entries: these are the first, by source and title (GET /v1/lore/entries pages through all of them).`));
   if (entries.length === 0) {
     container.append(empty(tags !== null && !access?.admin ? 'These tags reach no entry.' : 'The lore book is empty: import one with `mnemo lore import` or POST /v1/lore/import.'));
     return;
   }
   if (tags === null) return container.append(bookByScope(entries));
   container.append(reachTables(entries, tags, access?.admin === true));
+}
+
+/** Pages of a listing the inspector reads at most (1,000 entries each): a larger book shows its first entries, said so. */
+const MAX_PAGES = 20;
+
+/** The lore listing, page after page (the API pages it), up to MAX_PAGES; `more` when the book goes on. */
+async function loreListing(query) {
+  const entries = [];
+  let offset = 0;
+  for (let page = 0; page < MAX_PAGES && offset !== null; page++) {
+    const answer = await api(`/v1/lore/entries${queryString({ ...query, limit: 1000, offset: offset === 0 ? undefined : offset })}`);
+    entries.push(...answer.entries);
+    offset = answer.nextOffset;
+  }
+  return { entries, more: offset !== null };
 }
 
 /** Where the live lore came from (admin tokens only): a git commit, a folder, or entries given in code. */
