@@ -193,6 +193,8 @@ describe('MCP arguments', () => {
       expect(wrong.content[0]?.text).toMatch(/^error INVALID_INPUT: .*turnId/u);
       const deep = (await client.callTool({ name: 'remember', arguments: { scope: 'run-1', key: 'deep', value: nested(200) } })) as { isError?: boolean; content: { text: string }[] };
       expect(deep.content[0]?.text).toMatch(/^error LIMIT_EXCEEDED: .*jsonDepth/u);
+      const file = (await client.callTool({ name: 'import_save', arguments: { saveId: 'run-1', file: 'x'.repeat(LIMITS.mcpSaveFileChars + 1) } })) as { isError?: boolean; content: { text: string }[] };
+      expect(file.content[0]?.text).toMatch(/^error LIMIT_EXCEEDED: .*limit mcpSaveFileChars/u);
       // Far past the bound (and deeper than zod's recursive JSON schema can walk: a stack overflow, uncoded): refused first.
       for (const [name, args] of [['remember', { scope: 'run-1', key: 'deeper', value: nested(3000) }], ['add_memory', { saveId: 'run-1', turnId: 1, text: 'x', metadata: { deep: nested(3000) } }]] as const) {
         const deeper = (await client.callTool({ name, arguments: args })) as { isError?: boolean; content: { text: string }[] };

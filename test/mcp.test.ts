@@ -14,8 +14,8 @@ import { MARTA, MARTA_TAGS, SAVE, seedScene } from './serving-fixture.js';
 const dir = tempDir();
 const ROOT = join(import.meta.dirname, '..');
 const CLI = join(import.meta.dirname, 'fixtures', 'cli-child.ts');
-const TOOLS = ['add_memory', 'build_context', 'fork_save', 'list_beliefs', 'list_facts', 'list_mental_models', 'list_saves', 'lore_search', 'query_memory', 'recall', 'remember', 'rewind'];
-const WRITERS = { add_memory: { destructiveHint: false, idempotentHint: false }, fork_save: { destructiveHint: false, idempotentHint: false }, remember: { destructiveHint: true, idempotentHint: true }, rewind: { destructiveHint: true, idempotentHint: true } } as Record<string, object>;
+const TOOLS = ['add_memory', 'build_context', 'export_save', 'fork_save', 'import_save', 'list_beliefs', 'list_facts', 'list_mental_models', 'list_saves', 'lore_search', 'query_memory', 'recall', 'remember', 'rewind'];
+const WRITERS = { add_memory: { destructiveHint: false, idempotentHint: false }, fork_save: { destructiveHint: false, idempotentHint: false }, import_save: { destructiveHint: false, idempotentHint: false }, remember: { destructiveHint: true, idempotentHint: true }, rewind: { destructiveHint: true, idempotentHint: true } } as Record<string, object>;
 
 type ToolResult = { isError?: boolean; content: { type: string; text: string }[]; structuredContent?: Record<string, unknown> };
 
@@ -86,6 +86,17 @@ async function exerciseTools(client: Client, call: (name: string, args: Record<s
   expect(rewound.structuredContent).toMatchObject({ chunks: 1 });
   expect(rewound.content[0]?.text).toMatch(new RegExp(`^Rewound ${SAVE} to turn 12: removed 1 chunk, 0 facts, `, 'u'));
   expect((await call('query_memory', { saveId: 'notes', query: 'letter unopened', k: 1 })).content[0]?.text).toContain('Kaël returns the letter unopened to Marta.');
+  const exported = await call('export_save', { saveId: 'notes', vectors: false });
+  expect(exported.content[0]?.text).toMatch(/^Save file of notes: \d+ lines, [\d,]+ characters \(format mnemo-save\); import_save takes it as it is\.$/u);
+  const file = (exported.content[1] as unknown as { resource: { text: string; mimeType: string } }).resource;
+  expect(file.mimeType).toBe('application/jsonl');
+  // Without an admin token the save's lore chunk stays out of the file (14 chunks in notes, 13 exported).
+  const truncated = file.text.split('\n').slice(0, -2).join('\n');
+  expect((await call('import_save', { saveId: 'restored', file: truncated })).content[0]?.text).toMatch(/^error SAVE_FILE_INVALID: .*truncated/u);
+  expect((await call('list_saves', {})).content[0]?.text).not.toContain('restored');
+  expect((await call('import_save', { saveId: 'restored', file: file.text })).content[0]?.text).toBe('Imported notes into restored: 13 chunks (0 with vectors), 4 facts, 3 beliefs, 1 mental model, 0 queued jobs.');
+  expect((await call('import_save', { saveId: 'restored', file: file.text })).content[0]?.text).toMatch(/^error CONFLICT: /u);
+  expect((await call('query_memory', { saveId: 'restored', query: 'letter unopened', k: 1 })).content[0]?.text).toContain('Kaël returns the letter unopened to Marta.');
   const after = await call('query_memory', { saveId: SAVE, query: 'letter unopened', k: 3 });
   expect((after.structuredContent?.hits as { text: string }[]).map((hit) => hit.text)).not.toContain('Kaël returns the letter unopened to Marta.');
 
@@ -102,7 +113,7 @@ describe('MCP over stdio', () => {
 
   beforeAll(async () => {
     const path = await seededDatabase('stdio.db');
-    transport = new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', CLI, '--db', path, '--embedder', 'hashing', 'mcp', '--saves', `${SAVE},notes`], cwd: ROOT, stderr: 'pipe' });
+    transport = new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', CLI, '--db', path, '--embedder', 'hashing', 'mcp', '--saves', `${SAVE},notes,restored`], cwd: ROOT, stderr: 'pipe' });
     client = new Client({ name: 'mnemo-test', version: '1.0.0' });
     await client.connect(transport);
   });
@@ -121,7 +132,7 @@ describe('MCP over streamable HTTP', () => {
 
   beforeAll(async () => {
     const path = await seededDatabase('http.db');
-    child = spawn(process.execPath, ['--import', 'tsx', CLI, '--db', path, '--embedder', 'hashing', 'mcp', '--http', '--host', '127.0.0.1', '--port', '0', '--token', `${TOKEN}:${SAVE},notes`], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    child = spawn(process.execPath, ['--import', 'tsx', CLI, '--db', path, '--embedder', 'hashing', 'mcp', '--http', '--host', '127.0.0.1', '--port', '0', '--token', `${TOKEN}:${SAVE},notes,restored`], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
     url = await new Promise<string>((resolve, reject) => {
       let stdout = '';

@@ -49,6 +49,8 @@ export const LIMITS = {
   names: 100,
   /** Chunks written by one HTTP or MCP call (the library takes any number: its cost is what it writes). */
   chunksPerCall: 1000,
+  /** Characters of a save file passed through MCP (export_save's answer, import_save's file); HTTP and the CLI stream any size. */
+  mcpSaveFileChars: 1_000_000,
 } as const;
 
 /** The name of a bound in LIMITS. */

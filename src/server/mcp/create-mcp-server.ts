@@ -19,9 +19,11 @@ import type { Principal } from '../access.js';
 import type { InFlight } from '../in-flight.js';
 import type { Route } from '../route.js';
 import { API_ROUTES } from '../routes/index.js';
+import { importBody } from '../routes/save-file-routes.js';
 import { invalidInput } from '../invalid-input.js';
 import { chunkInputSchema, contextBody, forkBody, loreSearchBody, queryBody, recallBody, rememberBody, rewindBody, saveIdSchema, turnIdSchema } from '../schemas/requests.js';
 import type { forkCountsSchema, rewindCountsSchema, saveOverviewSchema } from '../schemas/responses.js';
+import { collectSaveFile } from './collect-save-file.js';
 import { MCP_INSTRUCTIONS } from './mcp-instructions.js';
 
 const withSave = { saveId: saveIdSchema };
@@ -47,6 +49,15 @@ const modelsTool = z.strictObject({ ...withSave, subject: z.string().max(200).op
 const listSavesTool = z.strictObject({
   offset: z.number().int().min(0).optional().describe('Saves to skip (default 0).'),
   limit: z.number().int().min(1).max(1000).optional().describe('Saves to list (default 100).'),
+});
+
+const exportSaveTool = z.strictObject({
+  ...withSave,
+  vectors: z.boolean().optional().describe("Include each chunk's vector (default true, so an import finds the chunks by meaning at once; false gives a file several times smaller, whose import finds them by words until `mnemo reindex`)."),
+});
+const importSaveTool = importBody.extend({
+  saveId: saveIdSchema.describe('The save to import into; it must hold nothing yet.'),
+  file: z.string().min(1).max(LIMITS.mcpSaveFileChars, `must be at most ${LIMITS.mcpSaveFileChars.toLocaleString('en-US')} characters (limit mcpSaveFileChars, see docs/limits.md); import a larger file with mnemo import`).describe('The save file (JSON Lines), exactly as export_save gave it.'),
 });
 
 /**
@@ -171,6 +182,22 @@ export function createMcpServer(memory: Mnemo, principal: Principal, options: { 
   tool('fork_save', { title: 'Fork a save', description: 'Copy a save as of a turn into a new, empty save, every layer, in one transaction; the old save is left as it was (a "save as", or a branch of the story).', annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false } }, forkBody.extend(withSave), async ({ saveId, ...body }) => {
     const result = await invoke<z.infer<typeof forkCountsSchema>>(memory, principal, 'fork', { saveId, body });
     return asResult(result, `Forked ${saveId} at turn ${body.atTurn} into ${body.newSaveId}: ${plural(result.chunks, 'chunk')}, ${plural(result.living.facts, 'fact')}, ${plural(result.living.beliefs, 'belief')}, ${plural(result.living.models, 'mental model')}.`);
+  });
+  tool('export_save', { title: 'Export a save', description: 'A save, every layer (chunks, facts, beliefs, mental models, queued jobs), as one save file (JSON Lines) for a backup, a move to another store or import_save; the file comes as a resource after a one-line summary.', annotations: readOnly }, exportSaveTool, async ({ saveId, vectors }) => {
+    const file = await collectSaveFile(await invoke<AsyncIterable<string>>(memory, principal, 'exportSave', { saveId, query: { vectors: vectors !== false } }), saveId);
+    const summary = { saveId, lines: file.lines, characters: file.text.length };
+    return {
+      content: [
+        { type: 'text', text: `Save file of ${saveId}: ${plural(file.lines, 'line')}, ${file.text.length.toLocaleString('en-US')} characters (format mnemo-save); import_save takes it as it is.` },
+        { type: 'resource', resource: { uri: `mnemo://saves/${encodeURIComponent(saveId)}/save-file.jsonl`, mimeType: 'application/jsonl', text: file.text } },
+      ],
+      structuredContent: summary,
+    };
+  });
+  tool('import_save', { title: 'Import a save', description: 'Import a save file (as export_save gives it) into a new, empty save, every layer in one transaction; the whole file is checked first, and a malformed or truncated one writes nothing and names its line.', annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false } }, importSaveTool, async ({ saveId, ...body }) => {
+    const result = await invoke<{ fromSaveId: string; chunks: number; vectors: number; living: { facts: number; beliefs: number; models: number; jobs: number } }>(memory, principal, 'importSave', { saveId, body });
+    const living = result.living;
+    return asResult(result, `Imported ${result.fromSaveId} into ${saveId}: ${plural(result.chunks, 'chunk')} (${result.vectors} with vectors), ${plural(living.facts, 'fact')}, ${plural(living.beliefs, 'belief')}, ${plural(living.models, 'mental model')}, ${plural(living.jobs, 'queued job')}.`);
   });
   tool('list_facts', { title: 'List facts', description: "A save's facts, most recent first, one line each: turn, fact id, statement. Filter by entity or turn.", annotations: readOnly }, factsTool, async ({ saveId, limit: count, ...query }) => {
     const result = await invoke<{ facts: Fact[] }>(memory, principal, 'listFacts', { saveId, query: { ...query, limit: count ?? 20 } });

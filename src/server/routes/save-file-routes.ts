@@ -11,7 +11,8 @@ const exportQuery = z.strictObject({
   vectors: z.enum(['true', 'false']).transform((value) => value === 'true').optional().describe("Write the chunks' vectors (default true)."),
 });
 
-const importBody = z.strictObject({
+/** The body of an import (the MCP tool import_save takes the same, its file bounded by LIMITS.mcpSaveFileChars). */
+export const importBody = z.strictObject({
   file: z.string().min(1).describe('The save file (JSON Lines, as GET .../export wrote it; docs/export-import.md), within the server\'s body limit (--max-body).'),
   vectors: z.boolean().optional().describe("Write the file's vectors (default true; false for vectors of another embedder, then re-embed with mnemo reindex)."),
   settings: z.boolean().optional().describe("Also apply the file's missions to the store (store-wide: admin tokens only; default false)."),
