@@ -22,5 +22,5 @@ it('passes `mcp-inspector --cli --method tools/list --strict` with no warning', 
   const problems = stderr.split('\n').filter((line) => line.trim() !== '' && !line.startsWith('[mnemo]'));
   expect(problems).toEqual([]);
   expect(code).toBe(0);
-  expect((JSON.parse(stdout) as { tools: unknown[] }).tools).toHaveLength(14);
+  expect((JSON.parse(stdout) as { tools: unknown[] }).tools).toHaveLength(15);
 });

@@ -14,8 +14,8 @@ import { MARTA, MARTA_TAGS, SAVE, seedScene } from './serving-fixture.js';
 const dir = tempDir();
 const ROOT = join(import.meta.dirname, '..');
 const CLI = join(import.meta.dirname, 'fixtures', 'cli-child.ts');
-const TOOLS = ['add_memory', 'build_context', 'export_save', 'fork_save', 'import_save', 'list_beliefs', 'list_facts', 'list_mental_models', 'list_saves', 'lore_search', 'query_memory', 'recall', 'remember', 'rewind'];
-const WRITERS = { add_memory: { destructiveHint: false, idempotentHint: false }, fork_save: { destructiveHint: false, idempotentHint: false }, import_save: { destructiveHint: false, idempotentHint: false }, remember: { destructiveHint: true, idempotentHint: true }, rewind: { destructiveHint: true, idempotentHint: true } } as Record<string, object>;
+const TOOLS = ['add_memory', 'build_context', 'delete_save', 'export_save', 'fork_save', 'import_save', 'list_beliefs', 'list_facts', 'list_mental_models', 'list_saves', 'lore_search', 'query_memory', 'recall', 'remember', 'rewind'];
+const WRITERS = { add_memory: { destructiveHint: false, idempotentHint: false }, delete_save: { destructiveHint: true, idempotentHint: true }, fork_save: { destructiveHint: false, idempotentHint: false }, import_save: { destructiveHint: false, idempotentHint: false }, remember: { destructiveHint: true, idempotentHint: true }, rewind: { destructiveHint: true, idempotentHint: true } } as Record<string, object>;
 
 type ToolResult = { isError?: boolean; content: { type: string; text: string }[]; structuredContent?: Record<string, unknown> };
 
@@ -97,6 +97,19 @@ async function exerciseTools(client: Client, call: (name: string, args: Record<s
   expect((await call('import_save', { saveId: 'restored', file: file.text })).content[0]?.text).toBe('Imported notes into restored: 13 chunks (0 with vectors), 4 facts, 3 beliefs, 1 mental model, 0 queued jobs.');
   expect((await call('import_save', { saveId: 'restored', file: file.text })).content[0]?.text).toMatch(/^error CONFLICT: /u);
   expect((await call('query_memory', { saveId: 'restored', query: 'letter unopened', k: 1 })).content[0]?.text).toContain('Kaël returns the letter unopened to Marta.');
+  // delete_save: every layer of restored goes; a second delete (or a save that never held anything) gives zeros.
+  const deleted = await call('delete_save', { saveId: 'restored' });
+  expect(deleted.content[0]?.text).toBe('Deleted restored: removed 13 chunks, 4 facts, 3 beliefs, 1 mental model, 0 queued jobs.');
+  expect(deleted.structuredContent).toEqual({ chunks: 13, living: { facts: 4, beliefs: 3, models: 1, jobs: 0 } });
+  expect((await call('delete_save', { saveId: 'restored' })).content[0]?.text).toBe('Deleted restored: removed 0 chunks, 0 facts, 0 beliefs, 0 mental models, 0 queued jobs.');
+  expect((await call('list_saves', {})).content[0]?.text).not.toContain('restored');
+  expect((await call('query_memory', { saveId: 'restored', query: 'letter unopened', k: 1 })).structuredContent?.hits).toEqual([]);
+  expect((await call('list_facts', { saveId: 'restored' })).structuredContent?.facts).toEqual([]);
+  // The save id is free again: the same file imports into it.
+  expect((await call('import_save', { saveId: 'restored', file: file.text })).content[0]?.text).toBe('Imported notes into restored: 13 chunks (0 with vectors), 4 facts, 3 beliefs, 1 mental model, 0 queued jobs.');
+  expect((await call('query_memory', { saveId: 'restored', query: 'letter unopened', k: 1 })).content[0]?.text).toContain('Kaël returns the letter unopened to Marta.');
+  const otherDelete = await call('delete_save', { saveId: 'other' });
+  expect(otherDelete.content[0]?.text).toMatch(/^error FORBIDDEN: /u);
   const after = await call('query_memory', { saveId: SAVE, query: 'letter unopened', k: 3 });
   expect((after.structuredContent?.hits as { text: string }[]).map((hit) => hit.text)).not.toContain('Kaël returns the letter unopened to Marta.');
 
