@@ -2,7 +2,7 @@
 // A behaviour check, not a benchmark (bench/worst-request.bench.ts prints the numbers). On a shared machine a
 // process waits for a core, which stretches wall time without its own work growing, so each /health round trip is
 // measured as the smaller of its wall time and the CPU time this process spent meanwhile: work holding the event
-// loop costs CPU, waiting for a core does not. Each kind also gets up to ten tries and passes on its best one.
+// loop costs CPU, waiting for a core does not. Each kind also gets up to three tries and passes on its best one.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LIMITS } from '../src/core/limits.js';
@@ -19,7 +19,7 @@ import { ApiClient } from './server-client.js';
 import { OWN_SAVE, fillRequests, forkSaves, healthDuring, prose, worstRequests } from './worst-requests.js';
 
 const HEALTH_BOUND_MS = 100;
-const TRIES = 10;
+const TRIES = 3;
 const PLAYER = 'player-token-0123456789';
 const ADMIN = 'admin-token-0123456789ab';
 const dir = tempDir();

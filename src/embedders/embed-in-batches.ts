@@ -1,9 +1,18 @@
-// Calls an embedder in batches of its own maximum size and checks what comes back.
+// Calls an embedder in batches of its own maximum size (and a bounded number of characters), yielding between calls, and checks what comes back.
 import { MnemoError } from '../core/errors.js';
+import { LIMITS } from '../core/limits.js';
 import type { Embedder } from '../seams/embedder.js';
 
 /**
- * Embeds any number of texts, `maxBatchSize` at a time, and checks the count and length of every vector.
+ * Most characters one embedding call is given (a longer text goes alone): an in-process embedder holds the event
+ * loop for its whole call, so a write of many long texts is embedded in calls of about one chunk's worth of text
+ * at most, with yields between them.
+ */
+export const EMBED_CALL_CHARS = LIMITS.textChars;
+
+/**
+ * Embeds any number of texts, at most `maxBatchSize` and about `EMBED_CALL_CHARS` characters per call (a longer text
+ * goes alone), giving the event loop a turn between calls, and checks the count and length of every vector.
  *
  * @example
  * ```ts
@@ -13,11 +22,15 @@ import type { Embedder } from '../seams/embedder.js';
 export async function embedInBatches(embedder: Embedder, texts: readonly string[]): Promise<Float32Array[]> {
   const batch = Math.max(1, embedder.maxBatchSize);
   const vectors: Float32Array[] = [];
-  for (let start = 0; start < texts.length; start += batch) {
-    const slice = texts.slice(start, start + batch);
-    const result = await embedder.embed(slice);
-    if (result.length !== slice.length) {
-      throw new MnemoError('PROVIDER_FAILURE', `Embedder ${embedder.provider}/${embedder.modelId} returned ${result.length} vectors for ${slice.length} texts.`);
+  for (let start = 0; start < texts.length;) {
+    let end = start + 1;
+    let characters = (texts[start] as string).length;
+    while (end < texts.length && end - start < batch && characters + (texts[end] as string).length <= EMBED_CALL_CHARS) characters += (texts[end++] as string).length;
+    if (start > 0) await new Promise((resolve) => setImmediate(resolve));
+    const part = texts.slice(start, end);
+    const result = await embedder.embed(part);
+    if (result.length !== part.length) {
+      throw new MnemoError('PROVIDER_FAILURE', `Embedder ${embedder.provider}/${embedder.modelId} returned ${result.length} vectors for ${part.length} texts.`);
     }
     for (const vector of result) {
       if (vector.length !== embedder.dimensions) {
@@ -25,6 +38,7 @@ export async function embedInBatches(embedder: Embedder, texts: readonly string[
       }
       vectors.push(vector);
     }
+    start = end;
   }
   return vectors;
 }

@@ -185,7 +185,7 @@ export class NarrativeMemory {
     }
     await this.attachVectors(chunks);
     const result = await this.store.insertChunks(chunks);
-    this.cache.afterWrite(saveId, result, (index) => index.add(chunks.map((chunk) => chunkDocument(chunk, this.roles))));
+    await this.cache.afterWrite(saveId, result, (index) => index.addSliced(chunks.map((chunk) => chunkDocument(chunk, this.roles))));
     return chunks.map((chunk) => chunk.id);
   }
 
@@ -216,19 +216,22 @@ export class NarrativeMemory {
   private async writeTurn(saveId: string, turnId: number, chunkType: string, chunks: NewChunk[]): Promise<string[]> {
     await this.attachVectors(chunks);
     const result = await this.store.replaceTurn(saveId, turnId, chunkType, chunks);
-    this.cache.afterWrite(saveId, result, (index) => {
+    await this.cache.afterWrite(saveId, result, (index) => {
       index.removeAt(turnId, chunkType);
-      index.add(chunks.map((chunk) => chunkDocument(chunk, this.roles)));
+      return index.addSliced(chunks.map((chunk) => chunkDocument(chunk, this.roles)));
     });
     return chunks.map((chunk) => chunk.id);
   }
 
   /**
    * Told by the rewind owner (`src/saves/rewind-save.ts`) after the store's transaction removed the save's chunks
-   * after `turnId`: the save's index drops them in place when it was one step behind, else it rebuilds lazily.
+   * after `turnId`: the save's index drops them in place when it was one step behind (after a write of the save still
+   * being applied, which queries wait for), else it rebuilds lazily.
    */
   afterRewind(saveId: string, turnId: number, result: WriteResult): void {
-    this.cache.afterWrite(saveId, result, (index) => index.removeAfter(turnId));
+    void this.cache.afterWrite(saveId, result, (index) => {
+      index.removeAfter(turnId);
+    });
   }
 
   /**

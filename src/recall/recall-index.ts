@@ -56,7 +56,7 @@ export class RecallIndex {
   afterPut(result: RecallWriteResult & { seq: number; replaced: boolean }, row: Pick<RecallIndexRow, 'seq' | 'scope' | 'key' | 'valueText' | 'embedding'>): void {
     const own = corpusOf(row.scope);
     for (const corpus of this.corpora) {
-      this.cache.afterWrite(corpus, result, (index) => {
+      void this.cache.afterWrite(corpus, result, (index) => {
         if (corpus !== own && corpus !== 'all') return;
         if (result.replaced) index.remove([String(row.seq)]);
         index.add([recallDocument(row)]);
@@ -68,6 +68,10 @@ export class RecallIndex {
   afterRemove(result: RecallWriteResult): void {
     if (result.removedSeqs.length === 0) return;
     const removed = result.removedSeqs.map(String);
-    for (const corpus of this.corpora) this.cache.afterWrite(corpus, result, (index) => index.remove(removed));
+    for (const corpus of this.corpora) {
+      void this.cache.afterWrite(corpus, result, (index) => {
+        index.remove(removed);
+      });
+    }
   }
 }

@@ -1,4 +1,5 @@
 // One corpus's search index in memory (a save's chunks, the lore book, a recall scope): BM25 postings, vectors and the attributes filters read, by slot.
+import { TimeSlice } from '../core/time-slice.js';
 import { Bm25Index } from './bm25.js';
 import { DocumentContext } from './document-context.js';
 import type { ContextFields } from './document-context.js';
@@ -431,6 +432,23 @@ export class CorpusIndex {
         this.refreshContext(slot);
         if (previous >= 0) this.refreshContext(previous);
       }
+    }
+  }
+
+  /**
+   * Adds documents in order, as `add` does, giving the event loop back between them every few milliseconds (a
+   * document's text is at most `LIMITS.textChars`), so a write of many long texts does not hold other requests.
+   * Who reads the index meanwhile sees some of them: `IndexCache.afterWrite` keeps readers out until it is done.
+   *
+   * @example
+   * ```ts
+   * await index.addSliced(chunks.map((chunk) => chunkDocument(chunk)));
+   * ```
+   */
+  async addSliced(rows: readonly IndexDocument[], slice = new TimeSlice()): Promise<void> {
+    for (const row of rows) {
+      await slice.tick();
+      this.add([row]);
     }
   }
 

@@ -66,6 +66,8 @@ export class IndexCache {
   private readonly building = new Map<string, Promise<CorpusIndex>>();
   /** Keys whose index changed since it was last persisted, with the timer that will persist it. */
   private readonly dirty = new Map<string, NodeJS.Timeout>();
+  /** The write being applied to each key's index, in slices (see `afterWrite`); later writes of the key queue behind it. */
+  private readonly applying = new Map<string, Promise<void>>();
   /** The persist running for each key (writes of one key never overlap). */
   private readonly writing = new Map<string, Promise<void>>();
   private identity: Promise<string> | null = null;
@@ -80,6 +82,8 @@ export class IndexCache {
 
   /** The index of a corpus, refreshed if the store moved on. */
   async get(key: string): Promise<CorpusIndex> {
+    // A write being applied in slices is seen whole or not at all: wait for it (and for any queued after it).
+    await this.applied(key);
     const cached = this.indexes.get(key);
     const version = await this.source.version(key);
     if (cached !== undefined && cached.version === version) {
@@ -162,24 +166,57 @@ export class IndexCache {
   }
 
   /**
-   * Applies a write this process made. When the cached index was exactly one step behind, `apply` updates it in
-   * place; otherwise (another writer got in between, or too much was removed) it is dropped and rebuilt lazily.
+   * Applies a write this process made, once the writes of `key` applied before it are. When the cached index was
+   * exactly one step behind, `apply` updates it in place (it may take several turns of the event loop: `get` and
+   * the persisted copy wait until it is done, so no query sees half a write); otherwise (another writer got in
+   * between, or too much was removed) the index is dropped and rebuilt lazily. Resolves once the index is in step
+   * (never rejects: an `apply` that fails drops the index, said in the log).
    */
-  afterWrite(key: string, result: WriteResult, apply: (index: CorpusIndex) => void): void {
+  afterWrite(key: string, result: WriteResult, apply: (index: CorpusIndex) => void | Promise<void>): Promise<void> {
+    const previous = this.applying.get(key);
+    const outcome = previous === undefined ? this.applyWrite(key, result, apply) : previous.then(() => this.applyWrite(key, result, apply));
+    if (outcome === undefined) return Promise.resolve();
+    const tracked = outcome.catch((error: unknown) => {
+      this.drop(key);
+      this.logger.warn(`the index of ${key} could not take a write in place (${(error as Error).message}); it will be rebuilt from the store`);
+    }).finally(() => {
+      if (this.applying.get(key) === tracked) this.applying.delete(key);
+    });
+    this.applying.set(key, tracked);
+    return tracked;
+  }
+
+  /** Applies one write to the cached index (synchronously when `apply` is), then persists and evicts as needed. */
+  private applyWrite(key: string, result: WriteResult, apply: (index: CorpusIndex) => void | Promise<void>): Promise<void> | undefined {
     const cached = this.indexes.get(key);
-    if (cached === undefined || result.version === result.previousVersion) return;
+    if (cached === undefined || result.version === result.previousVersion) return undefined;
     if (cached.version !== result.previousVersion) {
       this.drop(key);
-      return;
+      return undefined;
     }
-    apply(cached);
-    cached.version = result.version;
-    if (cached.removedRatio > (this.options.maxRemovedRatio ?? 0.5)) {
+    const applying = apply(cached);
+    if (applying === undefined) {
+      this.settle(key, cached, result.version);
+      return undefined;
+    }
+    return applying.then(() => this.settle(key, cached, result.version));
+  }
+
+  private settle(key: string, index: CorpusIndex, version: number): void {
+    index.version = version;
+    // Dropped, forgotten or evicted while the write was applied: nothing more to keep in step.
+    if (this.indexes.get(key) !== index) return;
+    if (index.removedRatio > (this.options.maxRemovedRatio ?? 0.5)) {
       this.drop(key);
       return;
     }
     if (this.persistence !== null) this.markDirty(key, this.persistence.delayMs ?? 2000);
     this.evict(key);
+  }
+
+  /** Resolves once no write of `key` is being applied. */
+  private async applied(key: string): Promise<void> {
+    for (let pending = this.applying.get(key); pending !== undefined; pending = this.applying.get(key)) await pending;
   }
 
   /**
@@ -207,6 +244,7 @@ export class IndexCache {
 
   /** Persists every index changed since it was last persisted, now, and waits for the writes. */
   async flush(): Promise<void> {
+    await Promise.all([...this.applying.keys()].map((key) => this.applied(key)));
     for (const key of [...this.dirty.keys()]) this.persistNow(key);
     await Promise.all(this.writing.values());
   }
@@ -240,6 +278,7 @@ export class IndexCache {
     const write = previous
       .then(async () => {
         const identity = await this.identityOf(persistence);
+        await this.applied(key);
         // From here to `finish`, synchronous: the bytes are the index at the version they name. An index changed
         // in place is persisted as a fresh build of its documents would be, and replaces itself in memory.
         let index = this.indexes.get(key) ?? given;
