@@ -26,6 +26,8 @@ import { configuredPostgresUrl, startPostgresServer, stopPostgresServer } from '
 import { seededRandom, sentences } from './synthetic-corpus.js';
 import { postgresConnectionOf, schemaTable } from '../src/stores/postgres/postgres-connection.js';
 import { sqliteConnectionOf } from '../src/stores/sqlite/sqlite-connection.js';
+import { hideChunksAfter, PURGE_BATCH, purgeRewoundChunks } from '../src/stores/sqlite/rewound-chunks.js';
+import Database from 'better-sqlite3';
 
 const { values } = parseArgs({
   options: {
@@ -114,7 +116,10 @@ type Part = 'every layer (store.rewind)' | 'chunks only' | 'living layer only';
 /** A fresh copy of the built save, opened, with what a rewind trial needs of it. */
 interface TrialStore {
   store: Store;
+  /** Removes the chunks after `target` as the store's rewind does (SQLite: hides them for the purge). */
   deleteChunksAfter(target: number): Promise<void>;
+  /** SQLite: closes the store and times the purge of the chunks its rewind hid, run to the end (ms). */
+  purge?(): Promise<number>;
   /** Statements sent to PostgreSQL since the copy was opened (undefined on SQLite). */
   statements?: CountingQueryable;
   close(): Promise<void>;
@@ -145,7 +150,18 @@ function sqliteBackend(dir: string): Backend {
       const store = openSqliteStore({ path: copy, durability: durability as 'full' | 'normal' });
       return {
         store,
-        deleteChunksAfter: async (target) => void sqliteConnectionOf(store).write(() => sqliteConnectionOf(store).database().prepare('DELETE FROM chunks WHERE save_id = ? AND turn_id > ?').run('bench', target)),
+        deleteChunksAfter: async (target) => void sqliteConnectionOf(store).write(() => hideChunksAfter(sqliteConnectionOf(store).database(), 'bench', target)),
+        async purge() {
+          // The background purge's work, timed alone: the store is closed first so that its own timer does not run.
+          await store.close();
+          const db = new Database(copy);
+          db.pragma(`synchronous = ${durability === 'full' ? 'FULL' : 'NORMAL'}`);
+          const started = performance.now();
+          while (db.transaction(() => purgeRewoundChunks(db, PURGE_BATCH)).immediate().pending);
+          const ms = performance.now() - started;
+          db.close();
+          return ms;
+        },
         async close() {
           await store.close();
           for (const suffix of ['', '-wal', '-shm']) rmSync(copy + suffix, { force: true });
@@ -222,8 +238,9 @@ async function rewindTrial(backend: Backend, durability: string, trial: number, 
   else await copy.deleteChunksAfter(target);
   const ms = performance.now() - started;
   const statements = copy.statements?.statements;
+  const purgeMs = part === 'every layer (store.rewind)' ? await copy.purge?.() : undefined;
   await copy.close();
-  return { ms, removed, statements };
+  return { ms, removed, statements, purgeMs };
 }
 
 /** A model that answers instantly and records how long its answers took to make. */
@@ -283,8 +300,9 @@ try {
 
   console.log(`Rewind to turn ${Math.floor(TURNS / 2)} (store.rewind: chunks, facts, beliefs, models and jobs in one transaction), ${TRIALS} trials on fresh copies`);
   const counted = STORE === 'postgres';
-  console.log(`| durability | what | median ms | min ms | max ms |${counted ? ' statements |' : ''}`);
-  console.log(`|---|---|---|---|---|${counted ? '---|' : ''}`);
+  const purged = STORE === 'sqlite';
+  console.log(`| durability | what | median ms | min ms | max ms |${counted ? ' statements |' : ''}${purged ? ' then the background purge, median ms |' : ''}`);
+  console.log(`|---|---|---|---|---|${counted ? '---|' : ''}${purged ? '---|' : ''}`);
   let removed: RewindCounts | null = null;
   let trialNumber = 0;
   for (const durability of backend.durabilities) {
@@ -293,7 +311,9 @@ try {
       for (let trial = 0; trial < TRIALS; trial++) trials.push(await rewindTrial(backend, durability, ++trialNumber, part));
       const times = trials.map((trial) => trial.ms);
       removed ??= trials[0]?.removed ?? null;
-      console.log(`| ${durability} | ${part} | ${median(times).toFixed(1)} | ${Math.min(...times).toFixed(1)} | ${Math.max(...times).toFixed(1)} |${counted ? ` ${trials[0]?.statements ?? '?'} |` : ''}`);
+      const purges = trials.flatMap((trial) => trial.purgeMs ?? []);
+      const purge = purged ? ` ${purges.length > 0 ? median(purges).toFixed(1) : ''} |` : '';
+      console.log(`| ${durability} | ${part} | ${median(times).toFixed(1)} | ${Math.min(...times).toFixed(1)} | ${Math.max(...times).toFixed(1)} |${counted ? ` ${trials[0]?.statements ?? '?'} |` : ''}${purge}`);
     }
   }
   if (removed !== null) {

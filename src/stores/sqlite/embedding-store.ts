@@ -4,6 +4,7 @@ import { renderValue } from '../../core/json-value.js';
 import type { JsonValue } from '../../core/types.js';
 import type { CachedVector, EmbedderIdentity, EmbeddingStore, IdentityClaim, ReindexItem, ReindexProgress, ReindexVector } from '../../seams/embedding-store.js';
 import type { SqliteConnection } from './sqlite-connection.js';
+import { visibleChunk } from './rewound-chunks.js';
 import { blobToVector, vectorToBlob } from './vectors.js';
 
 const IDENTITY_KEY = 'embedder.identity';
@@ -132,7 +133,7 @@ export class SqliteEmbeddingStore implements EmbeddingStore {
   private progress(target: EmbedderIdentity): ReindexProgress {
     const cursor = this.chunkCursor();
     let done = this.count('SELECT COUNT(*) AS n FROM reindex_staging');
-    let pending = this.count('SELECT COUNT(*) AS n FROM chunks WHERE seq > ?', cursor);
+    let pending = this.count(`SELECT COUNT(*) AS n FROM chunks WHERE seq > ? AND ${visibleChunk('chunks')}`, cursor);
     for (const family of FAMILIES) {
       const waiting = this.count(`SELECT COUNT(*) AS n ${pendingFrom(family)}`);
       done += this.count(`SELECT COUNT(*) AS n FROM ${family.table}`) - waiting;
@@ -159,7 +160,7 @@ export class SqliteEmbeddingStore implements EmbeddingStore {
 
   async nextToReindex(limit: number): Promise<ReindexItem[]> {
     const database = this.connection.database();
-    const chunks = database.prepare('SELECT seq, id, text FROM chunks WHERE seq > ? ORDER BY seq LIMIT ?').all(this.chunkCursor(), limit) as { seq: number; id: string; text: string }[];
+    const chunks = database.prepare(`SELECT seq, id, text FROM chunks WHERE seq > ? AND ${visibleChunk('chunks')} ORDER BY seq LIMIT ?`).all(this.chunkCursor(), limit) as { seq: number; id: string; text: string }[];
     if (chunks.length > 0) return chunks.map((row) => ({ family: 'chunks', ...row }));
     for (const family of FAMILIES) {
       const rows = database.prepare(`SELECT r.seq AS seq, ${family.columns}, ${family.source} AS source ${pendingFrom(family)} ORDER BY r.seq LIMIT ?`).all(limit) as Record<string, unknown>[];

@@ -29,6 +29,7 @@ import { LOCK_ATTEMPT_MS, openDatabase } from './open-database.js';
 import { registerSqliteConnection } from './sqlite-connection.js';
 import type { SqliteConnection } from './sqlite-connection.js';
 import { SqliteRecallStore } from './recall-store.js';
+import { hideChunksAfter, PURGE_BATCH, purgeRewoundChunks, releaseHiddenIds, visibleChunk } from './rewound-chunks.js';
 import { blobAsVector, vectorToBlob } from './vectors.js';
 
 /** Options of the SQLite store. */
@@ -101,8 +102,9 @@ export class SqliteStore implements Store {
     bumpVersion: Statement;
     readVersion: Statement;
     deleteTurn: Statement;
-    deleteAfter: Statement;
   };
+  /** The next step of the purge of rewound chunks, when one is scheduled (see rewound-chunks.ts). */
+  private purgeTimer: NodeJS.Timeout | undefined;
 
   constructor(options: SqliteStoreOptions) {
     this.location = options.path;
@@ -111,6 +113,10 @@ export class SqliteStore implements Store {
       throw new MnemoError('INVALID_INPUT', `busyTimeoutMs: expected a whole number of milliseconds >= 0, got ${JSON.stringify(options.busyTimeoutMs)}.`, { details: { field: 'busyTimeoutMs' } });
     }
     this.db = openDatabase(options);
+    // A file opened read-only before its schema knew rewinds: nothing is hidden (a temporary table says so).
+    if (options.readonly === true && this.db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'chunk_rewinds'").get() === undefined) {
+      this.db.exec('CREATE TEMP TABLE chunk_rewinds (save_id TEXT NOT NULL, turn_id INTEGER NOT NULL, seq INTEGER NOT NULL)');
+    }
     this.statements = {
       insertChunk: this.db.prepare(
         `INSERT INTO chunks (id, save_id, turn_id, chunk_type, text, entry_id, metadata, created_at, embedding)
@@ -122,8 +128,7 @@ export class SqliteStore implements Store {
          RETURNING version`,
       ),
       readVersion: this.db.prepare('SELECT version FROM saves WHERE save_id = ?'),
-      deleteTurn: this.db.prepare('DELETE FROM chunks WHERE save_id = ? AND turn_id = ? AND chunk_type = ?'),
-      deleteAfter: this.db.prepare('DELETE FROM chunks WHERE save_id = ? AND turn_id > ?'),
+      deleteTurn: this.db.prepare(`DELETE FROM chunks WHERE save_id = ? AND turn_id = ? AND chunk_type = ? AND ${visibleChunk('chunks')}`),
     };
     const connection: SqliteConnection = {
       database: () => this.database(),
@@ -138,6 +143,24 @@ export class SqliteStore implements Store {
     this.livingRows = new SqliteLivingRows(connection);
     // Living writes wait for another process's lock as every other write does: between attempts, on timers.
     this.living = new RowLivingStore(syncLivingBackend(this.livingRows, { read: (work) => work(), write: (work) => this.transact(work) }));
+    if (options.readonly !== true) this.schedulePurge(0);
+  }
+
+  /**
+   * Deletes the chunks rewinds hid, a batch per write transaction, between other work, until none is left: after
+   * each rewind and when the file is opened (a purge a crash or `close` cut short goes on). Reads never see them.
+   */
+  private schedulePurge(delayMs: number): void {
+    if (this.closed || this.purgeTimer !== undefined) return;
+    this.purgeTimer = setTimeout(() => {
+      this.purgeTimer = undefined;
+      this.transact(() => purgeRewoundChunks(this.db, PURGE_BATCH)).then(
+        ({ pending }) => (pending ? this.schedulePurge(0) : undefined),
+        // Another process holds the lock: try again later. Any other failure leaves the rows hidden until the next open.
+        (error: unknown) => (isMnemoError(error, 'STORE_BUSY') ? this.schedulePurge(1000) : undefined),
+      );
+    }, delayMs);
+    this.purgeTimer.unref();
   }
 
   /** The open better-sqlite3 handle, for the sub-stores that share this file (through their connection). */
@@ -200,6 +223,7 @@ export class SqliteStore implements Store {
   }
 
   private insertAll(chunks: readonly NewChunk[]): void {
+    releaseHiddenIds(this.db, chunks.map((chunk) => chunk.id));
     for (const chunk of chunks) {
       this.statements.insertChunk.run({ ...chunk, metadata: JSON.stringify(chunk.metadata), embedding: vectorToBlob(chunk.embedding) });
     }
@@ -232,8 +256,10 @@ export class SqliteStore implements Store {
 
   async rewind(saveId: string, turnId: number): Promise<WriteResult & { removed: RewindCounts }> {
     return this.transact(() => {
-      const chunks = this.statements.deleteAfter.run(saveId, turnId).changes;
+      // The chunks are hidden at once and deleted by the purge: deleting many rows here would hold the write lock.
+      const chunks = hideChunksAfter(this.db, saveId, turnId);
       const living = runRowProgram(rewindLiving(saveId, turnId), this.livingRows);
+      if (chunks > 0) this.schedulePurge(0);
       if (chunks === 0) {
         const version = this.currentVersion(saveId);
         return { previousVersion: version, version, count: 0, removed: { chunks, living } };
@@ -250,7 +276,7 @@ export class SqliteStore implements Store {
       const chunks = this.db.prepare(
         `INSERT INTO chunks (id, save_id, turn_id, chunk_type, text, entry_id, metadata, created_at, embedding)
          SELECT mnemo_uuid(), ?, turn_id, chunk_type, text, entry_id, json_set(metadata, '$.saveId', ?), created_at, embedding
-         FROM chunks WHERE save_id = ? AND turn_id <= ? ORDER BY seq`,
+         FROM chunks WHERE save_id = ? AND turn_id <= ? AND ${visibleChunk('chunks')} ORDER BY seq`,
       ).run(newSaveId, newSaveId, saveId, atTurn).changes;
       this.bump(newSaveId);
       return { chunks, living: runRowProgram(forkLiving(saveId, newSaveId, atTurn), this.livingRows) };
@@ -259,7 +285,9 @@ export class SqliteStore implements Store {
 
   async deleteSave(saveId: string): Promise<DeleteCounts> {
     return this.transact(() => {
-      const chunks = this.db.prepare('DELETE FROM chunks WHERE save_id = ?').run(saveId).changes;
+      const chunks = this.db.prepare(`DELETE FROM chunks WHERE save_id = ? AND ${visibleChunk('chunks')}`).run(saveId).changes;
+      this.db.prepare('DELETE FROM chunks WHERE save_id = ?').run(saveId);
+      this.db.prepare('DELETE FROM chunk_rewinds WHERE save_id = ?').run(saveId);
       const living = runRowProgram(deleteLiving(saveId), this.livingRows);
       this.db.prepare('DELETE FROM saves WHERE save_id = ?').run(saveId);
       return { chunks, living };
@@ -285,7 +313,7 @@ export class SqliteStore implements Store {
     const vectors = options.vectors !== false;
     // Walks the table in seq order from the cursor (seq is the rowid), skipping other saves' rows: one pass in all.
     const rows = this.db
-      .prepare(`SELECT seq, id, save_id, turn_id, chunk_type, text, entry_id, metadata, created_at${vectors ? ', embedding' : ''} FROM chunks WHERE seq > ? AND +save_id = ? ORDER BY seq LIMIT ?`)
+      .prepare(`SELECT seq, id, save_id, turn_id, chunk_type, text, entry_id, metadata, created_at${vectors ? ', embedding' : ''} FROM chunks WHERE seq > ? AND +save_id = ? AND ${visibleChunk('chunks')} ORDER BY seq LIMIT ?`)
       .all(options.after ?? 0, saveId, options.limit) as (ChunkRow & { seq: number; embedding?: Buffer | null })[];
     const chunks = rows.map((row) => ({ ...toChunk(row), embedding: blobAsVector(row.embedding ?? null) }));
     return { chunks, next: rows.length < options.limit ? null : (rows[rows.length - 1] as { seq: number }).seq };
@@ -294,8 +322,8 @@ export class SqliteStore implements Store {
   async countChunks(saveId: string, chunkType?: string): Promise<number> {
     this.ensureOpen();
     const row = chunkType === undefined
-      ? this.db.prepare('SELECT COUNT(*) AS n FROM chunks WHERE save_id = ?').get(saveId)
-      : this.db.prepare('SELECT COUNT(*) AS n FROM chunks WHERE save_id = ? AND chunk_type = ?').get(saveId, chunkType);
+      ? this.db.prepare(`SELECT COUNT(*) AS n FROM chunks WHERE save_id = ? AND ${visibleChunk('chunks')}`).get(saveId)
+      : this.db.prepare(`SELECT COUNT(*) AS n FROM chunks WHERE save_id = ? AND chunk_type = ? AND ${visibleChunk('chunks')}`).get(saveId, chunkType);
     return (row as { n: number }).n;
   }
 
@@ -315,7 +343,7 @@ export class SqliteStore implements Store {
   private chunksById(count: number): Statement {
     let statement = this.byIdStatements.get(count);
     if (statement === undefined) {
-      statement = this.db.prepare(`SELECT id, save_id, turn_id, chunk_type, text, entry_id, metadata, created_at FROM chunks WHERE id IN (${Array.from({ length: count }, () => '?').join(',')})`);
+      statement = this.db.prepare(`SELECT id, save_id, turn_id, chunk_type, text, entry_id, metadata, created_at FROM chunks WHERE id IN (${Array.from({ length: count }, () => '?').join(',')}) AND ${visibleChunk('chunks')}`);
       if (this.byIdStatements.size < 64) this.byIdStatements.set(count, statement);
     }
     return statement;
@@ -326,7 +354,7 @@ export class SqliteStore implements Store {
     const rows = this.db
       .prepare(
         `SELECT id, save_id, turn_id, chunk_type, text, entry_id, metadata, created_at FROM chunks
-         WHERE save_id = ? AND turn_id >= ? AND turn_id <= ? AND chunk_type IS NOT ? ORDER BY turn_id, seq LIMIT ? OFFSET ?`,
+         WHERE save_id = ? AND turn_id >= ? AND turn_id <= ? AND chunk_type IS NOT ? AND ${visibleChunk('chunks')} ORDER BY turn_id, seq LIMIT ? OFFSET ?`,
       )
       .all(...listingParameters(saveId, options)) as ChunkRow[];
     return rows.map(toChunk);
@@ -337,7 +365,7 @@ export class SqliteStore implements Store {
     const rows = this.db
       .prepare(
         `SELECT turn_id, COUNT(*) AS chunks, GROUP_CONCAT(DISTINCT chunk_type) AS types FROM chunks
-         WHERE save_id = ? AND turn_id >= ? AND turn_id <= ? AND chunk_type IS NOT ? GROUP BY turn_id ORDER BY turn_id LIMIT ? OFFSET ?`,
+         WHERE save_id = ? AND turn_id >= ? AND turn_id <= ? AND chunk_type IS NOT ? AND ${visibleChunk('chunks')} GROUP BY turn_id ORDER BY turn_id LIMIT ? OFFSET ?`,
       )
       .all(...listingParameters(saveId, options)) as { turn_id: number; chunks: number; types: string }[];
     return rows.map((row) => ({ turnId: row.turn_id, chunks: row.chunks, chunkTypes: row.types.split(',').sort() }));
@@ -349,7 +377,7 @@ export class SqliteStore implements Store {
     const columns = `id, turn_id, chunk_type, text, embedding${keys === undefined ? '' : ', metadata'}`;
     return this.db.transaction(() => {
       const version = this.currentVersion(saveId);
-      const span = this.db.prepare('SELECT MIN(seq) AS first, MAX(seq) AS last, COUNT(*) AS rows FROM chunks WHERE save_id = ?').get(saveId) as { first: number | null; last: number | null; rows: number };
+      const span = this.db.prepare(`SELECT MIN(seq) AS first, MAX(seq) AS last, COUNT(*) AS rows FROM chunks WHERE save_id = ? AND ${visibleChunk('chunks')}`).get(saveId) as { first: number | null; last: number | null; rows: number };
       if (span.first === null || span.last === null) return version;
       // Raw rows (arrays, not objects): a save is read whole when its index is built, so this loop is hot. When the
       // save holds at least half of its seq range (one save per file, or a few written apart), the table is walked
@@ -357,8 +385,8 @@ export class SqliteStore implements Store {
       // found through its index and sorted. The same rows in the same order either way.
       const walk = span.rows * 2 >= span.last - span.first + 1;
       const statement = walk
-        ? this.db.prepare(`SELECT ${columns} FROM chunks WHERE seq BETWEEN ? AND ? AND +save_id = ? ORDER BY seq`).raw(true)
-        : this.db.prepare(`SELECT ${columns} FROM chunks WHERE save_id = ? ORDER BY seq`).raw(true);
+        ? this.db.prepare(`SELECT ${columns} FROM chunks WHERE seq BETWEEN ? AND ? AND +save_id = ? AND ${visibleChunk('chunks')} ORDER BY seq`).raw(true)
+        : this.db.prepare(`SELECT ${columns} FROM chunks WHERE save_id = ? AND ${visibleChunk('chunks')} ORDER BY seq`).raw(true);
       const rows = (walk ? statement.iterate(span.first, span.last, saveId) : statement.iterate(saveId)) as Iterable<[string, number, string, string, Buffer | null, string?]>;
       for (const [id, turnId, chunkType, text, embedding, metadata] of rows) {
         // The blob is fresh from SQLite and held by no one else: its vector can be a view of it.
@@ -380,7 +408,7 @@ export class SqliteStore implements Store {
     const rows = this.db
       .prepare(
         `SELECT s.save_id AS saveId, s.version AS version, COUNT(c.seq) AS chunks, COUNT(DISTINCT c.turn_id) AS turns, MIN(c.turn_id) AS minTurnId, MAX(c.turn_id) AS maxTurnId
-         FROM saves s LEFT JOIN chunks c ON c.save_id = s.save_id GROUP BY s.save_id ORDER BY s.save_id`,
+         FROM saves s LEFT JOIN chunks c ON c.save_id = s.save_id AND ${visibleChunk('c')} GROUP BY s.save_id ORDER BY s.save_id`,
       )
       .all() as SaveSummary[];
     return rows;
@@ -406,6 +434,8 @@ export class SqliteStore implements Store {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    clearTimeout(this.purgeTimer);
+    this.purgeTimer = undefined;
     this.db.close();
   }
 }

@@ -31,4 +31,18 @@ export const CHUNK_MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    id: 'chunks-002',
+    description: 'chunk_rewinds: the chunks a rewind hid, until the purge deletes them (src/stores/sqlite/rewound-chunks.ts)',
+    up(db) {
+      db.exec(`
+        CREATE TABLE chunk_rewinds (
+          save_id TEXT NOT NULL,
+          turn_id INTEGER NOT NULL,
+          seq INTEGER NOT NULL,
+          PRIMARY KEY (save_id, turn_id, seq)
+        ) WITHOUT ROWID;
+      `);
+    },
+  },
 ];
