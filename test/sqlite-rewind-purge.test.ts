@@ -1,4 +1,5 @@
 // SQLite rewind: the rewound chunks are hidden in the rewind's transaction and deleted by a background purge.
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it, vi } from 'vitest';
@@ -93,6 +94,30 @@ describe('SQLite rewind with a background purge', () => {
     await vi.waitFor(() => expect(inFile(path, 3)).toEqual({ rows: 2, rewinds: 0 }), { timeout: 30_000, interval: 20 });
     expect(await second.countChunks('a')).toBe(3 * PER_TURN + 2);
     await second.close();
+  });
+
+  it('survives SIGKILL between purge steps: the file checks clean, reads still hide the rest, the purge finishes', async () => {
+    const path = join(dir, 'killed.db');
+    const store = await filled(path, 10);
+    await store.close();
+    const left = await new Promise<number>((resolve, reject) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'fixtures', 'rewind-purge-child.ts'), path, '2'], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let output = '';
+      let stderr = '';
+      child.stdout.on('data', (data: Buffer) => { output += data.toString(); });
+      child.stderr.on('data', (data: Buffer) => { stderr += data.toString(); });
+      child.on('exit', (_code, signal) => (signal === 'SIGKILL' ? resolve(Number(output.trim())) : reject(new Error(`child ended without being killed: ${stderr}`))));
+    });
+    expect(left).toBeGreaterThan(0);
+    expect(left).toBeLessThan(8 * PER_TURN);
+    expect(inFile(path, 2)).toEqual({ rows: left, rewinds: 1 });
+    const reopened = openSqliteStore({ path, durability: 'normal' });
+    expect(reopened.integrityCheck()).toBe('ok');
+    expect(await reopened.countChunks('a')).toBe(2 * PER_TURN);
+    expect((await reopened.listTurns('a')).map((summary) => summary.turnId)).toEqual([1, 2]);
+    await vi.waitFor(() => expect(inFile(path, 2)).toEqual({ rows: 0, rewinds: 0 }), { timeout: 30_000, interval: 20 });
+    expect(await reopened.countChunks('a')).toBe(2 * PER_TURN);
+    await reopened.close();
   });
 
   it('keeps turns written after a rewind through later rewinds, each hiding only what it removed', async () => {
