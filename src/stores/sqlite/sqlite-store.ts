@@ -143,7 +143,8 @@ export class SqliteStore implements Store {
     this.livingRows = new SqliteLivingRows(connection);
     // Living writes wait for another process's lock as every other write does: between attempts, on timers.
     this.living = new RowLivingStore(syncLivingBackend(this.livingRows, { read: (work) => work(), write: (work) => this.transact(work) }));
-    if (options.readonly !== true) this.schedulePurge(0);
+    // A purge a crash or `close` cut short goes on (the check is a read: opening takes no write lock for it).
+    if (options.readonly !== true && this.db.prepare('SELECT 1 FROM chunk_rewinds LIMIT 1').get() !== undefined) this.schedulePurge(0);
   }
 
   /**
