@@ -9,6 +9,7 @@ import { MetricsAccumulator, readDataset, runEvaluation } from '../src/eval/inde
 import type { DocumentMode } from '../src/eval/index.js';
 import { openMemory } from '../src/open-memory.js';
 import type { OpenMemoryOptions } from '../src/open-memory.js';
+import { locomoObservations } from './locomo-observations.js';
 
 const { values } = parseArgs({ options: { data: { type: 'string' }, only: { type: 'string' } } });
 const data = resolve(values.data ?? [join('..', 'shared', 'bench', 'locomo'), '/work/shared/bench/locomo'].find((path) => existsSync(path)) ?? '../shared/bench/locomo');
@@ -19,6 +20,8 @@ interface Configuration {
   command: string;
   open: Partial<OpenMemoryOptions> & { embedderName: string };
   query: Omit<QueryOptions, 'k'>;
+  /** Store LoCoMo's gold observations as living-memory facts first (the facts arm's oracle: a perfect extractor). */
+  oracleFacts?: boolean;
 }
 
 const words = { fusion: 'zscore', feedback: null } as const;
@@ -38,8 +41,14 @@ const CONFIGURATIONS: Configuration[] = [
   { name: '+ speaker signal 1', command: 'eval --scene-weight 0 --time-boost 0', open: { embedderName: 'static' }, query: { sceneWeight: 0, timeBoost: 0 } },
   { name: '+ scene signal 0.5', command: 'eval --time-boost 0', open: { embedderName: 'static' }, query: { timeBoost: 0 } },
   { name: '**default**: + time signal 1 (window sum, speaker, scene, time)', command: 'eval', open: { embedderName: 'static' }, query: {} },
+  { name: 'previous default + oracle facts (LoCoMo observations, facts arm weight 1)', command: 'eval $OFF --facts $FACTS', open: { embedderName: 'static' }, query: OFF, oracleFacts: true },
+  { name: 'default + oracle facts (LoCoMo observations, facts arm weight 1)', command: 'eval --facts $FACTS', open: { embedderName: 'static' }, query: {}, oracleFacts: true },
   { name: 'hashing embedder (no meaning) + BM25, defaults', command: '--embedder hashing eval', open: { embedderName: 'hashing' }, query: {} },
 ];
+
+let observations: ReturnType<typeof locomoObservations> | undefined;
+/** LoCoMo's gold observations, read once. */
+const oracleFacts = () => (observations ??= locomoObservations(data));
 
 /** Half A (the first five conversations by id: every default was chosen on it) and half B (confirmation only). */
 const conversations = [...dataset.conversations.keys()].sort();
@@ -49,7 +58,7 @@ async function measure(configuration: Configuration, doc: DocumentMode, includeA
   const { embedderName, ...open } = configuration.open;
   const memory = await openMemory({ path: ':memory:', logger: silentLogger, embedder: embedderName as 'static' | 'hashing' | 'none', ...open });
   try {
-    const result = await runEvaluation(memory, dataset, { doc, includeAdversarial, ks, query: configuration.query });
+    const result = await runEvaluation(memory, dataset, { doc, includeAdversarial, ks, query: configuration.query, facts: configuration.oracleFacts === true ? oracleFacts() : undefined });
     const overall = result.metrics.categories.find((row) => row.key === 'all');
     const latencies = [...result.latencies].sort((a, b) => a - b);
     // R@10 of each half, from the same ranking.
@@ -67,7 +76,8 @@ async function measure(configuration: Configuration, doc: DocumentMode, includeA
 }
 
 console.log(`LoCoMo (${data}): ${dataset.questions.length} questions, ${dataset.conversations.size} conversations (half A: ${[...HALF_A].join(', ')}); node ${process.version}`);
-console.log('$OFF = --window-sum off --speaker-boost 0 --scene-weight 0 --time-boost 0 (the context techniques off)\n');
+console.log('$OFF = --window-sum off --speaker-boost 0 --scene-weight 0 --time-boost 0 (the context techniques off)');
+console.log('$FACTS = a facts file of LoCoMo\'s gold observations: node --import tsx bench/locomo-facts.ts --out /tmp/locomo.facts.jsonl (evaluation only)\n');
 console.log('| configuration | default R@5 / 10 / 20 | default R@10 A / B | paper R@5 / 10 / 25 / 50 | paper R@10 A / B | query p50 ms | reproduce |');
 console.log('|---|---|---|---|---|---|---|');
 const perCategory: string[] = [];

@@ -51,8 +51,9 @@ async function canonicalState(memory: Mnemo, saveId: string, exact = true) {
     for (const options of [{ k: 5 }, { k: 3, maxTurnId: 4, fusion: 'rrf' as const }, { k: 4, includeLore: true }]) {
       const hits = (await memory.query(saveId, query, options)).map((hit) => ({
         turnId: hit.turnId, text: hit.text, chunkType: hit.chunkType, metadata: hit.metadata,
-        ...(exact ? { score: hit.score, explanation: hit.explanation } : { lexical: hit.explanation.lexical?.rank ?? null, semantic: hit.explanation.semantic?.rank ?? null }),
+        ...(exact ? { score: hit.score, explanation: hit.explanation.fact === undefined ? hit.explanation : { ...hit.explanation, fact: { ...hit.explanation.fact, factId: factName.get(hit.explanation.fact.factId) } } } : { lexical: hit.explanation.lexical?.rank ?? null, semantic: hit.explanation.semantic?.rank ?? null }),
       }));
+      // Fact ids are renumbered by an import: a fact that lifted a hit (the facts arm) is named by its statement.
       // Across stores the fused order of hits whose fused scores tie (two candidates with opposite ranks in the two
       // arms z-score to exactly 0 each) follows float noise of the cosine; the hits and each arm's ranks must agree.
       queries.push(exact ? hits : hits.sort((a, b) => a.text.localeCompare(b.text)));

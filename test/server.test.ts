@@ -167,9 +167,14 @@ describe('HTTP API: living memory', () => {
 
     const file = lines.map((line) => JSON.stringify(line)).join('\n');
     expect(await api.ok('importSave', '/v1/saves/run-1-copy/import', { body: { file } })).toMatchObject({ saveId: 'run-1-copy', fromSaveId: SAVE, chunks: 12, vectors: 12, living: { facts: 4, beliefs: 3, models: 1 }, settings: false });
-    const question = { query: 'Where is the salt hidden?', k: 3 };
-    const copied = (await api.ok('queryMemory', '/v1/saves/run-1-copy/query', { body: question })).hits as { text: string }[];
-    expect(copied.map((hit) => hit.text)).toEqual(((await api.ok('queryMemory', `/v1/saves/${SAVE}/query`, { body: question })).hits as { text: string }[]).map((hit) => hit.text));
+    // The copy holds no lore chunks (a non-admin export leaves them out), while the original's word statistics count
+    // them: scores differ slightly, so the copy finds the same chunks with the same best hit, not every score's order.
+    const question = { query: 'Where is the salt hidden?', k: 20 };
+    const texts = async (saveId: string) => ((await api.ok('queryMemory', `/v1/saves/${saveId}/query`, { body: question })).hits as { text: string }[]).map((hit) => hit.text);
+    const [copied, original] = [await texts('run-1-copy'), await texts(SAVE)];
+    expect(copied).toHaveLength(12);
+    expect(copied[0]).toBe(original[0]);
+    expect([...copied].sort()).toEqual([...original].sort());
     await api.fails('/v1/saves/run-1-copy/import', 409, 'CONFLICT', { body: { file } });
     expect((await api.fails('/v1/saves/run-1-lore/import', 403, 'FORBIDDEN', { body: { file: admin.text } })).message).toContain('only an admin may import them');
     await api.fails('/v1/saves/run-1-settings/import', 403, 'FORBIDDEN', { body: { file, settings: true } });

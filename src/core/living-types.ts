@@ -19,6 +19,16 @@ export interface Fact {
   entities: string[];
 }
 
+/**
+ * What a save's facts are now, in two numbers: how many there are and the largest fact id among them. Fact ids
+ * are never reused, so any insert raises `lastFactId` and any removal alone lowers `count`: an index of the
+ * facts built at one version is exact while the version stays the same.
+ */
+export interface FactsVersion {
+  count: number;
+  lastFactId: number;
+}
+
 /** A fact as a caller may hand it in: only the statement is required. */
 export type FactInput = Partial<Fact> & { statement: string };
 

@@ -113,6 +113,13 @@ export interface QueryOptions extends ChunkFilter {
    * turns it off.
    */
   timeBoost?: number | null;
+  /**
+   * The facts arm: when the save has living-memory facts, they are searched beside its chunks (the same fusion and
+   * arms), and each chunk is scored by the best of its own score and its turn's best fact score times `weight`
+   * (a fact's turn's chunks come back even when their own words miss). Default `{ weight: 1 }`; null turns it off.
+   * Only facts of turns within the turn bound count.
+   */
+  facts?: { weight: number } | null;
   /** The additive boost for a focus-term mention (default 0.005 with RRF, about 20 ranks of one arm near the top; 0.5 standard deviations with zscore). */
   focusBoost?: number;
   /** Rerank the fused list with the configured reranker (default true when one is configured). */
@@ -146,6 +153,16 @@ export interface Contributions {
   time?: number;
 }
 
+/** The fact that lifted a hit (the facts arm, see `QueryOptions.facts`): its turn's best fact for the query. */
+export interface FactMatch {
+  factId: number;
+  statement: string;
+  /** Its rank among the facts the query found (1 = best). */
+  rank: number;
+  /** Its fused score in the facts index, times the arm's weight: the hit's score when it beat the chunk's own. */
+  score: number;
+}
+
 /** Why a hit ranked where it did. */
 export interface Explanation {
   lexical: ArmRank | null;
@@ -154,6 +171,8 @@ export interface Explanation {
   window?: ArmRank | null;
   /** With z-score fusion: what each arm and signal added to `fused`. */
   contributions?: Contributions;
+  /** When living memory's facts lifted the hit: the fact of its turn whose score beat the chunk's own. */
+  fact?: FactMatch;
   /** The fused score (Reciprocal Rank Fusion, or the weighted sum of z-scores). */
   fused: number;
   /** The focus-term boost added (0 when none). */

@@ -25,12 +25,20 @@ const questionSchema = z.object({
   evidence: z.array(z.string()).default([]),
 });
 
+const factSchema = z.object({
+  conv: z.string().min(1),
+  statement: z.string().min(1),
+  evidence: z.array(z.string()).min(1),
+});
+
 /** One turn of a conversation. */
 export type EvaluationTurn = z.infer<typeof turnSchema>;
+/** A fact about a conversation with the ids of the turns it comes from (evaluation of the facts arm). */
+export type EvaluationFact = z.infer<typeof factSchema>;
 /** One question with the ids of the turns that hold its evidence. */
 export type EvaluationQuestion = z.infer<typeof questionSchema>;
 
-function readJsonLines<T>(path: string, schema: z.ZodType<T>, what: string): T[] {
+function readJsonLines<T>(path: string, schema: z.ZodType<T>, what: 'turns' | 'qa' | 'facts'): T[] {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -49,7 +57,7 @@ function readJsonLines<T>(path: string, schema: z.ZodType<T>, what: string): T[]
     const parsed = schema.safeParse(value);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      throw new MnemoError('INVALID_INPUT', `${path}:${index + 1}: ${issue?.path.join('.') || 'row'}: ${issue?.message ?? 'invalid'}. Each ${what} line needs ${what === 'turns' ? '{conv, id, turn, text}' : '{conv, qid, question, category, evidence[]}'}.`);
+      throw new MnemoError('INVALID_INPUT', `${path}:${index + 1}: ${issue?.path.join('.') || 'row'}: ${issue?.message ?? 'invalid'}. Each ${what} line needs ${{ turns: '{conv, id, turn, text}', qa: '{conv, qid, question, category, evidence[]}', facts: '{conv, statement, evidence[]}' }[what]}.`);
     }
     rows.push(parsed.data);
   });
@@ -80,4 +88,17 @@ export function readDataset(turnsPath: string, questionsPath: string): { convers
     }
   }
   return { conversations, questions };
+}
+
+/**
+ * Reads a facts file: JSON lines `{conv, statement, evidence[]}`, the evidence being turn ids of the turns file
+ * (for `mnemo eval --facts`, standing in for what an extractor would distil; evaluation only).
+ *
+ * @example
+ * ```ts
+ * const facts = readFacts('locomo.facts.jsonl'); // [{ conv: 'conv-26', statement: '...', evidence: ['D1:3'] }, ...]
+ * ```
+ */
+export function readFacts(path: string): EvaluationFact[] {
+  return readJsonLines(path, factSchema, 'facts');
 }

@@ -1,6 +1,6 @@
 // Retrieval evaluation: datasets in the LoCoMo two-file format, recall@k and hit@k, run files for the scorer.
-export { readDataset } from './dataset.js';
-export type { EvaluationQuestion, EvaluationTurn } from './dataset.js';
+export { readDataset, readFacts } from './dataset.js';
+export type { EvaluationFact, EvaluationQuestion, EvaluationTurn } from './dataset.js';
 export { documentText, DOCUMENT_MODES } from './document-text.js';
 export type { DocumentMode } from './document-text.js';
 export { MetricsAccumulator, formatMetrics } from './metrics.js';

@@ -2,7 +2,7 @@
 import { MnemoError } from '../core/errors.js';
 import type { QueryOptions } from '../core/types.js';
 import type { Mnemo } from '../open-memory.js';
-import type { EvaluationQuestion, EvaluationTurn } from './dataset.js';
+import type { EvaluationFact, EvaluationQuestion, EvaluationTurn } from './dataset.js';
 import { documentText } from './document-text.js';
 import type { DocumentMode } from './document-text.js';
 import { MetricsAccumulator } from './metrics.js';
@@ -16,6 +16,12 @@ export interface EvaluationOptions {
   ks?: number[];
   /** Also score category 5 (adversarial), as the LoCoMo paper's protocol does. */
   includeAdversarial?: boolean;
+  /**
+   * Facts stored in each conversation's living memory before the questions (each at every turn of its evidence):
+   * the facts arm's input, e.g. a dataset's gold observations standing in for a perfect extractor. Facts naming a
+   * turn the dataset lacks are skipped (counted in `factsSkipped`).
+   */
+  facts?: readonly EvaluationFact[];
   /** Only these conversations (ingested, and their questions asked); default every one. An id the dataset lacks is refused. */
   conversations?: readonly string[];
   /** Retrieval options passed to every query (k is set by `depth`). */
@@ -40,6 +46,9 @@ export interface EvaluationResult {
   latencies: number[];
   /** How many conversations were ingested. */
   conversations: number;
+  /** Facts stored (one per evidence turn), and facts skipped for naming no known turn. */
+  factsStored: number;
+  factsSkipped: number;
   scored: number;
   skipped: number;
   ingestSeconds: number;
@@ -84,6 +93,7 @@ export async function runEvaluation(
     );
     options.onProgress?.('ingest', done + 1, conversations.length);
   }
+  const { stored: factsStored, skipped: factsSkipped } = await storeFacts(memory, dataset.conversations, conversations, options.facts ?? []);
   const ingestSeconds = (performance.now() - started) / 1000;
 
   const chosen = new Set(conversations);
@@ -100,7 +110,7 @@ export async function runEvaluation(
     metrics.add(question.category, question.category_name, ranked, question.evidence);
     options.onProgress?.('query', done + 1, scoredQuestions.length);
   }
-  return { metrics: metrics.result(), run, latencies, conversations: conversations.length, scored: scoredQuestions.length, skipped: dataset.questions.filter((question) => chosen.has(question.conv)).length - scoredQuestions.length, ingestSeconds };
+  return { metrics: metrics.result(), run, latencies, conversations: conversations.length, factsStored, factsSkipped, scored: scoredQuestions.length, skipped: dataset.questions.filter((question) => chosen.has(question.conv)).length - scoredQuestions.length, ingestSeconds };
 }
 
 /** The conversations to run, sorted: those asked for (each checked), or every one. */
@@ -111,4 +121,28 @@ function chosenConversations(all: ReadonlyMap<string, unknown>, asked: readonly 
     throw new MnemoError('INVALID_INPUT', `conversations: expected ids of conversations in the turns file (${[...all.keys()].slice(0, 3).join(', ')}, ...), got ${JSON.stringify(missing.length > 0 ? missing : asked)}.`, { details: { field: 'conversations' } });
   }
   return [...new Set(asked)].sort();
+}
+
+/** Stores each fact of the chosen conversations at every turn of its evidence, a turn's facts in one write. */
+async function storeFacts(memory: Mnemo, turns: ReadonlyMap<string, EvaluationTurn[]>, chosen: readonly string[], facts: readonly EvaluationFact[]): Promise<{ stored: number; skipped: number }> {
+  const wanted = new Set(chosen);
+  const byTurn = new Map<string, { conv: string; turn: number; statements: string[] }>();
+  let skipped = 0;
+  const turnOf = new Map([...turns].map(([conv, list]) => [conv, new Map(list.map((turn) => [turn.id, turn.turn]))]));
+  for (const fact of facts) {
+    if (!wanted.has(fact.conv)) continue;
+    const found = [...new Set(fact.evidence)].map((id) => turnOf.get(fact.conv)?.get(id)).filter((turn): turn is number => turn !== undefined);
+    if (found.length === 0) skipped++;
+    for (const turn of found) {
+      const key = `${fact.conv}\u0000${turn}`;
+      const entry = byTurn.get(key) ?? { conv: fact.conv, turn, statements: [] };
+      entry.statements.push(fact.statement);
+      byTurn.set(key, entry);
+    }
+  }
+  let stored = 0;
+  for (const { conv, turn, statements } of byTurn.values()) {
+    stored += (await memory.living.addFacts(conv, turn, statements)).length;
+  }
+  return { stored, skipped };
 }

@@ -179,6 +179,27 @@ export class LivingMemory {
     return this.store.living.getFacts(saveId, { ...query, maxTurnId: optionalTurnId(query.maxTurnId, 'maxTurnId'), limit: optionalCount(query.limit, 'limit') });
   }
 
+  /**
+   * Stores facts you distilled yourself (your own extractor, or a dataset's observations) at one turn, beside
+   * what the pipeline extracts: they roll back with the turn on rewind, are copied by a fork and are searched by the
+   * facts arm of `query`. Each statement is checked like a chunk's text (non-empty, at most LIMITS.textChars);
+   * nothing is written when one fails. Returns the new fact ids.
+   *
+   * @example
+   * ```ts
+   * await memory.living.addFacts('run-1', 3, ['Kaël owns a silver key.']);
+   * ```
+   */
+  async addFacts(saveId: string, turnId: number, statements: readonly string[]): Promise<number[]> {
+    requireSaveId(saveId);
+    requireTurnId(turnId);
+    if (!Array.isArray(statements)) {
+      throw new MnemoError('INVALID_INPUT', `statements: expected an array of strings, got ${typeof statements}. Pass e.g. ["Kaël owns a silver key."].`, { details: { field: 'statements' } });
+    }
+    const facts = statements.map((statement, order) => ({ statement: requireText(statement, `statements[${order}]`) }));
+    return facts.length === 0 ? [] : this.store.living.insertFacts(saveId, turnId, facts);
+  }
+
   /** Number of facts of a save. */
   countFacts(saveId: string): Promise<number> {
     return this.store.living.countFacts(requireSaveId(saveId));

@@ -23,6 +23,7 @@ import type { ListChunksOptions, NewChunk, Store, TurnSummary } from '../seams/s
 import type { VectorSearch } from '../seams/vector-search.js';
 import type { WriteResult } from '../seams/write-result.js';
 import { chunkDocument, chunkDocumentFilter, resolveChunkFilter } from './chunk-document.js';
+import { bestFactPerTurn, chunkSlotsAt, FactIndexes, liftByFacts, resolveFactArm } from './fact-arm.js';
 import { resolveMetadataRoles, roleKeys } from './metadata-roles.js';
 import type { MetadataRoles } from './metadata-roles.js';
 import { prepareChunk } from './prepare-chunk.js';
@@ -104,6 +105,8 @@ export class NarrativeMemory {
   private readonly neighbourWeight: number;
   /** The metadata keys of each chunk's speaker, scene and time. */
   private readonly roles: Required<MetadataRoles>;
+  /** Each save's living-memory facts as a search index (the facts arm). */
+  private readonly factIndexes: FactIndexes;
 
   constructor(options: NarrativeMemoryOptions) {
     this.store = options.store;
@@ -137,6 +140,10 @@ export class NarrativeMemory {
       },
     );
     this.queryDefaults = options.queryDefaults ?? {};
+    const embedder = this.embedder;
+    const embeddingCache = this.embeddingCache;
+    const embedFacts = embedder === null ? null : (texts: string[]) => (embeddingCache !== null ? embeddingCache.embed(embedder, texts) : embedInBatches(embedder, texts));
+    this.factIndexes = new FactIndexes(this.store.living, embedFacts, corpusAnalyzer('narrative', options.analyzer));
   }
 
   /**
@@ -321,12 +328,13 @@ export class NarrativeMemory {
     const index = await this.cache.get(saveId);
     const vectorSearch = this.vectorSearch;
     const vectorOptions = { neighbourWeight: this.neighbourWeight };
-    const { hits } = await searchCorpus({
+    const accept = index.filterFor(chunkDocumentFilter(filter));
+    const { hits, queryVector } = await searchCorpus({
       request,
       index,
       embedder: this.embedder,
       logger: this.logger,
-      accept: index.filterFor(chunkDocumentFilter(filter)),
+      accept,
       reranker: this.reranker,
       vectorArm: vectorSearch === null ? undefined : {
         search: (vector, limit, statistics) => vectorSearch.search(saveId, vector, filter, limit, { ...vectorOptions, statistics }),
@@ -336,7 +344,17 @@ export class NarrativeMemory {
       idOf: (chunk) => chunk.id,
       textOf: (chunk) => chunk.text,
     });
-    return hits.map(({ document, score, explanation }) => ({ ...document, score, explanation }));
+    const chunkHits = hits.map(({ document, score, explanation }) => ({ ...document, score, explanation }));
+    const factArm = resolveFactArm(options.facts);
+    if (factArm === null || index.size === 0) return chunkHits;
+    const facts = await this.factIndexes.get(saveId);
+    if (facts === null) return chunkHits;
+    // The facts arm: the best fact of each turn within the bound lifts the turn's chunks the filters permit.
+    const byTurn = await bestFactPerTurn(facts, request, queryVector, factArm.weight, filter.maxTurnId);
+    if (byTurn.size === 0) return chunkHits;
+    const extraSlots = chunkSlotsAt(index, new Set(byTurn.keys()), accept, new Set(chunkHits.map((hit) => hit.id)));
+    const extra = extraSlots.length === 0 ? [] : await this.store.getChunks(extraSlots.map((slot) => index.idOf(slot)));
+    return liftByFacts(chunkHits, extra, byTurn, request.k);
   }
 
   private async attachVectors(chunks: NewChunk[]): Promise<void> {

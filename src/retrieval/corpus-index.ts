@@ -612,6 +612,16 @@ export class CorpusIndex {
     return this.removeSlots((slot) => positions[slot] === position && kindIds[slot] === id);
   }
 
+  /** A slot's position (a chunk's turn; NaN: none). */
+  positionOf(slot: number): number {
+    return this.positions[slot] ?? Number.NaN;
+  }
+
+  /** Visits every live slot, in slot order (insertion order). O(slots). */
+  forEachLive(visit: (slot: number) => void): void {
+    for (let slot = 0; slot < this.bm25.slots; slot++) if (this.bm25.isAlive(slot)) visit(slot);
+  }
+
   /** The document id stored in a slot. */
   idOf(slot: number): string {
     return this.ids[slot] as string;

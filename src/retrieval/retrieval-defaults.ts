@@ -15,6 +15,9 @@ export const DEFAULT_WINDOW_SUM: WindowSumOptions = { reach: 2, weight: 1 };
 /** Context signals for narrative: speaker +1, scene 0.5, time +1 (see docs/retrieval-quality.md). */
 export const DEFAULT_SIGNALS: Readonly<Required<ContextSignalOptions>> = { speakerBoost: 1, sceneWeight: 0.5, timeBoost: 1 };
 
+/** The facts arm's weight for narrative (a fact's fused score against its turn's chunks' own; see docs/retrieval-quality.md). */
+export const DEFAULT_FACT_WEIGHT = 1;
+
 /** No context signal (documents without speakers, scenes or days). */
 const NO_SIGNALS: Readonly<Required<ContextSignalOptions>> = { speakerBoost: 0, sceneWeight: 0, timeBoost: 0 };
 

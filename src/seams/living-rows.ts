@@ -1,7 +1,7 @@
 // The row-level port of living memory: what a store adapter offers so that the living algorithms (src/living/store/)
 // run once, over any backend. Each method is one statement, or one batch of rows, of the caller's transaction.
 import type { BeliefRecord, ModelVersion, StoredModelVersion } from '../core/living-rules.js';
-import type { Fact, LivingJob, MentalModel } from '../core/living-types.js';
+import type { Fact, FactsVersion, LivingJob, MentalModel } from '../core/living-types.js';
 import type { RowProgram } from '../core/row-program.js';
 import type { BeliefQuery, FactQuery, JobCounts, ModelQuery } from './living-store.js';
 
@@ -41,6 +41,8 @@ export interface LivingRows {
   /** Facts most recent first (turn descending, then id descending), filters applied before the limit. */
   selectFacts(saveId: string, query: FactQuery): Fact[];
   countFacts(saveId: string): number;
+  /** The facts' count and largest id (see `FactsVersion`). */
+  factsVersion(saveId: string): FactsVersion;
 
   // ---- beliefs ----
   /** Beliefs most recently updated first (then id descending), filters applied before the limit. */

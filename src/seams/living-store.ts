@@ -7,6 +7,7 @@ import type {
   ConsolidationCounts,
   Fact,
   FactInput,
+  FactsVersion,
   JobClaim,
   JobPayload,
   JobStatus,
@@ -76,6 +77,8 @@ export interface LivingStore {
   /** A save's facts, most recent first (turn descending, then id descending). */
   getFacts(saveId: string, query?: FactQuery): Promise<Fact[]>;
   countFacts(saveId: string): Promise<number>;
+  /** The facts' count and largest id: changes whenever the save's facts do (see `FactsVersion`). */
+  factsVersion(saveId: string): Promise<FactsVersion>;
 
   /** Stores one new belief; returns its id, or null for a blank statement. proofCount follows the sources. */
   insertBelief(saveId: string, belief: BeliefInput): Promise<number | null>;

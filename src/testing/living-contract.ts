@@ -119,6 +119,22 @@ export function runLivingContract(name: string, factory: StoreFactory): void {
         expect(belief?.proofCount).toBe(1);
         expect(belief?.stale).toBe(true);
       });
+
+      it('moves the facts version with every insert, replacement and rollback of a save\'s facts, and no other save\'s', async () => {
+        const versions = [await store.living.factsVersion('s')];
+        expect(versions[0]).toEqual({ count: 0, lastFactId: 0 });
+        const [first] = await store.living.insertFacts('s', 1, [{ statement: 'One.' }, { statement: 'Two.' }]);
+        versions.push(await store.living.factsVersion('s'));
+        expect(versions[1]).toEqual({ count: 2, lastFactId: (first as number) + 1 });
+        await store.living.insertFacts('other', 1, [{ statement: 'Elsewhere.' }]);
+        expect(await store.living.factsVersion('s')).toEqual(versions[1]);
+        await store.living.replaceTurnFacts('s', 1, [{ statement: 'Three.' }, { statement: 'Four.' }]);
+        const replaced = await store.living.factsVersion('s');
+        expect(replaced.count).toBe(2);
+        expect(replaced.lastFactId).toBeGreaterThan(versions[1]?.lastFactId as number);
+        await rewindLiving('s', 0);
+        expect((await store.living.factsVersion('s')).count).toBe(0);
+      });
     });
 
     describe('beliefs', () => {

@@ -6,7 +6,7 @@ import { SingleBar } from 'cli-progress';
 import { Option } from 'commander';
 import type { Command } from 'commander';
 import { MnemoError } from '../../core/errors.js';
-import { DOCUMENT_MODES, formatMetrics, readDataset, runEvaluation } from '../../eval/index.js';
+import { DOCUMENT_MODES, formatMetrics, readDataset, readFacts, runEvaluation } from '../../eval/index.js';
 import type { DocumentMode } from '../../eval/index.js';
 import { silentLogger } from '../../core/logger.js';
 import { openMemory } from '../../open-memory.js';
@@ -41,6 +41,8 @@ interface EvalFlags {
   sceneWeight?: number;
   timeBoost?: number;
   conversations?: string;
+  facts?: string;
+  factWeight?: number;
 }
 
 function parseKs(text: string): number[] {
@@ -80,6 +82,8 @@ export function registerEval(program: Command, output: Output): void {
     .addOption(new Option('--doc <mode>', 'what is indexed per turn').choices([...DOCUMENT_MODES]).default('text'))
     .option('--k <list>', 'cut-offs', '5,10,20')
     .option('--include-adversarial', 'also score category 5 (the paper protocol)')
+    .option('--facts <file>', 'facts JSON lines {conv, statement, evidence[]} stored in living memory first (the facts arm; evaluation only)')
+    .option('--fact-weight <w>', 'facts arm weight (0 off)', parseNumber('factWeight'))
     .option('--conversations <ids>', 'only these conversations, comma-separated (e.g. one half of the dataset)')
     .option('--out <file>', 'write the ranking in the scorer run format {qid, ranked}')
     .option('--json <file>', 'write the metrics as JSON')
@@ -114,8 +118,9 @@ export function registerEval(program: Command, output: Output): void {
           doc: flags.doc,
           ks,
           includeAdversarial: flags.includeAdversarial ?? false,
+          facts: flags.facts === undefined ? undefined : readFacts(flags.facts),
           conversations: flags.conversations?.split(',').map((conv) => conv.trim()).filter((conv) => conv !== ''),
-          query: { capPerSource: flags.cap, rrfK: flags.rrfK, fusion: flags.fusion, feedback: parseFeedback(flags.feedback), windowSum: parseWindowSum(flags.windowSum), speakerBoost: flags.speakerBoost, sceneWeight: flags.sceneWeight, timeBoost: flags.timeBoost, weights: { lexical: flags.lexicalWeight, semantic: flags.semanticWeight } },
+          query: { capPerSource: flags.cap, rrfK: flags.rrfK, fusion: flags.fusion, feedback: parseFeedback(flags.feedback), windowSum: parseWindowSum(flags.windowSum), speakerBoost: flags.speakerBoost, sceneWeight: flags.sceneWeight, timeBoost: flags.timeBoost, facts: flags.factWeight === undefined ? undefined : flags.factWeight === 0 ? null : { weight: flags.factWeight }, weights: { lexical: flags.lexicalWeight, semantic: flags.semanticWeight } },
           onProgress: (current, done, total) => {
             if (bar === null) return;
             if (current !== phase) {
@@ -129,7 +134,7 @@ export function registerEval(program: Command, output: Output): void {
         bar?.stop();
         const latencies = [...result.latencies].sort((a, b) => a - b);
         const p50 = latencies[Math.floor(latencies.length / 2)] ?? 0;
-        output.out(`mnemo eval: embedder ${memory.embedder === null ? 'none' : `${memory.embedder.provider}/${memory.embedder.modelId}`}, doc=${flags.doc}, ${result.conversations} conversations; scored=${result.scored} skipped=${result.skipped}; ingest ${result.ingestSeconds.toFixed(1)} s, query p50 ${p50.toFixed(2)} ms`);
+        output.out(`mnemo eval: embedder ${memory.embedder === null ? 'none' : `${memory.embedder.provider}/${memory.embedder.modelId}`}, doc=${flags.doc}, ${result.conversations} conversations${flags.facts === undefined ? '' : `, ${result.factsStored} facts (${result.factsSkipped} skipped)`}; scored=${result.scored} skipped=${result.skipped}; ingest ${result.ingestSeconds.toFixed(1)} s, query p50 ${p50.toFixed(2)} ms`);
         output.out(formatMetrics(result.metrics));
         if (flags.out !== undefined) writeFileSync(flags.out, result.run.map((line) => JSON.stringify(line)).join('\n') + '\n');
         if (flags.json !== undefined) writeFileSync(flags.json, JSON.stringify({ metrics: result.metrics, queryP50Ms: p50 }, null, 2) + '\n');

@@ -14,6 +14,7 @@ import type {
   LivingJob,
   MentalModel,
   StageCommit,
+  FactsVersion,
 } from '../../core/living-types.js';
 import type { LivingSaveLayer } from '../../core/living-rules.js';
 import type { LivingBackend } from '../../seams/living-rows.js';
@@ -54,6 +55,10 @@ export class RowLivingStore implements LivingStore {
 
   countFacts(saveId: string): Promise<number> {
     return this.backend.read(rows.countFacts(saveId));
+  }
+
+  factsVersion(saveId: string): Promise<FactsVersion> {
+    return this.backend.read(rows.factsVersion(saveId));
   }
 
   async insertBelief(saveId: string, belief: BeliefInput): Promise<number | null> {

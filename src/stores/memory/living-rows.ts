@@ -1,7 +1,7 @@
 // The in-memory rows of living memory (the LivingRows port), held in maps; the algorithms are src/living/store/.
 import { nameKey } from '../../core/living-rules.js';
 import type { BeliefRecord, ModelVersion } from '../../core/living-rules.js';
-import type { Fact, LivingJob, MentalModel } from '../../core/living-types.js';
+import type { Fact, FactsVersion, LivingJob, MentalModel } from '../../core/living-types.js';
 import type { JobFields, JobQuery, LivingRows, QueuedJobFields, StoredModelVersion } from '../../seams/living-rows.js';
 import type { BeliefQuery, FactQuery, JobCounts, ModelQuery } from '../../seams/living-store.js';
 
@@ -87,6 +87,11 @@ export class InMemoryLivingRows implements LivingRows {
 
   countFacts(saveId: string): number {
     return this.factsOf(saveId).length;
+  }
+
+  factsVersion(saveId: string): FactsVersion {
+    const facts = this.factsOf(saveId);
+    return { count: facts.length, lastFactId: facts.reduce((last, stored) => Math.max(last, stored.fact.factId as number), 0) };
   }
 
   // ---- beliefs ----

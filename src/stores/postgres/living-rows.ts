@@ -5,7 +5,7 @@ import { runRowProgramAsync } from '../../core/row-program.js';
 import type { AsyncPort } from '../../core/row-program.js';
 import { nameKey } from '../../core/living-rules.js';
 import type { BeliefRecord, ModelVersion } from '../../core/living-rules.js';
-import type { Fact, LivingJob, MentalModel } from '../../core/living-types.js';
+import type { Fact, FactsVersion, LivingJob, MentalModel } from '../../core/living-types.js';
 import type { JobFields, JobQuery, LivingBackend, LivingRows, QueuedJobFields, StoredModelVersion } from '../../seams/living-rows.js';
 import type { BeliefQuery, FactQuery, JobCounts, ModelQuery } from '../../seams/living-store.js';
 import { BELIEF_COLUMNS, FACT_COLUMNS, beliefFromRow, factFromRow, jobColumns, jobFromRow, modelFromRow, versionFromRow } from '../sql/living-columns.js';
@@ -127,6 +127,11 @@ export class PostgresLivingRows implements AsyncPort<LivingRows> {
 
   countFacts(saveId: string): Promise<number> {
     return this.count(this.tables.facts, 'save_id = $1', [saveId]);
+  }
+
+  async factsVersion(saveId: string): Promise<FactsVersion> {
+    const [row] = await this.rows<{ n: Integer; last: Integer }>(`SELECT COUNT(*) AS n, COALESCE(MAX(fact_id), 0) AS last FROM ${this.tables.facts} WHERE save_id = $1`, [saveId]);
+    return { count: Number(row?.n ?? 0), lastFactId: Number(row?.last ?? 0) };
   }
 
   // ---- beliefs ----

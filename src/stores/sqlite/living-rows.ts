@@ -3,7 +3,7 @@
 import type { Statement } from 'better-sqlite3';
 import { nameKey } from '../../core/living-rules.js';
 import type { BeliefRecord, ModelVersion } from '../../core/living-rules.js';
-import type { Fact, LivingJob, MentalModel } from '../../core/living-types.js';
+import type { Fact, FactsVersion, LivingJob, MentalModel } from '../../core/living-types.js';
 import type { JobFields, JobQuery, LivingRows, QueuedJobFields, StoredModelVersion } from '../../seams/living-rows.js';
 import type { BeliefQuery, FactQuery, JobCounts, ModelQuery } from '../../seams/living-store.js';
 import { BELIEF_COLUMNS, FACT_COLUMNS, beliefFromRow, factFromRow, jobColumns, jobFromRow, modelFromRow, versionFromRow } from '../sql/living-columns.js';
@@ -83,6 +83,11 @@ export class SqliteLivingRows implements LivingRows {
 
   countFacts(saveId: string): number {
     return (this.sql('SELECT COUNT(*) AS n FROM living_facts WHERE save_id = ?').get(saveId) as { n: number }).n;
+  }
+
+  factsVersion(saveId: string): FactsVersion {
+    const row = this.sql('SELECT COUNT(*) AS n, COALESCE(MAX(fact_id), 0) AS last FROM living_facts WHERE save_id = ?').get(saveId) as { n: number; last: number };
+    return { count: row.n, lastFactId: row.last };
   }
 
   // ---- beliefs ----
