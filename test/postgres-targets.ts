@@ -73,7 +73,7 @@ function urlTarget(name: string, url: string | undefined, skip: string | null): 
     // 20 schemas a statement: one commit (one fsync) for each batch, not each schema, and few enough locks per transaction
     for (let start = 0; start < created.length; start += 20) await pool().query(`DROP SCHEMA IF EXISTS ${created.slice(start, start + 20).map((schema) => `"${schema}"`).join(', ')} CASCADE`);
     await pool().end();
-  }, 600_000); // a file's few hundred schemas take a while to drop on a busy machine (each holds a dozen tables; on Citus each also has shards on every worker, about 1.5 s a schema with load 8 on 2 cores)
+  }, 600_000); // a file's few hundred schemas (every contract suite runs in one file) take a while to drop on a busy machine (each holds a dozen tables; on Citus each also has shards on every worker, about 1.5 s a schema with load 8 on 2 cores)
   return {
     name,
     skip,

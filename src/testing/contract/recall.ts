@@ -1,11 +1,11 @@
 // The remember / recall contract, written once: every MemoryBackend runs it through runRecallContract(name, factory).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { manualClock } from '../core/clock.js';
-import type { Clock } from '../core/clock.js';
-import type { JsonValue } from '../core/types.js';
-import type { KeyedMemoryBackend, RetrievalMode } from '../recall/memory-backend.js';
-import type { MemoryEntry } from '../recall/memory-entry.js';
-import { Tracer } from '../tracing/tracer.js';
+import { manualClock } from '../../core/clock.js';
+import type { Clock } from '../../core/clock.js';
+import type { JsonValue } from '../../core/types.js';
+import type { KeyedMemoryBackend, RetrievalMode } from '../../recall/memory-backend.js';
+import type { MemoryEntry } from '../../recall/memory-entry.js';
+import { Tracer } from '../../tracing/tracer.js';
 
 /** What a factory is given: the clock and tracer the backend must use. */
 export interface RecallContext {

@@ -1,8 +1,8 @@
 // The LivingStore contract, written once: every store adapter runs it through runLivingContract(name, factory).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ConsolidationAction, FactInput } from '../core/living-types.js';
-import type { NewChunk, Store } from '../seams/store.js';
-import type { StoreFactory } from './store-contract.js';
+import type { ConsolidationAction, FactInput } from '../../core/living-types.js';
+import type { NewChunk, Store } from '../../seams/store.js';
+import type { StoreFactory } from './store-factory.js';
 
 const action = (kind: ConsolidationAction['kind'], fields: Partial<ConsolidationAction> = {}): ConsolidationAction =>
   ({ kind, statement: '', subject: '', beliefId: null, sourceFactIds: [], ...fields });

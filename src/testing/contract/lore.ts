@@ -1,18 +1,18 @@
 // The LoreStore contract, written once: every adapter runs it through runLoreContract(name, factory).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { manualClock } from '../core/clock.js';
-import { silentLogger } from '../core/logger.js';
-import { hashingEmbedder } from '../embedders/hashing/index.js';
-import { loreContentHash } from '../lore/content-hash.js';
-import type { LoreEntryInput } from '../lore/lore-schema.js';
-import { Mnemo } from '../open-memory.js';
-import type { Embedder } from '../seams/embedder.js';
-import type { NewLoreEntry } from '../seams/lore-store.js';
-import type { Store } from '../seams/store.js';
-import { countingEmbedder } from './counting-embedder.js';
-import type { CountingEmbedder } from './counting-embedder.js';
-import { ORSA_CHARACTERS, ORSA_LORE } from './lore-fixture.js';
-import type { StoreFactory } from './store-contract.js';
+import { manualClock } from '../../core/clock.js';
+import { silentLogger } from '../../core/logger.js';
+import { hashingEmbedder } from '../../embedders/hashing/index.js';
+import { loreContentHash } from '../../lore/content-hash.js';
+import type { LoreEntryInput } from '../../lore/lore-schema.js';
+import { Mnemo } from '../../open-memory.js';
+import type { Embedder } from '../../seams/embedder.js';
+import type { NewLoreEntry } from '../../seams/lore-store.js';
+import type { Store } from '../../seams/store.js';
+import { countingEmbedder } from '../counting-embedder.js';
+import type { CountingEmbedder } from '../counting-embedder.js';
+import { ORSA_CHARACTERS, ORSA_LORE } from '../lore-fixture.js';
+import type { StoreFactory } from './store-factory.js';
 
 function newEntry(source: string, title: string, scopeLevel: NewLoreEntry['scopeLevel'], scopeTags: string[], content = `${title}: words about ${title}.`): NewLoreEntry {
   return {

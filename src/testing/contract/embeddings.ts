@@ -1,11 +1,11 @@
 // The EmbeddingStore contract, written once: every store adapter runs it through runEmbeddingStoreContract().
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { silentLogger } from '../core/logger.js';
-import { hashingEmbedder } from '../embedders/hashing/index.js';
-import { Mnemo } from '../open-memory.js';
-import type { EmbedderIdentity, ReindexItem, ReindexVector } from '../seams/embedding-store.js';
-import type { Store } from '../seams/store.js';
-import type { StoreFactory } from './store-contract.js';
+import { silentLogger } from '../../core/logger.js';
+import { hashingEmbedder } from '../../embedders/hashing/index.js';
+import { Mnemo } from '../../open-memory.js';
+import type { EmbedderIdentity, ReindexItem, ReindexVector } from '../../seams/embedding-store.js';
+import type { Store } from '../../seams/store.js';
+import type { StoreFactory } from './store-factory.js';
 
 const HASHING: EmbedderIdentity = { provider: 'hashing', modelId: 'hashing-16-trigrams', dimensions: 16 };
 const OTHER: EmbedderIdentity = { provider: 'static', modelId: 'glove', dimensions: 3 };
