@@ -1,20 +1,15 @@
 // The chunks part of the Store seam: writing a save's chunks, reading them back, and scanning them for an index.
-import type { Chunk, Metadata } from '../core/types.js';
+import type { Chunk } from '../core/types.js';
 import type { IndexRow, ScanOptions } from './index-row.js';
 import type { WriteResult } from './write-result.js';
 
-/** A chunk ready to be written: validated, with its id, and its vector when an embedder made one. */
-export interface NewChunk {
-  id: string;
-  saveId: string;
-  turnId: number;
-  chunkType: string;
-  text: string;
-  entryId: string | null;
-  metadata: Metadata;
-  createdAt: number;
+/** A chunk with its vector (null without one): what a write takes (`NewChunk`) and an export's page reads. */
+export interface ChunkWithVector extends Chunk {
   embedding: Float32Array | null;
 }
+
+/** A chunk ready to be written: validated, with its id, and its vector when an embedder made one. */
+export type NewChunk = ChunkWithVector;
 
 /** Which chunks a listing returns: a turn range, one type left out, and a page (offset, limit). */
 export interface ListChunksOptions {
@@ -32,11 +27,6 @@ export interface TurnSummary {
   turnId: number;
   chunks: number;
   chunkTypes: string[];
-}
-
-/** A stored chunk with its vector (null without one), as an export reads it. */
-export interface ChunkWithVector extends Chunk {
-  embedding: Float32Array | null;
 }
 
 /** One page of a save's chunks in insertion order (see `pageChunks`). */
