@@ -1,63 +1,55 @@
 // The CLI end to end through main(): output, JSON, exit codes, and the demo's own checks.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { main } from '../src/cli/main.js';
-import { tempDir } from './helpers.js';
+import { runCli, tempDir } from './helpers.js';
 
 const dir = tempDir();
-
-async function run(...args: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(['node', 'mnemo', ...args], { out: (text) => out.push(text), err: (text) => err.push(text) });
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
 
 describe('mnemo CLI', () => {
   const db = join(dir, 'cli.db');
 
   it('adds, queries with explanations, rewinds and reports stats', async () => {
-    const added = await run('--db', db, 'add', 'camp', '1', 'The', 'ferryman', 'asks', 'for', 'a', 'copper', 'coin');
+    const added = await runCli('--db', db, 'add', 'camp', '1', 'The', 'ferryman', 'asks', 'for', 'a', 'copper', 'coin');
     expect(added.code).toBe(0);
     expect(added.out).toMatch(/^[0-9a-f-]{36}$/);
-    expect((await run('--db', db, 'add', 'camp', '2', 'The river is calm tonight', '--type', 'dialogue', '--metadata', '{"mood":"calm"}')).code).toBe(0);
+    expect((await runCli('--db', db, 'add', 'camp', '2', 'The river is calm tonight', '--type', 'dialogue', '--metadata', '{"mood":"calm"}')).code).toBe(0);
 
-    const query = await run('--db', db, 'query', 'camp', 'copper', 'coin?');
+    const query = await runCli('--db', db, 'query', 'camp', 'copper', 'coin?');
     expect(query.code).toBe(0);
     expect(query.out).toContain('1. [turn 1 · narrative] The ferryman asks for a copper coin');
     expect(query.out).toMatch(/words #1, bm25 \d+\.\d+/);
 
-    const json = JSON.parse((await run('--db', db, 'query', 'camp', 'river', '--json', '--type', 'dialogue')).out) as { turnId: number; metadata: { mood: string } }[];
+    const json = JSON.parse((await runCli('--db', db, 'query', 'camp', 'river', '--json', '--type', 'dialogue')).out) as { turnId: number; metadata: { mood: string } }[];
     expect(json).toHaveLength(1);
     expect(json[0]?.metadata.mood).toBe('calm');
 
-    const stats = await run('--db', db, 'stats', '--json');
+    const stats = await runCli('--db', db, 'stats', '--json');
     expect(JSON.parse(stats.out).saves).toEqual([expect.objectContaining({ saveId: 'camp', chunks: 2, minTurnId: 1, maxTurnId: 2 })]);
 
-    const rewind = await run('--db', db, 'rewind', 'camp', '1');
+    const rewind = await runCli('--db', db, 'rewind', 'camp', '1');
     expect(rewind.out).toBe('rewound camp to turn 1: 1 chunk removed');
-    expect((await run('--db', db, 'rewind', 'nowhere', '1')).out).toContain('0 chunks removed');
+    expect((await runCli('--db', db, 'rewind', 'nowhere', '1')).out).toContain('0 chunks removed');
   });
 
   it('exits 2 with a clear message on bad input, and writes nothing', async () => {
     const path = join(dir, 'bad.db');
-    const negative = await run('--db', path, 'add', 'camp', '-3', 'text');
+    const negative = await runCli('--db', path, 'add', 'camp', '-3', 'text');
     expect(negative.code).toBe(2);
     expect(negative.err).toContain('turnId: expected an integer >= 0, got -3');
-    const notNumber = await run('--db', path, 'add', 'camp', 'three', 'text');
+    const notNumber = await runCli('--db', path, 'add', 'camp', 'three', 'text');
     expect(notNumber.code).toBe(2);
     expect(notNumber.err).toContain('turnId: expected an integer, got "three"');
-    const badMetadata = await run('--db', path, 'add', 'camp', '1', 'x', '--metadata', '{oops');
+    const badMetadata = await runCli('--db', path, 'add', 'camp', '1', 'x', '--metadata', '{oops');
     expect(badMetadata.err).toContain('--metadata: expected a JSON object');
-    const hugeK = await run('--db', path, 'query', 'camp', 'x', '-k', '1000000');
+    const hugeK = await runCli('--db', path, 'query', 'camp', 'x', '-k', '1000000');
     expect(hugeK.code).toBe(2);
     expect(hugeK.err).toContain('error LIMIT_EXCEEDED: k: at most 1,000 hits (limit k');
-    expect(JSON.parse((await run('--db', path, 'stats', '--json')).out).saves).toEqual([]);
-    expect((await run('--db', path, 'no-such-command')).code).toBe(2);
+    expect(JSON.parse((await runCli('--db', path, 'stats', '--json')).out).saves).toEqual([]);
+    expect((await runCli('--db', path, 'no-such-command')).code).toBe(2);
   });
 
   it('runs the demo, whose own rewind check holds', async () => {
-    const demo = await run('demo');
+    const demo = await runCli('demo');
     expect(demo.code).toBe(0);
     expect(demo.out).toContain('Ingested 50 turns');
     expect(demo.out).toContain('Rewind to turn 40: 10 chunks removed; 40 remain.');

@@ -2,7 +2,6 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { main } from '../src/cli/main.js';
 import type { Logger } from '../src/core/logger.js';
 import { silentLogger } from '../src/core/logger.js';
 import { hashingEmbedder } from '../src/embedders/hashing/index.js';
@@ -14,7 +13,7 @@ import { openMemory } from '../src/open-memory.js';
 import type { Embedder } from '../src/seams/embedder.js';
 import { openSqliteStore } from '../src/stores/sqlite/index.js';
 import { fakeRuntime, writeModelFolder } from './fixtures/fake-transformers.js';
-import { tempDir } from './helpers.js';
+import { runCli, tempDir } from './helpers.js';
 
 const dir = tempDir();
 let files = 0;
@@ -232,12 +231,7 @@ describe('reindex', () => {
 
   it('runs from the CLI: a mismatch exits 2, reindex re-embeds, then the store opens with the new embedder', async () => {
     const db = dbPath();
-    const run = async (...args: string[]) => {
-      const out: string[] = [];
-      const err: string[] = [];
-      const code = await main(['node', 'mnemo', '--db', db, ...args], { out: (text) => out.push(text), err: (text) => err.push(text) });
-      return { code, out: out.join('\n'), err: err.join('\n') };
-    };
+    const run = (...args: string[]) => runCli('--db', db, ...args);
     expect((await run('--embedder', 'hashing', 'add', 'camp', '1', 'The', 'ferryman', 'waits')).code).toBe(0);
     const refused = await run('--embedder', 'static', 'query', 'camp', 'boatman');
     expect(refused.code).toBe(2);

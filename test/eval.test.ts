@@ -3,9 +3,8 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { main } from '../src/cli/main.js';
 import { MetricsAccumulator } from '../src/eval/metrics.js';
-import { tempDir } from './helpers.js';
+import { runCli, tempDir } from './helpers.js';
 import { locomoScorer } from './shared-path.js';
 
 const dir = tempDir();
@@ -36,13 +35,6 @@ function writeFixture() {
   return { turnsPath, qaPath };
 }
 
-async function run(...args: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(['node', 'mnemo', ...args], { out: (text) => out.push(text), err: (text) => err.push(text) });
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
-
 describe('mnemo eval', () => {
   const scorer = locomoScorer();
 
@@ -50,7 +42,7 @@ describe('mnemo eval', () => {
     const { turnsPath, qaPath } = writeFixture();
     for (const protocol of [[], ['--doc', 'full', '--include-adversarial', '--k', '1,3,5']]) {
       const runPath = join(dir, `run-${protocol.length}.jsonl`);
-      const result = await run('--embedder', 'hashing', 'eval', '--turns', turnsPath, '--qa', qaPath, '--out', runPath, '--no-progress', ...protocol);
+      const result = await runCli('--embedder', 'hashing', 'eval', '--turns', turnsPath, '--qa', qaPath, '--out', runPath, '--no-progress', ...protocol);
       expect(result.code).toBe(0);
       const ours = result.out.split('\n').filter((line) => /^(overall|\d )/.test(line));
       const scored = execFileSync(process.execPath, [scorer as string, '--turns', turnsPath, '--qa', qaPath, '--run', runPath, ...protocol.filter((flag) => flag !== '--doc' && flag !== 'full')], { encoding: 'utf8' });
@@ -67,7 +59,7 @@ describe('mnemo eval', () => {
     writeFileSync(turnsPath, '{"conv":"c","id":"D1:1","turn":0,"text":"hi"}\n{"conv":"c","id":"D1:2","turn":"one","text":"x"}\n');
     const qaPath = join(dir, 'bad.qa.jsonl');
     writeFileSync(qaPath, '');
-    const result = await run('eval', '--turns', turnsPath, '--qa', qaPath, '--no-progress');
+    const result = await runCli('eval', '--turns', turnsPath, '--qa', qaPath, '--no-progress');
     expect(result.code).toBe(2);
     expect(result.err).toContain('bad.turns.jsonl:2: turn:');
   });

@@ -1,4 +1,4 @@
-// Shared test helpers: temporary folders that are removed after the run.
+// Shared test helpers: temporary folders that are removed after the run, and the mnemo command run in process.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,4 +9,28 @@ export function tempDir(prefix = 'mnemo-test-'): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
+}
+
+/** What one run of the mnemo command printed (lines joined by newlines) and its exit code. */
+export interface CliRun {
+  code: number;
+  out: string;
+  err: string;
+}
+
+/**
+ * Runs the mnemo command in this process through main(), capturing its standard output and standard error. The
+ * CLI is imported on the first call, so test files that only need tempDir do not load it.
+ *
+ * @example
+ * ```ts
+ * const { code, out } = await runCli('--db', db, 'stats', '--json');
+ * ```
+ */
+export async function runCli(...args: string[]): Promise<CliRun> {
+  const { main } = await import('../src/cli/main.js');
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await main(['node', 'mnemo', ...args], { out: (text) => out.push(text), err: (text) => err.push(text) });
+  return { code, out: out.join('\n'), err: err.join('\n') };
 }

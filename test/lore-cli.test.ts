@@ -2,57 +2,49 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { main } from '../src/cli/main.js';
-import { tempDir } from './helpers.js';
+import { runCli, tempDir } from './helpers.js';
 
 const dir = tempDir();
 const EXAMPLE = join(import.meta.dirname, '..', 'examples', 'lore');
-
-async function run(...args: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(['node', 'mnemo', ...args], { out: (text) => out.push(text), err: (text) => err.push(text) });
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
 
 describe('mnemo lore', () => {
   const db = join(dir, 'lore-cli.db');
 
   it('dry-runs, imports, re-imports with nothing to do, searches as a character and lists', async () => {
-    const dry = await run('--db', db, 'lore', 'import', EXAMPLE, '--dry-run');
+    const dry = await runCli('--db', db, 'lore', 'import', EXAMPLE, '--dry-run');
     expect(dry.code).toBe(0);
     expect(dry.out).toContain('Dry run: 34 entries in 11 files are valid; the import would give 34 created, 0 updated, 0 unchanged, 0 removed. Nothing was written or embedded.');
     expect(dry.out).toContain('  + factions/lamplighters.yaml: The tidelines (faction)');
-    expect((await run('--db', db, 'lore', 'list')).out).toBe('the lore book holds no matching entries');
+    expect((await runCli('--db', db, 'lore', 'list')).out).toBe('the lore book holds no matching entries');
 
-    const imported = await run('--db', db, 'lore', 'import', EXAMPLE);
+    const imported = await runCli('--db', db, 'lore', 'import', EXAMPLE);
     expect(imported.code).toBe(0);
     expect(imported.out).toContain('Imported 34 entries from 11 files: 34 created, 0 updated, 0 unchanged, 0 removed; 34 embedded; lore book now at version 1.');
-    const again = JSON.parse((await run('--db', db, 'lore', 'import', EXAMPLE, '--json')).out) as { unchanged: number; embedded: number; written: boolean };
+    const again = JSON.parse((await runCli('--db', db, 'lore', 'import', EXAMPLE, '--json')).out) as { unchanged: number; embedded: number; written: boolean };
     expect(again).toMatchObject({ unchanged: 34, embedded: 0, written: false });
 
-    const archmage = await run('--db', db, 'lore', 'search', 'tidelines', 'under', 'the', 'marsh', '--tags', 'brackwater,brackwater_docks,lamplighters', '-k', '3');
+    const archmage = await runCli('--db', db, 'lore', 'search', 'tidelines', 'under', 'the', 'marsh', '--tags', 'brackwater,brackwater_docks,lamplighters', '-k', '3');
     expect(archmage.code).toBe(0);
     expect(archmage.out).toMatch(/^1\. \[faction: lamplighters\] The tidelines \(factions\/lamplighters\.yaml\)/);
     expect(archmage.out).toMatch(/words #\d+, bm25 \d+\.\d+/);
-    const bartender = JSON.parse((await run('--db', db, 'lore', 'search', 'tidelines under the marsh', '--tags', 'brackwater,brackwater_docks', '-k', '34', '--json')).out) as { scopeTags: string[] }[];
+    const bartender = JSON.parse((await runCli('--db', db, 'lore', 'search', 'tidelines under the marsh', '--tags', 'brackwater,brackwater_docks', '-k', '34', '--json')).out) as { scopeTags: string[] }[];
     expect(bartender.length).toBeGreaterThan(0);
     expect(bartender.some((hit) => hit.scopeTags.includes('lamplighters'))).toBe(false);
-    const nobody = JSON.parse((await run('--db', db, 'lore', 'search', 'moons', '-k', '34', '--json')).out) as { scopeLevel: string }[];
+    const nobody = JSON.parse((await runCli('--db', db, 'lore', 'search', 'moons', '-k', '34', '--json')).out) as { scopeLevel: string }[];
     expect(nobody.every((hit) => hit.scopeLevel === 'continental')).toBe(true);
 
-    const listed = await run('--db', db, 'lore', 'list', '--tags', 'saltspire,lamplighters');
+    const listed = await runCli('--db', db, 'lore', 'list', '--tags', 'saltspire,lamplighters');
     expect(listed.out).toContain('factions/lamplighters.yaml: The tidelines [faction: lamplighters]');
     expect(listed.out).not.toContain('The Brackwater lantern house');
     expect(listed.out).toContain('9 entries');
-    const json = JSON.parse((await run('--db', db, 'lore', 'list', '--json')).out) as { title: string; contentHash: string }[];
+    const json = JSON.parse((await runCli('--db', db, 'lore', 'list', '--json')).out) as { title: string; contentHash: string }[];
     expect(json).toHaveLength(34);
     expect(json[0]?.contentHash).toMatch(/^[0-9a-f]{64}$/);
   });
 
   it('dry-runs against a database that does not exist without creating it', async () => {
     const path = join(dir, 'never-created.db');
-    const dry = await run('--db', path, 'lore', 'import', EXAMPLE, '--dry-run');
+    const dry = await runCli('--db', path, 'lore', 'import', EXAMPLE, '--dry-run');
     expect(dry.code).toBe(0);
     expect(dry.out).toContain('the import would give 34 created, 0 updated, 0 unchanged, 0 removed');
     expect(existsSync(path)).toBe(false);
@@ -61,15 +53,15 @@ describe('mnemo lore', () => {
 
   it('refuses to wipe without confirmation, wipes with --yes, and an import restores the book', async () => {
     const path = join(dir, 'wipe.db');
-    await run('--db', path, 'lore', 'import', EXAMPLE);
-    const refused = await run('--db', path, 'lore', 'wipe');
+    await runCli('--db', path, 'lore', 'import', EXAMPLE);
+    const refused = await runCli('--db', path, 'lore', 'wipe');
     expect(refused.code).toBe(2);
     expect(refused.err).toContain('error CONFIRMATION_REQUIRED: lore wipe: this would delete all 34 lore entries of');
-    expect(JSON.parse((await run('--db', path, 'lore', 'list', '--json')).out)).toHaveLength(34);
-    const wiped = await run('--db', path, 'lore', 'wipe', '--yes');
+    expect(JSON.parse((await runCli('--db', path, 'lore', 'list', '--json')).out)).toHaveLength(34);
+    const wiped = await runCli('--db', path, 'lore', 'wipe', '--yes');
     expect(wiped.out).toBe('lore book wiped: 34 entries deleted (run lore import to restore)');
-    expect((await run('--db', path, 'lore', 'list')).out).toBe('the lore book holds no matching entries');
-    expect((await run('--db', path, 'lore', 'import', EXAMPLE)).out).toContain('34 created');
+    expect((await runCli('--db', path, 'lore', 'list')).out).toBe('the lore book holds no matching entries');
+    expect((await runCli('--db', path, 'lore', 'import', EXAMPLE)).out).toContain('34 created');
   });
 
   it('exits 2 listing every problem of an invalid repository, and writes nothing', async () => {
@@ -78,11 +70,11 @@ describe('mnemo lore', () => {
     writeFileSync(join(root, 'index.yaml'), 'files: [a.yaml, missing.yaml]\n');
     writeFileSync(join(root, 'a.yaml'), 'source: a.yaml\nentries:\n  - title: Vague\n    scope_level: city\n    scope_tags: [x]\n    content: Words.\n');
     const path = join(dir, 'broken.db');
-    const result = await run('--db', path, 'lore', 'import', root);
+    const result = await runCli('--db', path, 'lore', 'import', root);
     expect(result.code).toBe(2);
     expect(result.err).toContain('error LORE_INVALID: The lore is invalid (2 problems); nothing was written.');
     expect(result.err).toContain("a.yaml:4:18, entry 'Vague': scope_level must be one of continental, regional, local, faction, got \"city\"");
     expect(result.err).toContain('index.yaml:1:17: files[1] names missing.yaml, but there is no such file');
-    expect((await run('--db', path, 'lore', 'list')).out).toBe('the lore book holds no matching entries');
+    expect((await runCli('--db', path, 'lore', 'list')).out).toBe('the lore book holds no matching entries');
   });
 });

@@ -2,7 +2,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../src/cli/main.js';
 import { silentLogger } from '../src/core/logger.js';
 import { hashingEmbedder } from '../src/embedders/hashing/index.js';
 import { gitLoreSource } from '../src/lore/sources/git-lore-source.js';
@@ -12,7 +11,7 @@ import { openSqliteStore } from '../src/stores/sqlite/index.js';
 import { countingEmbedder } from '../src/testing/counting-embedder.js';
 import { loreRemote, serveGitHttp } from './git-fixture.js';
 import type { GitHttpServer, LoreRemote } from './git-fixture.js';
-import { tempDir } from './helpers.js';
+import { runCli, tempDir } from './helpers.js';
 
 const dir = tempDir('mnemo-lore-git-');
 let counter = 0;
@@ -34,13 +33,6 @@ function open(embedder = countingEmbedder(hashingEmbedder({ dimensions: 32 }))) 
 
 const cacheDir = () => join(dir, `cache-${++counter}`);
 const titles = async (memory: Mnemo) => (await memory.lore.list()).map((item) => item.title);
-
-async function run(...args: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(['node', 'mnemo', ...args], { out: (text) => out.push(text), err: (text) => err.push(text) });
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
 
 describe('lore from a git repository by path and file://', () => {
   let remote: LoreRemote;
@@ -168,28 +160,28 @@ describe('lore from a git repository by path and file://', () => {
     const one = cli.commit(WORLD, 'one');
     const db = join(dir, `cli-${counter}.db`);
     const cache = cacheDir();
-    const imported = await run('--db', db, '--embedder', 'hashing', 'lore', 'import', '--git', cli.bare, '--ref', 'main', '--git-cache', cache);
+    const imported = await runCli('--db', db, '--embedder', 'hashing', 'lore', 'import', '--git', cli.bare, '--ref', 'main', '--git-cache', cache);
     expect(imported.code).toBe(0);
     expect(imported.out).toContain(`Source: git ${cli.bare} at main; commits none from this repository -> ${one}.`);
     const two = cli.commit({ 'world.yaml': file('world.yaml', entry('The Long Drowning', 'The sea rose over the old coast, twice.', 'continental', '[]')) }, 'two');
-    const dry = await run('--db', db, '--embedder', 'hashing', 'lore', 'import', '--git', cli.bare, '--ref', 'main', '--git-cache', cache, '--dry-run');
+    const dry = await runCli('--db', db, '--embedder', 'hashing', 'lore', 'import', '--git', cli.bare, '--ref', 'main', '--git-cache', cache, '--dry-run');
     expect(dry.out).toContain(`commits ${one} -> ${two}.`);
     expect(dry.out).toContain('  ~ world.yaml: The Long Drowning (content)');
-    const status = await run('--db', db, 'lore', 'status');
+    const status = await runCli('--db', db, 'lore', 'status');
     expect(status.out).toContain(`live lore: git ${cli.bare} at main (commit ${one})`);
     const fromEnvironment = { ...process.env };
     process.env.MNEMO_LORE_GIT_URL = cli.bare;
     process.env.MNEMO_LORE_GIT_REF = 'main';
     process.env.MNEMO_LORE_GIT_CACHE = cache;
     try {
-      expect((await run('--db', db, '--embedder', 'hashing', 'lore', 'import')).out).toContain(`commits ${one} -> ${two}.`);
+      expect((await runCli('--db', db, '--embedder', 'hashing', 'lore', 'import')).out).toContain(`commits ${one} -> ${two}.`);
     } finally {
       process.env = fromEnvironment;
     }
-    const json = JSON.parse((await run('--db', db, 'lore', 'status', '--json')).out) as { origin: { commit: string } };
+    const json = JSON.parse((await runCli('--db', db, 'lore', 'status', '--json')).out) as { origin: { commit: string } };
     expect(json.origin.commit).toBe(two);
-    expect((await run('--db', db, 'lore', 'import', '--git', cli.bare, join(dir, 'x'))).code).toBe(2);
-    expect((await run('--db', db, 'lore', 'import', '--git', cli.bare, '--ref', 'nope', '--git-cache', cache)).err).toContain('error NOT_FOUND: git ref "nope"');
+    expect((await runCli('--db', db, 'lore', 'import', '--git', cli.bare, join(dir, 'x'))).code).toBe(2);
+    expect((await runCli('--db', db, 'lore', 'import', '--git', cli.bare, '--ref', 'nope', '--git-cache', cache)).err).toContain('error NOT_FOUND: git ref "nope"');
   });
 });
 

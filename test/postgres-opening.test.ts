@@ -2,12 +2,12 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { main } from '../src/cli/main.js';
 import { silentLogger } from '../src/core/logger.js';
 import { hashingEmbedder } from '../src/embedders/hashing/index.js';
 import { Mnemo, openMemory } from '../src/open-memory.js';
 import { openPostgresStore } from '../src/stores/postgres/index.js';
 import { serverTarget, SERVER_SKIP_REASON, SERVER_URL } from './postgres-targets.js';
+import { runCli } from './helpers.js';
 
 const server = serverTarget();
 const fixture = (name: string) => join(import.meta.dirname, 'fixtures', name);
@@ -29,13 +29,6 @@ function runWriters(schema: string, names: readonly string[], turns: number): Pr
     child.stderr.on('data', (data: Buffer) => { stderr += data.toString(); });
     child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(stdout.trim().split('\n').pop() as string)) : reject(new Error(`writer ${names[index]} exited with ${code}: ${stderr}`))));
   })));
-}
-
-async function cli(...args: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(['node', 'mnemo', ...args], { out: (text) => out.push(text), err: (text) => err.push(text) });
-  return { code, out: out.join('\n'), err: err.join('\n') };
 }
 
 describe('loading', () => {
@@ -147,29 +140,29 @@ describe.skipIf(SERVER_SKIP_REASON !== null)(`PostgreSQL server${SERVER_SKIP_REA
   it('runs every mnemo command with --db postgres://', async () => {
     const db = SERVER_URL as string;
     const saveId = `cli-${process.pid}`;
-    expect((await cli('--db', db, 'add', saveId, '1', 'The ferryman asks for a copper coin')).code).toBe(0);
-    expect((await cli('--db', db, 'add', saveId, '2', 'The river is calm tonight', '--type', 'dialogue')).code).toBe(0);
-    const query = await cli('--db', db, 'query', saveId, 'copper', 'coin');
+    expect((await runCli('--db', db, 'add', saveId, '1', 'The ferryman asks for a copper coin')).code).toBe(0);
+    expect((await runCli('--db', db, 'add', saveId, '2', 'The river is calm tonight', '--type', 'dialogue')).code).toBe(0);
+    const query = await runCli('--db', db, 'query', saveId, 'copper', 'coin');
     expect(query.out).toContain('1. [turn 1 · narrative] The ferryman asks for a copper coin');
-    const stats = JSON.parse((await cli('--db', db, 'stats', '--json')).out) as { db: string; provider: string; saves: { saveId: string; chunks: number }[] };
+    const stats = JSON.parse((await runCli('--db', db, 'stats', '--json')).out) as { db: string; provider: string; saves: { saveId: string; chunks: number }[] };
     expect(stats.provider).toBe('postgres');
     expect(stats.saves).toContainEqual(expect.objectContaining({ saveId, chunks: 2 }));
-    expect((await cli('--db', db, 'rewind', saveId, '0')).out).toBe(`rewound ${saveId} to turn 0: 2 chunks removed`);
+    expect((await runCli('--db', db, 'rewind', saveId, '0')).out).toBe(`rewound ${saveId} to turn 0: 2 chunks removed`);
     // The other layers' commands through the same URL.
-    expect((await cli('--db', db, 'add', saveId, '3', 'The bell tolls at the harbour')).code).toBe(0);
-    expect(JSON.parse((await cli('--db', db, 'fork', saveId, `${saveId}-branch`, '3', '--json')).out)).toMatchObject({ chunks: 1 });
-    expect((await cli('--db', db, 'remember', 'tide', '"high at dawn"', '--scope', `S${process.pid}`)).code).toBe(0);
-    expect((await cli('--db', db, 'recall', 'tide', '--scope', `S${process.pid}`, '--json')).out).toContain('high at dawn');
-    expect((await cli('--db', db, 'forget', '--scope', `S${process.pid}`, '--yes')).code).toBe(0);
+    expect((await runCli('--db', db, 'add', saveId, '3', 'The bell tolls at the harbour')).code).toBe(0);
+    expect(JSON.parse((await runCli('--db', db, 'fork', saveId, `${saveId}-branch`, '3', '--json')).out)).toMatchObject({ chunks: 1 });
+    expect((await runCli('--db', db, 'remember', 'tide', '"high at dawn"', '--scope', `S${process.pid}`)).code).toBe(0);
+    expect((await runCli('--db', db, 'recall', 'tide', '--scope', `S${process.pid}`, '--json')).out).toContain('high at dawn');
+    expect((await runCli('--db', db, 'forget', '--scope', `S${process.pid}`, '--yes')).code).toBe(0);
     for (const command of [['living', 'status', saveId], ['facts', saveId], ['lore', 'list'], ['reindex', '--json']]) {
-      const result = await cli('--db', db, ...command);
+      const result = await runCli('--db', db, ...command);
       expect(result.code, `${command.join(' ')}: ${result.err}`).toBe(0);
     }
-    expect((await cli('--db', db, 'rewind', `${saveId}-branch`, '0')).code).toBe(0);
-    expect((await cli('--db', db, 'rewind', saveId, '0')).code).toBe(0);
-    const demo = await cli('--db', db, 'demo');
+    expect((await runCli('--db', db, 'rewind', `${saveId}-branch`, '0')).code).toBe(0);
+    expect((await runCli('--db', db, 'rewind', saveId, '0')).code).toBe(0);
+    const demo = await runCli('--db', db, 'demo');
     expect(demo.code).toBe(0);
     expect(demo.out).toContain('✓ Before the rewind');
-    expect((await cli('--db', db, 'rewind', 'lighthouse', '0')).code).toBe(0);
+    expect((await runCli('--db', db, 'rewind', 'lighthouse', '0')).code).toBe(0);
   });
 });

@@ -4,7 +4,6 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { main } from '../src/cli/main.js';
 import { silentLogger } from '../src/core/logger.js';
 import type { ConsolidationAction } from '../src/core/living-types.js';
 import { hashingEmbedder } from '../src/embedders/hashing/index.js';
@@ -14,7 +13,7 @@ import type { Mnemo } from '../src/open-memory.js';
 import type { Store } from '../src/seams/store.js';
 import { openInMemoryStore } from '../src/stores/memory/index.js';
 import { openSqliteStore } from '../src/stores/sqlite/index.js';
-import { tempDir } from './helpers.js';
+import { runCli, tempDir } from './helpers.js';
 import { postgresTargets } from './postgres-targets.js';
 
 const dir = tempDir();
@@ -243,12 +242,7 @@ describe('export and import of a save', () => {
 });
 
 describe('mnemo export and mnemo import', () => {
-  async function run(...args: string[]) {
-    const out: string[] = [];
-    const err: string[] = [];
-    const code = await main(['node', 'mnemo', '--embedder', 'hashing', ...args], { out: (text) => out.push(text), err: (text) => err.push(text) });
-    return { code, out: out.join('\n'), err: err.join('\n') };
-  }
+  const run = (...args: string[]) => runCli('--embedder', 'hashing', ...args);
 
   it('moves a save from one SQLite file to another under a new id, and names the line of a broken file (exit 2, nothing written)', async () => {
     const from = join(dir, `cli-from-${++files}.db`);
