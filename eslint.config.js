@@ -19,6 +19,17 @@ export default tseslint.config(
     },
   },
   {
+    // The surfaces call the engine (Mnemo and its parts), never its store: `memory.store.listTurns(...)` is refused.
+    files: ['src/cli/**/*.ts', 'src/server/**/*.ts', 'src/adapters/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        { selector: 'CallExpression[callee.property.name="only"]', message: 'No focused tests.' },
+        { selector: 'MemberExpression[object.type="MemberExpression"][object.property.name="store"]', message: 'Surfaces call the engine, never its store: add a Mnemo (or NarrativeMemory, LivingMemory, LoreBook) method for this and call that.' },
+      ],
+    },
+  },
+  {
     files: ['web/**/*.js'],
     languageOptions: {
       globals: Object.fromEntries(['window', 'document', 'location', 'sessionStorage', 'fetch', 'URLSearchParams', 'HashChangeEvent', 'Node', 'console'].map((name) => [name, 'readonly'])),

@@ -5,8 +5,10 @@ import type { Clock } from './core/clock.js';
 import { MnemoError } from './core/errors.js';
 import type { Chunk, ChunkInput, Hit, QueryOptions, SaveSummary } from './core/types.js';
 import { ContextBuilder } from './context/context-builder.js';
-import { ensureEmbedderIdentity } from './embedders/embedder-identity.js';
+import { describeIdentity, ensureEmbedderIdentity, identityOf } from './embedders/embedder-identity.js';
 import { EMBEDDING_CACHE_ENTRIES, EmbeddingCache } from './embedders/embedding-cache.js';
+import { reindex } from './embedders/reindex.js';
+import type { ReindexOptions, ReindexResult } from './embedders/reindex.js';
 import { resolveEmbedder } from './embedders/resolve-embedder.js';
 import type { EmbedderName } from './embedders/resolve-embedder.js';
 import { LoreBook } from './lore/lore-book.js';
@@ -210,6 +212,29 @@ export class Mnemo {
    */
   importSave(source: SaveFileSource, options?: ImportSaveOptions): Promise<ImportSaveReport> {
     return importSave({ ...this.saves, store: this.store }, source, options);
+  }
+
+  /**
+   * Re-embeds every chunk of every save, every remembered entry and every lore entry with `embedder`, resumably
+   * (see `reindex`; the store's embedding cache is used unless `cache` says otherwise). To change embedder, open
+   * the handle without one (`embedder: null`: a store with another embedder's vectors opens that way), reindex,
+   * close, and open again with the new embedder. A handle searching with another embedder is refused
+   * (INVALID_INPUT): its queries would compare that embedder's vectors with the new ones.
+   *
+   * @example
+   * ```ts
+   * const memory = await openMemory({ path: 'game.db', embedder: null });
+   * const result = await memory.reindex(await loadStaticEmbedder(), { onProgress: ({ done, total }) => console.log(done, total) });
+   * await memory.close();
+   * ```
+   */
+  async reindex(embedder: Embedder, options: ReindexOptions = {}): Promise<ReindexResult> {
+    const current = this.embedder === null ? null : describeIdentity(identityOf(this.embedder));
+    const target = describeIdentity(identityOf(embedder));
+    if (current !== null && current !== target) {
+      throw new MnemoError('INVALID_INPUT', `reindex: this handle searches with ${current}, so re-embedding its store with ${target} would leave its queries on the old vectors. Open it with embedder: null, reindex, then open it again with the new embedder.`, { details: { field: 'embedder' } });
+    }
+    return reindex(this.store, embedder, { cache: new EmbeddingCache(this.store.embeddings), ...options });
   }
 
   /** Number of chunks in a save. */

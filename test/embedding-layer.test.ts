@@ -229,6 +229,28 @@ describe('reindex', () => {
     await reopened.close();
   });
 
+  it('runs through a Mnemo handle opened without an embedder, and refuses a handle searching with another one (nothing staged)', async () => {
+    const path = dbPath();
+    await seed(path, hashingEmbedder({ dimensions: 16 }), 10);
+    const searching = await openMemory({ path, embedder: hashingEmbedder({ dimensions: 16 }), logger: silentLogger });
+    const target = counting({ dimensions: 32 });
+    await expect(searching.reindex(target)).rejects.toMatchObject({ code: 'INVALID_INPUT', message: expect.stringContaining('Open it with embedder: null') });
+    expect(target.texts).toEqual([]);
+    expect(await searching.store.embeddings.reindexProgress()).toBeNull();
+    await searching.close();
+
+    const words = await openMemory({ path, embedder: null, logger: silentLogger });
+    const progress: number[] = [];
+    expect(await words.reindex(target, { batchSize: 4, onProgress: ({ done }) => progress.push(done) })).toMatchObject({ target: { provider: 'counting', dimensions: 32 }, embedded: 10, resumed: 0, total: 10 });
+    expect(progress).toEqual([0, 4, 8, 10]);
+    expect(await words.vectorIdentity()).toMatchObject({ provider: 'counting', dimensions: 32 });
+    await words.close();
+    const reopened = await openMemory({ path, embedder: counting({ dimensions: 32 }), logger: silentLogger });
+    expect((await reopened.query('odd', 'caravan waypoint 7', { k: 1 }))[0]?.explanation.semantic).not.toBeNull();
+    expect(await reopened.reindex(counting({ dimensions: 32 }))).toMatchObject({ embedded: 10, total: 10 });
+    await reopened.close();
+  });
+
   it('runs from the CLI: a mismatch exits 2, reindex re-embeds, then the store opens with the new embedder', async () => {
     const db = dbPath();
     const run = (...args: string[]) => runCli('--db', db, ...args);

@@ -9,10 +9,7 @@ import type { EmbedderName } from '../embedders/resolve-embedder.js';
 import { openMemory } from '../open-memory.js';
 import type { Mnemo, OpenMemoryOptions } from '../open-memory.js';
 import type { Embedder } from '../seams/embedder.js';
-import type { Store } from '../seams/store.js';
-import { openInMemoryStore } from '../stores/memory/index.js';
 import { isPostgresUrl } from '../stores/postgres/identifiers.js';
-import { openSqliteStore } from '../stores/sqlite/index.js';
 
 /** The options every command accepts. */
 export interface GlobalOptions {
@@ -97,15 +94,6 @@ export function globalOptions(command: Command): GlobalOptions {
 /** Where `--db` points, as openMemory takes it: a postgres:// URL, or a SQLite file (or `:memory:`). */
 export function databaseTarget(db: string): { url: string } | { path: string } {
   return isPostgresUrl(db) ? { url: db } : { path: db };
-}
-
-/** Opens the bare store `--db` points at (PostgreSQL's adapter loaded only for a postgres:// URL). */
-export async function openStoreFor(db: string): Promise<Store> {
-  if (isPostgresUrl(db)) {
-    const { openPostgresStore } = await import('../stores/postgres/index.js');
-    return openPostgresStore({ url: db });
-  }
-  return db === ':memory:' ? openInMemoryStore() : openSqliteStore({ path: db });
 }
 
 /**

@@ -3,10 +3,8 @@ import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
 import { MnemoError } from '../../core/errors.js';
 import { describeIdentity } from '../../embedders/embedder-identity.js';
-import { EmbeddingCache } from '../../embedders/embedding-cache.js';
-import { reindex } from '../../embedders/reindex.js';
 import type { Output } from '../context.js';
-import { cliLogger, embedderByName, globalOptions, openStoreFor, parseInteger } from '../context.js';
+import { cliLogger, embedderByName, globalOptions, openWithEmbedder, parseInteger } from '../context.js';
 
 /** Registers `mnemo reindex`. */
 export function registerReindex(program: Command, output: Output): void {
@@ -20,13 +18,12 @@ export function registerReindex(program: Command, output: Output): void {
       if (flags.batch < 1) throw new MnemoError('INVALID_INPUT', `--batch: expected an integer >= 1, got ${flags.batch}.`, { details: { field: 'batch' } });
       const embedder = await embedderByName(name, cliLogger(verbose === true));
       if (embedder === null) throw new MnemoError('INVALID_INPUT', `--embedder: reindex needs an embedder to re-embed with, got ${JSON.stringify(name)} (no vectors). Pass --embedder static, minilm, hashing or openai.`, { details: { field: 'embedder' } });
-      const store = await openStoreFor(db);
+      const memory = await openWithEmbedder(db, 'none'); // without an embedder: the store may hold another one's vectors
       const bar = new cliProgress.SingleBar({ stream: process.stderr, format: 'reindex [{bar}] {value}/{total} texts | {eta_formatted} left', hideCursor: true }, cliProgress.Presets.shades_classic);
       let started = false;
       try {
-        const result = await reindex(store, embedder, {
+        const result = await memory.reindex(embedder, {
           batchSize: flags.batch,
-          cache: new EmbeddingCache(store.embeddings),
           onProgress: ({ done, total }) => {
             if (!started) bar.start(total, done);
             started = true;
@@ -44,7 +41,7 @@ export function registerReindex(program: Command, output: Output): void {
         if (error instanceof MnemoError) output.err(`reindex stopped; what was done is kept: run the same command again to resume.`);
         throw error;
       } finally {
-        await store.close();
+        await memory.close();
       }
     });
 }
