@@ -1,9 +1,8 @@
 // The in-memory adapter of the embedding sub-store: the same contract as SQLite, held in maps.
 import { renderValue } from '../../core/json-value.js';
 import type { CachedVector, EmbedderIdentity, EmbeddingStore, IdentityClaim, ReindexItem, ReindexProgress, ReindexVector } from '../../seams/embedding-store.js';
+import { sameIdentity } from '../embedder-meta.js';
 import type { InMemoryConnection } from './memory-connection.js';
-
-const sameIdentity = (a: EmbedderIdentity, b: EmbedderIdentity) => a.provider === b.provider && a.modelId === b.modelId && a.dimensions === b.dimensions;
 
 /** An entry of a layer that rewrites entries in place, seen uniformly. */
 interface HeldEntry {

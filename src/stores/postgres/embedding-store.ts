@@ -2,17 +2,14 @@
 import { renderValue } from '../../core/json-value.js';
 import type { JsonValue } from '../../core/types.js';
 import type { CachedVector, EmbedderIdentity, EmbeddingStore, IdentityClaim, ReindexItem, ReindexProgress, ReindexVector } from '../../seams/embedding-store.js';
+import { IDENTITY_KEY, REINDEX_KEY, sameIdentity } from '../embedder-meta.js';
 import { schemaTable } from './postgres-connection.js';
 import type { PostgresConnection } from './postgres-connection.js';
 import type { SqlClient } from './queryable.js';
 import { literalToVector, vectorToLiteral } from './vectors.js';
 
-const IDENTITY_KEY = 'embedder.identity';
-const REINDEX_KEY = 'embedder.reindex';
 /** Rows per statement when reading the cache. */
 const BATCH = 1000;
-
-const sameIdentity = (a: EmbedderIdentity, b: EmbedderIdentity) => a.provider === b.provider && a.modelId === b.modelId && a.dimensions === b.dimensions;
 
 /** A layer whose entries are rewritten in place: staged with the `source` (what the vector was made from) they had. */
 interface EntryFamily {

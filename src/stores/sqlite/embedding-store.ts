@@ -3,14 +3,10 @@ import { isMnemoError } from '../../core/errors.js';
 import { renderValue } from '../../core/json-value.js';
 import type { JsonValue } from '../../core/types.js';
 import type { CachedVector, EmbedderIdentity, EmbeddingStore, IdentityClaim, ReindexItem, ReindexProgress, ReindexVector } from '../../seams/embedding-store.js';
+import { IDENTITY_KEY, REINDEX_KEY, sameIdentity } from '../embedder-meta.js';
 import type { SqliteConnection } from './sqlite-connection.js';
 import { visibleChunk } from './rewound-chunks.js';
 import { blobToVector, vectorToBlob } from './vectors.js';
-
-const IDENTITY_KEY = 'embedder.identity';
-const REINDEX_KEY = 'embedder.reindex';
-
-const sameIdentity = (a: EmbedderIdentity, b: EmbedderIdentity) => a.provider === b.provider && a.modelId === b.modelId && a.dimensions === b.dimensions;
 
 /** A layer whose entries are rewritten in place: staged with the `source` (what the vector was made from) they had. */
 interface EntryFamily {
