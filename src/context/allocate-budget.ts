@@ -19,7 +19,15 @@ export interface SectionCandidates {
   display?: (a: LineCandidate, b: LineCandidate) => number;
 }
 
-/** The first-pass caps: floor(budget x share / sum of shares), so they never add up to more than the budget. */
+/**
+ * The first-pass caps: floor(budget x share / sum of shares), so they never add up to more than the budget.
+ *
+ * @example
+ * ```ts
+ * sectionCaps(1000); // { mental_model: 150, beliefs: 200, facts: 150, memories: 300, lore_context: 200 }
+ * sectionCaps(1000, { memories: 0.6 }).memories; // 461
+ * ```
+ */
 export function sectionCaps(budget: number, shares: Partial<Record<ContextSectionName, number>> = {}): Record<ContextSectionName, number> {
   const merged = { ...DEFAULT_SHARES, ...shares };
   for (const name of CONTEXT_SECTIONS) {

@@ -80,7 +80,18 @@ export class MnemoError extends Error {
   }
 }
 
-/** True when `error` is a MnemoError, optionally with the given code. */
+/**
+ * True when `error` is a MnemoError, optionally with the given code.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await memory.add({ saveId: 's', turnId: 1, text: '' });
+ * } catch (error) {
+ *   if (isMnemoError(error, 'INVALID_INPUT')) console.warn(error.message);
+ * }
+ * ```
+ */
 export function isMnemoError(error: unknown, code?: ErrorCode): error is MnemoError {
   return error instanceof MnemoError && (code === undefined || error.code === code);
 }

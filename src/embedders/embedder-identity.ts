@@ -4,12 +4,26 @@ import type { Embedder } from '../seams/embedder.js';
 import type { EmbedderIdentity } from '../seams/embedding-store.js';
 import type { Store } from '../seams/store.js';
 
-/** The identity of an embedder: provider, model and dimensions. */
+/**
+ * The identity of an embedder: provider, model and dimensions.
+ *
+ * @example
+ * ```ts
+ * identityOf(hashingEmbedder({ dimensions: 64 })); // { provider: 'hashing', modelId: 'hashing-64-trigrams', dimensions: 64 }
+ * ```
+ */
 export function identityOf(embedder: Embedder): EmbedderIdentity {
   return { provider: embedder.provider, modelId: embedder.modelId, dimensions: embedder.dimensions };
 }
 
-/** Reads like `static/glove-sg-100d-top100k-sif-rank (100 dimensions)`. */
+/**
+ * Reads like `static/glove-sg-100d-top100k-sif-rank (100 dimensions)`.
+ *
+ * @example
+ * ```ts
+ * describeIdentity(identityOf(hashingEmbedder({ dimensions: 64 }))); // 'hashing/hashing-64-trigrams (64 dimensions)'
+ * ```
+ */
 export function describeIdentity(identity: EmbedderIdentity): string {
   return `${identity.provider}/${identity.modelId} (${identity.dimensions} dimensions)`;
 }

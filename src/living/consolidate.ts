@@ -60,7 +60,14 @@ const proposedAction = z.preprocess(
   }),
 );
 
-/** The characters a batch of facts involves: their entities and their `who`, first spelling kept. */
+/**
+ * The characters a batch of facts involves: their entities and their `who`, first spelling kept.
+ *
+ * @example
+ * ```ts
+ * batchCharacters(facts); // e.g. ['Kaël', 'the smith', 'Mira'] for entities ['Kaël', 'the smith'] and who 'Kaël and Mira'
+ * ```
+ */
 export function batchCharacters(facts: readonly Fact[]): string[] {
   return distinctNames(facts.flatMap((fact) => [...fact.entities, ...fact.who.split(/\s*(?:,|;|\band\b)\s*/)]));
 }
@@ -109,7 +116,15 @@ function beliefLine(belief: Belief): string {
   return `[${belief.beliefId}] ${belief.statement} (${notes.join('; ')})`;
 }
 
-/** The messages of a consolidation (exported for tests and for prompt tuning). */
+/**
+ * The messages of a consolidation (exported for tests and for prompt tuning).
+ *
+ * @example
+ * ```ts
+ * const [system, user] = consolidationMessages(newFacts, await memory.living.beliefs('run-1'));
+ * console.log(user?.content);
+ * ```
+ */
 export function consolidationMessages(newFacts: readonly Fact[], shown: readonly Belief[], options: ConsolidateOptions = {}): LlmMessage[] {
   const characters = batchCharacters(newFacts);
   const styles = characters.flatMap((name) => {
@@ -136,6 +151,12 @@ export function consolidationMessages(newFacts: readonly Fact[], shown: readonly
  * Consolidates, reporting a failure instead of hiding it. Actions are checked against what the model was shown:
  * UPDATE and DELETE must name a shown belief (and take its subject), CREATE and UPDATE keep only shown fact ids,
  * and a CREATE left with none is dropped (a belief rests on at least one known fact).
+ *
+ * @example
+ * ```ts
+ * const outcome = await runConsolidation(llm, newFacts, await memory.living.beliefs('run-1'));
+ * if (outcome.ok) for (const action of outcome.value) console.log(action.kind, action.statement);
+ * ```
  */
 export async function runConsolidation(llm: LLM, newFacts: readonly Fact[], existing: readonly Belief[], options: ConsolidateOptions = {}): Promise<StageOutcome<ConsolidationAction[]>> {
   const facts = newFacts.filter((fact) => fact.factId !== null && fact.statement.trim() !== '');

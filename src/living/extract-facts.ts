@@ -84,7 +84,14 @@ function clip(text: string): string {
   return `${space > MAX_NARRATIVE_CHARS * 0.8 ? cut.slice(0, space) : cut} [...]`;
 }
 
-/** The messages of an extraction (exported for tests and for prompt tuning). */
+/**
+ * The messages of an extraction (exported for tests and for prompt tuning).
+ *
+ * @example
+ * ```ts
+ * const messages = factExtractionMessages('Kaël pays the smith three silver.', { maxFacts: 4, knownEntities: ['Kaël'] });
+ * ```
+ */
 export function factExtractionMessages(narrative: string, options: ExtractFactsOptions = {}): LlmMessage[] {
   const maxFacts = options.maxFacts ?? 8;
   const known = distinctNames(options.knownEntities ?? []);
@@ -101,6 +108,12 @@ export function factExtractionMessages(narrative: string, options: ExtractFactsO
 /**
  * Extracts facts, reporting a failure instead of hiding it (the background pipeline uses this to decide whether to
  * retry). Empty narrative: no call, no facts.
+ *
+ * @example
+ * ```ts
+ * const outcome = await runFactExtraction(llm, 'Kaël pays the smith three silver.', { maxFacts: 4 });
+ * if (!outcome.ok) console.warn(outcome.error.code); // the worker retries on a failure
+ * ```
  */
 export async function runFactExtraction(llm: LLM, narrativeText: string, options: ExtractFactsOptions = {}): Promise<StageOutcome<Fact[]>> {
   const maxFacts = Math.max(0, Math.floor(options.maxFacts ?? 8));

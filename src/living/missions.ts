@@ -88,29 +88,64 @@ export function missionsToText(missions: BeliefMissions): string {
   return Object.entries(missions).map(([name, mission]) => `${name}: ${mission}`).join('\n');
 }
 
-/** The mission of `name` (case-insensitive), or undefined. */
+/**
+ * The mission of `name` (case-insensitive), or undefined.
+ *
+ * @example
+ * ```ts
+ * missionFor({ Kaël: 'Find the iron key.' }, 'kaël'); // 'Find the iron key.'
+ * ```
+ */
 export function missionFor(missions: BeliefMissions, name: string): string | undefined {
   const key = nameKey(name);
   for (const [candidate, mission] of Object.entries(missions)) if (nameKey(candidate) === key) return mission;
   return undefined;
 }
 
-/** The world-wide default mission ("" when unset). */
+/**
+ * The world-wide default mission ("" when unset).
+ *
+ * @example
+ * ```ts
+ * const mission = await getUniverseMission(memory.store); // '' when none is set
+ * ```
+ */
 export async function getUniverseMission(store: Store): Promise<string> {
   return ((await store.getMeta(UNIVERSE_MISSION_KEY)) ?? '').trim();
 }
 
-/** Sets the world-wide default mission ("" clears it). */
+/**
+ * Sets the world-wide default mission ("" clears it).
+ *
+ * @example
+ * ```ts
+ * await setUniverseMission(memory.store, 'Track who owes whom.');
+ * ```
+ */
 export async function setUniverseMission(store: Store, mission: string): Promise<void> {
   await store.setMeta(UNIVERSE_MISSION_KEY, String(mission ?? '').trim());
 }
 
-/** The per-character missions ({} when unset or unreadable). */
+/**
+ * The per-character missions ({} when unset or unreadable).
+ *
+ * @example
+ * ```ts
+ * const missions = await getBeliefMissions(memory.store); // e.g. { Kaël: 'Find the iron key.' }
+ * ```
+ */
 export async function getBeliefMissions(store: Store): Promise<BeliefMissions> {
   return beliefMissionsFromValue(await store.getMeta(BELIEF_MISSIONS_KEY));
 }
 
-/** Replaces the per-character missions (unusable entries dropped). */
+/**
+ * Replaces the per-character missions (unusable entries dropped).
+ *
+ * @example
+ * ```ts
+ * await setBeliefMissions(memory.store, { Kaël: 'Find the iron key.', Mira: 'Keep the forge lit.' });
+ * ```
+ */
 export async function setBeliefMissions(store: Store, missions: BeliefMissions): Promise<void> {
   await store.setMeta(BELIEF_MISSIONS_KEY, JSON.stringify(beliefMissionsFromValue(JSON.stringify(missions ?? {}))));
 }

@@ -65,7 +65,14 @@ Rules:
 
 Answer with JSON: {"summary": "..."}`;
 
-/** The messages of a reflection (exported for tests and for prompt tuning). */
+/**
+ * The messages of a reflection (exported for tests and for prompt tuning).
+ *
+ * @example
+ * ```ts
+ * const messages = reflectionMessages('Kaël', await memory.living.beliefs('run-1'), { maxBeliefs: 10 });
+ * ```
+ */
 export function reflectionMessages(subject: string, beliefs: readonly Belief[], options: ReflectOptions = {}): LlmMessage[] {
   const nowTurn = options.nowTurn ?? Math.max(...beliefs.map((belief) => belief.updatedTurnId));
   const shown = [...beliefs].sort((a, b) => b.proofCount - a.proofCount || b.updatedTurnId - a.updatedTurnId).slice(0, options.maxBeliefs ?? 30);
@@ -77,7 +84,15 @@ export function reflectionMessages(subject: string, beliefs: readonly Belief[], 
   return [{ role: 'system', content: system }, { role: 'user', content: `Subject: ${who}\n\nBeliefs held about it:\n${lines.join('\n')}` }];
 }
 
-/** Reflects, reporting a failure instead of hiding it. Too few beliefs: "" without a call. */
+/**
+ * Reflects, reporting a failure instead of hiding it. Too few beliefs: "" without a call.
+ *
+ * @example
+ * ```ts
+ * const outcome = await runReflection(llm, 'Kaël', await memory.living.beliefs('run-1'));
+ * if (outcome.ok && outcome.value !== '') console.log(outcome.value); // the mental model's new summary
+ * ```
+ */
 export async function runReflection(llm: LLM, subject: string, beliefs: readonly Belief[], options: ReflectOptions = {}): Promise<StageOutcome<string>> {
   const standing = beliefs.filter((belief) => belief.deletedTurnId === null && belief.statement.trim() !== '');
   if (standing.length === 0 || standing.length < (options.minBeliefs ?? 2)) return { ok: true, value: '' };

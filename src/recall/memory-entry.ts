@@ -56,7 +56,14 @@ export function memoryEntry(input: MemoryEntryInput): MemoryEntry {
   });
 }
 
-/** The same entry with another score (the value and metadata are shared: they are frozen). */
+/**
+ * The same entry with another score (the value and metadata are shared: they are frozen).
+ *
+ * @example
+ * ```ts
+ * const scored = withScore(entry, 0.7); // entry is unchanged; scored.score === 0.7
+ * ```
+ */
 export function withScore(entry: MemoryEntry, score: number): MemoryEntry {
   return Object.freeze({ ...entry, score });
 }

@@ -1,6 +1,14 @@
 // Turns a reranker's raw scores into [0, 1]: logits through a sigmoid, calibrated scores passed through.
 
-/** The logistic function, 1 / (1 + e^-x). */
+/**
+ * The logistic function, 1 / (1 + e^-x).
+ *
+ * @example
+ * ```ts
+ * sigmoid(0); // 0.5
+ * sigmoid(2); // 0.8807970779778823
+ * ```
+ */
 export function sigmoid(value: number): number {
   return 1 / (1 + Math.exp(-value));
 }

@@ -73,7 +73,14 @@ export function requireCharacterWithin(principal: Principal, character: string, 
   requireTagsWithin(principal, tags);
 }
 
-/** True when the principal may use the save (or the recall scope) `saveId`. */
+/**
+ * True when the principal may use the save (or the recall scope) `saveId`.
+ *
+ * @example
+ * ```ts
+ * allowsSave({ name: 'game', admin: false, saves: new Set(['run-1']) }, 'run-2'); // false
+ * ```
+ */
 export function allowsSave(principal: Principal, saveId: string): boolean {
   return principal.saves === null || principal.saves.has(saveId);
 }
@@ -93,7 +100,14 @@ export function requireSave(principal: Principal, saveId: string, field = 'saveI
   });
 }
 
-/** Throws FORBIDDEN unless the principal may use every save and scope (for calls that span them). */
+/**
+ * Throws FORBIDDEN unless the principal may use every save and scope (for calls that span them).
+ *
+ * @example
+ * ```ts
+ * requireAllSaves(principal, 'GET /v1/saves'); // throws FORBIDDEN for a token limited to some saves
+ * ```
+ */
 export function requireAllSaves(principal: Principal, what: string): void {
   if (principal.saves === null) return;
   throw new MnemoError('FORBIDDEN', `${what} spans every save or scope, and this token is limited to ${[...principal.saves].map((save) => JSON.stringify(save)).join(', ')}. Name one of those, or use a token without a save list.`, {
@@ -101,7 +115,14 @@ export function requireAllSaves(principal: Principal, what: string): void {
   });
 }
 
-/** Throws FORBIDDEN unless the principal is an admin. */
+/**
+ * Throws FORBIDDEN unless the principal is an admin.
+ *
+ * @example
+ * ```ts
+ * requireAdmin(principal, 'POST /v1/lore/import'); // throws FORBIDDEN unless principal.admin
+ * ```
+ */
 export function requireAdmin(principal: Principal, what: string): void {
   if (principal.admin) return;
   throw new MnemoError('FORBIDDEN', `${what} needs an admin token (--admin-token, or "admin": true in the tokens file).`, { details: { field: 'token' } });

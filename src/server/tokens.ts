@@ -104,7 +104,14 @@ export function parseTokenSpec(spec: string, field = '--token', admin = false): 
   return { token, saves, ...bound };
 }
 
-/** Reads and checks a tokens file (JSON, see tokensFileSchema). */
+/**
+ * Reads and checks a tokens file (JSON, see tokensFileSchema).
+ *
+ * @example
+ * ```ts
+ * const grants = await readTokensFile('/etc/mnemo/tokens.json');
+ * ```
+ */
 export async function readTokensFile(path: string): Promise<TokenGrant[]> {
   let text: string;
   try {

@@ -17,7 +17,14 @@ export interface ModelLocationOptions {
   cacheDir?: string;
 }
 
-/** The model folder used when none is given: MNEMO_MODEL_DIR, else `$XDG_CACHE_HOME/mnemo/models` or `~/.cache/mnemo/models`. */
+/**
+ * The model folder used when none is given: MNEMO_MODEL_DIR, else `$XDG_CACHE_HOME/mnemo/models` or `~/.cache/mnemo/models`.
+ *
+ * @example
+ * ```ts
+ * defaultModelDir(); // e.g. '/home/ana/.cache/mnemo/models' when neither MNEMO_MODEL_DIR nor XDG_CACHE_HOME is set
+ * ```
+ */
 export function defaultModelDir(): string {
   const fromEnvironment = process.env.MNEMO_MODEL_DIR;
   if (fromEnvironment !== undefined && fromEnvironment !== '') return fromEnvironment;
