@@ -109,7 +109,7 @@ describe.skipIf(!HAS_CHROMIUM)(`inspector in a real browser${HAS_CHROMIUM ? '' :
     await page.click('#token-form button');
     await page.waitForSelector('#main[data-ready="saves"]');
     const row = page.locator(`tr[data-save="${SAVE}"] td`);
-    expect(await row.allTextContents()).toEqual([SAVE, '13', '13', '4', '3', '1', '0 – 12', 'idle', 'search beliefs context ']);
+    expect(await row.allTextContents()).toEqual([SAVE, '13', '13', '4', '3', '1', '0 – 12', 'idle', 'search beliefs context ', 'Delete…']);
     expect(await page.textContent('#who')).toContain('author (admin)');
     await page.reload();
     await page.waitForSelector('#main[data-ready="saves"]');
@@ -234,6 +234,51 @@ describe.skipIf(!HAS_CHROMIUM)(`inspector in a real browser${HAS_CHROMIUM ? '' :
     expect(await fresh.isVisible('#token-form')).toBe(false);
     expect(await fresh.textContent('#who')).toContain('insecure-local');
     await fresh.close();
+  });
+
+  it('deletes a save after its id is typed, refreshes the list, and shows the refusal when the token may not delete it', async () => {
+    // A token the operator then narrows (the server restarted with a tokens file that no longer grants "other"):
+    // the page still lists "other", and the delete is refused with the server's FORBIDDEN.
+    let grant = createApi({ memory, auth: new TokenTable([{ token: GAME, name: 'game', saves: [SAVE, 'other'] }]), logger: silentLogger });
+    const narrowing = await startHttpServer({ fetch: (request) => grant.fetch(request), host: '127.0.0.1', port: 0 });
+    const fresh = await context.newPage();
+    try {
+      await fresh.goto(`${narrowing.url}/inspector/`);
+      await fresh.evaluate((token) => sessionStorage.setItem('mnemo.token', token), GAME);
+      await fresh.reload();
+      await fresh.waitForSelector('#main[data-ready="saves"]');
+      expect(await fresh.locator('tr[data-save]').count()).toBe(2);
+      grant = createApi({ memory, auth: new TokenTable([{ token: GAME, name: 'game', saves: [SAVE] }]), logger: silentLogger });
+      await fresh.click('button[data-delete="other"]');
+      await fresh.fill('#delete-form input[name=confirm-save]', 'other');
+      await fresh.click('#delete-form button[type=submit]');
+      await expect.poll(() => fresh.textContent('#delete-form .error')).toContain('FORBIDDEN: saveId: this token may use "run-1", not "other"');
+      expect((await memory.listChunks('other')).length).toBe(1);
+    } finally {
+      await fresh.close();
+      await narrowing.close();
+    }
+
+    // The admin deletes "other": the button waits for the exact id, then the list is drawn again without it.
+    await open('#/saves', 'saves');
+    expect(await page.locator('tr[data-save="other"]').count()).toBe(1);
+    await page.click('button[data-delete="other"]');
+    expect(await page.textContent('#delete-form')).toContain('1 chunk(s)');
+    const submit = page.locator('#delete-form button[type=submit]');
+    expect(await submit.isDisabled()).toBe(true);
+    await page.fill('#delete-form input[name=confirm-save]', 'othe');
+    expect(await submit.isDisabled()).toBe(true);
+    await page.fill('#delete-form input[name=confirm-save]', 'other');
+    expect(await submit.isDisabled()).toBe(false);
+    await shoot('delete-save');
+    await page.evaluate(() => document.getElementById('main')?.removeAttribute('data-ready'));
+    await submit.click();
+    await page.waitForSelector('#delete-result');
+    await page.waitForSelector('#main[data-ready="saves"]');
+    expect(await page.textContent('#delete-result')).toBe('Deleted "other": removed 1 chunk(s), 0 fact(s), 0 belief(s), 0 model(s), 0 queued job(s).');
+    expect(await page.locator('tr[data-save="other"]').count()).toBe(0);
+    expect(await page.locator(`tr[data-save="${SAVE}"]`).count()).toBe(1);
+    expect(await memory.listChunks('other')).toEqual([]);
   });
 
   it('a token limited to a save sees only it, and lore only through a character\'s tags', async () => {
