@@ -36,7 +36,7 @@ export async function* exportSave(store: Store, saveId: string, options: ExportS
   requireSaveId(saveId);
   const version = await store.saveVersion(saveId);
   const living = await store.living.readSave(saveId);
-  if (version === 0 && living.facts.length + living.beliefs.length + living.models.length + living.jobs.length === 0) {
+  if ((version === 0 || (await store.countChunks(saveId)) === 0) && living.facts.length + living.beliefs.length + living.models.length + living.jobs.length === 0) {
     throw new MnemoError('NOT_FOUND', `export: save ${JSON.stringify(saveId)} holds nothing. Check the save id (mnemo stats lists them).`, { details: { saveId } });
   }
   const embedder = options.vectors === false ? null : await store.embeddings.identity();

@@ -253,7 +253,9 @@ export async function importSave(operation: SaveOperation & { store: Store }, so
   const checked = checkFile(source, options, target);
   const saveId = target ?? checked.header.saveId;
   const withVectors = options.vectors !== false && checked.header.embedder !== null;
-  if ((await store.saveVersion(saveId)) !== 0) {
+  // A quick refusal before anything is written; the store's transaction is the authority (a deleted save's
+  // tombstone keeps its version, so the version cannot tell; the store also refuses a save holding living layers).
+  if ((await store.countChunks(saveId)) > 0) {
     throw new MnemoError('CONFLICT', `import: save ${JSON.stringify(saveId)} already holds data. Import into a new save id (--as NEWSAVE), or delete that save first (mnemo delete SAVE --yes, memory.deleteSave, DELETE /v1/saves/{saveId}).`, { details: { saveId } });
   }
   if (withVectors) await claimEmbedder(store, checked.header.embedder as EmbedderIdentity);

@@ -51,7 +51,11 @@ export interface ImportCounts {
  * ```
  */
 export interface SaveStore {
-  /** The save's current version (0 for a save never written). */
+  /**
+   * The save's current version (0 for a save never written). It never goes back: a deleted save keeps a tombstone
+   * one version on, and a save written again under its id goes on from there, so no index of the old save is ever
+   * taken as current.
+   */
   saveVersion(saveId: string): Promise<number>;
   /** Every save with its counts. */
   listSaves(): Promise<SaveSummary[]>;

@@ -79,6 +79,8 @@ export class InMemoryStore implements Store {
   readonly living = new RowLivingStore(syncLivingBackend(this.livingRows, { read: this.whenOpen, write: this.whenOpen }));
   private readonly chunks = new Map<string, StoredChunk>();
   private readonly versions = new Map<string, number>();
+  /** The last version of each deleted save: written again, it goes on from there (its versions never repeat). */
+  private readonly tombstones = new Map<string, number>();
   private readonly meta = new Map<string, string>();
   private seq = 0;
   private closed = false;
@@ -88,9 +90,14 @@ export class InMemoryStore implements Store {
   }
 
   private bump(saveId: string): [number, number] {
-    const previous = this.versions.get(saveId) ?? 0;
+    const previous = this.versionOf(saveId);
     this.versions.set(saveId, previous + 1);
+    this.tombstones.delete(saveId);
     return [previous, previous + 1];
+  }
+
+  private versionOf(saveId: string): number {
+    return this.versions.get(saveId) ?? this.tombstones.get(saveId) ?? 0;
   }
 
   private saveChunks(saveId: string): StoredChunk[] {
@@ -125,7 +132,7 @@ export class InMemoryStore implements Store {
     for (const chunk of doomed) this.chunks.delete(chunk.id);
     this.insertAll(chunks);
     if (doomed.length === 0 && chunks.length === 0) {
-      const version = this.versions.get(saveId) ?? 0;
+      const version = this.versionOf(saveId);
       return { previousVersion: version, version, count: 0, removed: 0 };
     }
     const [previousVersion, version] = this.bump(saveId);
@@ -138,7 +145,7 @@ export class InMemoryStore implements Store {
     for (const chunk of doomed) this.chunks.delete(chunk.id);
     const living = runRowProgram(rewindLiving(saveId, turnId), this.livingRows);
     if (doomed.length === 0) {
-      const version = this.versions.get(saveId) ?? 0;
+      const version = this.versionOf(saveId);
       return { previousVersion: version, version, count: 0, removed: { chunks: 0, living } };
     }
     const [previousVersion, version] = this.bump(saveId);
@@ -161,6 +168,8 @@ export class InMemoryStore implements Store {
     const doomed = this.saveChunks(saveId);
     for (const chunk of doomed) this.chunks.delete(chunk.id);
     const living = runRowProgram(deleteLiving(saveId), this.livingRows);
+    const version = this.versions.get(saveId);
+    if (version !== undefined) this.tombstones.set(saveId, version + 1);
     this.versions.delete(saveId);
     return { chunks: doomed.length, living };
   }
@@ -231,12 +240,12 @@ export class InMemoryStore implements Store {
       if (metadata !== undefined) row.metadata = structuredClone(metadata);
       visit(row);
     }
-    return this.versions.get(saveId) ?? 0;
+    return this.versionOf(saveId);
   }
 
   async saveVersion(saveId: string): Promise<number> {
     this.ensureOpen();
-    return this.versions.get(saveId) ?? 0;
+    return this.versionOf(saveId);
   }
 
   async listSaves(): Promise<SaveSummary[]> {
@@ -249,7 +258,7 @@ export class InMemoryStore implements Store {
         minTurnId = minTurnId === null ? turnId : Math.min(minTurnId, turnId);
         maxTurnId = maxTurnId === null ? turnId : Math.max(maxTurnId, turnId);
       }
-      return { saveId, version: this.versions.get(saveId) ?? 0, chunks: chunks.length, turns: new Set(chunks.map((chunk) => chunk.turnId)).size, minTurnId, maxTurnId };
+      return { saveId, version: this.versionOf(saveId), chunks: chunks.length, turns: new Set(chunks.map((chunk) => chunk.turnId)).size, minTurnId, maxTurnId };
     });
   }
 

@@ -274,12 +274,30 @@ export class PostgresStore implements Store {
     const now = Date.now();
     const result = await client.query<{ version: string | number }>(
       `INSERT INTO ${this.tables.saves} AS s (save_id, version, chunk_count, created_at, updated_at) VALUES ($1, 1, $2, $3, $3)
-       ON CONFLICT (save_id) DO UPDATE SET version = s.version + 1, chunk_count = s.chunk_count + EXCLUDED.chunk_count, updated_at = EXCLUDED.updated_at
+       ON CONFLICT (save_id) DO UPDATE SET version = s.version + 1, chunk_count = s.chunk_count + EXCLUDED.chunk_count, updated_at = EXCLUDED.updated_at,
+         created_at = CASE WHEN s.deleted_at IS NULL THEN s.created_at ELSE EXCLUDED.created_at END, deleted_at = NULL
        RETURNING version`,
       [saveId, delta, now],
     );
     const version = Number(result.rows[0]?.version);
     return [version - 1, version];
+  }
+
+  /**
+   * Creates the row of a new save (version 1), or brings a deleted save's tombstone back one version on; returns the
+   * version, or null when a live save holds the id (its row is locked until commit, so a second claim waits, then
+   * gets null).
+   */
+  private async claimSave(client: SqlClient, saveId: string): Promise<number | null> {
+    const now = Date.now();
+    const claimed = await client.query<{ version: string | number }>(
+      `INSERT INTO ${this.tables.saves} AS s (save_id, version, chunk_count, created_at, updated_at) VALUES ($1, 1, 0, $2, $2)
+       ON CONFLICT (save_id) DO UPDATE SET version = s.version + 1, chunk_count = 0, created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at, deleted_at = NULL
+       WHERE s.deleted_at IS NOT NULL
+       RETURNING version`,
+      [saveId, now],
+    );
+    return claimed.rows.length === 1 ? Number(claimed.rows[0]?.version) : null;
   }
 
   /** Locks a save's row for the rest of the write and returns its version (0 when the save does not exist). */
@@ -371,15 +389,10 @@ export class PostgresStore implements Store {
     requireForkTarget(saveId, newSaveId);
     return this.write(async (client) => {
       const living = new PostgresLivingRows(client, this.livingTables);
-      const holdsData = async (id: string) => (await client.query(`SELECT 1 FROM ${this.tables.saves} WHERE save_id = $1`, [id])).rows.length > 0 || (await living.holdsData(id));
+      const holdsData = async (id: string) => (await client.query(`SELECT 1 FROM ${this.tables.saves} WHERE save_id = $1 AND deleted_at IS NULL`, [id])).rows.length > 0 || (await living.holdsData(id));
       requireForkable(saveId, newSaveId, { targetHoldsData: await holdsData(newSaveId), sourceHoldsData: await holdsData(saveId) });
-      // The new save's row first (its version 1): a second fork into the same id waits on it, then conflicts.
-      const now = Date.now();
-      const created = await client.query(
-        `INSERT INTO ${this.tables.saves} (save_id, version, chunk_count, created_at, updated_at) VALUES ($1, 1, 0, $2, $2) ON CONFLICT (save_id) DO NOTHING`,
-        [newSaveId, now],
-      );
-      if (created.rowCount !== 1) throw forkTargetTaken(newSaveId);
+      // The new save's row first: a second fork into the same id waits on it, then conflicts.
+      if ((await this.claimSave(client, newSaveId)) === null) throw forkTargetTaken(newSaveId);
       // The save ids are literals (see quoteLiteral): on Citus the copy then reads one shard and writes one.
       const [target, source] = [quoteLiteral(newSaveId), quoteLiteral(saveId)];
       const chunks = (await client.query(
@@ -400,7 +413,10 @@ export class PostgresStore implements Store {
       await this.lockSave(client, saveId);
       const chunks = (await client.query(`DELETE FROM ${this.tables.chunks} WHERE save_id = $1`, [saveId])).rowCount ?? 0;
       const living = await runRowProgramAsync(deleteLiving(saveId), new PostgresLivingRows(client, this.livingTables));
-      await client.query(`DELETE FROM ${this.tables.saves} WHERE save_id = $1`, [saveId]);
+      // The row stays as a tombstone one version on: a save written again under this id never has a version it
+      // had before, so no index of the old save (another process's, or a persisted one) is ever taken as current.
+      const now = Date.now();
+      await client.query(`UPDATE ${this.tables.saves} SET version = version + 1, chunk_count = 0, updated_at = $2, deleted_at = $2 WHERE save_id = $1 AND deleted_at IS NULL`, [saveId, now]);
       return { chunks, living };
     });
   }
@@ -416,12 +432,8 @@ export class PostgresStore implements Store {
     return this.write(async (client) => {
       const living = new PostgresLivingRows(client, this.livingTables);
       if (await living.holdsData(saveId)) throw saveTaken(saveId, 'import');
-      const now = Date.now();
-      const created = await client.query(
-        `INSERT INTO ${this.tables.saves} (save_id, version, chunk_count, created_at, updated_at) VALUES ($1, 1, 0, $2, $2) ON CONFLICT (save_id) DO NOTHING`,
-        [saveId, now],
-      );
-      if (created.rowCount !== 1) throw saveTaken(saveId, 'import');
+      const version = await this.claimSave(client, saveId);
+      if (version === null) throw saveTaken(saveId, 'import');
       let chunks = 0;
       for (const batch of save.chunks) {
         await this.insertAll(client, saveId, batch);
@@ -429,7 +441,7 @@ export class PostgresStore implements Store {
       }
       const imported = await runRowProgramAsync(writeLivingLayer(saveId, save.living), living);
       await client.query(`UPDATE ${this.tables.saves} SET chunk_count = $2 WHERE save_id = $1`, [saveId, chunks]);
-      return { previousVersion: 0, version: 1, count: chunks, imported: { chunks, living: imported } };
+      return { previousVersion: version - 1, version, count: chunks, imported: { chunks, living: imported } };
     });
   }
 
@@ -557,6 +569,7 @@ export class PostgresStore implements Store {
     const result = await this.sql.query<{ save_id: string; version: string | number; chunks: string | number; turns: string | number; min_turn: string | number | null; max_turn: string | number | null }>(
       `SELECT s.save_id, s.version, COUNT(c.seq) AS chunks, COUNT(DISTINCT c.turn_id) AS turns, MIN(c.turn_id) AS min_turn, MAX(c.turn_id) AS max_turn
        FROM ${this.tables.saves} s LEFT JOIN ${this.tables.chunks} c ON c.save_id = s.save_id
+       WHERE s.deleted_at IS NULL
        GROUP BY s.save_id, s.version ORDER BY s.save_id COLLATE "C"`,
     );
     return result.rows.map((row) => ({

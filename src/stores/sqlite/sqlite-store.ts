@@ -101,6 +101,8 @@ export class SqliteStore implements Store {
     insertChunk: Statement;
     bumpVersion: Statement;
     readVersion: Statement;
+    /** A row for the save that is not a tombstone. */
+    isLive: Statement;
     deleteTurn: Statement;
   };
   /** The next step of the purge of rewound chunks, when one is scheduled (see rewound-chunks.ts). */
@@ -124,10 +126,12 @@ export class SqliteStore implements Store {
       ),
       bumpVersion: this.db.prepare(
         `INSERT INTO saves (save_id, version, created_at, updated_at) VALUES (?, 1, ?, ?)
-         ON CONFLICT (save_id) DO UPDATE SET version = version + 1, updated_at = excluded.updated_at
+         ON CONFLICT (save_id) DO UPDATE SET version = version + 1, updated_at = excluded.updated_at,
+           created_at = CASE WHEN deleted_at IS NULL THEN created_at ELSE excluded.created_at END, deleted_at = NULL
          RETURNING version`,
       ),
       readVersion: this.db.prepare('SELECT version FROM saves WHERE save_id = ?'),
+      isLive: this.db.prepare('SELECT 1 FROM saves WHERE save_id = ? AND deleted_at IS NULL'),
       deleteTurn: this.db.prepare(`DELETE FROM chunks WHERE save_id = ? AND turn_id = ? AND chunk_type = ? AND ${visibleChunk('chunks')}`),
     };
     const connection: SqliteConnection = {
@@ -272,7 +276,7 @@ export class SqliteStore implements Store {
 
   async fork(saveId: string, newSaveId: string, atTurn: number): Promise<ForkCounts> {
     return this.transact(() => {
-      const holdsData = (id: string) => this.statements.readVersion.get(id) !== undefined || this.livingRows.holdsData(id);
+      const holdsData = (id: string) => this.statements.isLive.get(id) !== undefined || this.livingRows.holdsData(id);
       requireForkable(saveId, newSaveId, { targetHoldsData: holdsData(newSaveId), sourceHoldsData: holdsData(saveId) });
       const chunks = this.db.prepare(
         `INSERT INTO chunks (id, save_id, turn_id, chunk_type, text, entry_id, metadata, created_at, embedding)
@@ -290,14 +294,17 @@ export class SqliteStore implements Store {
       this.db.prepare('DELETE FROM chunks WHERE save_id = ?').run(saveId);
       this.db.prepare('DELETE FROM chunk_rewinds WHERE save_id = ?').run(saveId);
       const living = runRowProgram(deleteLiving(saveId), this.livingRows);
-      this.db.prepare('DELETE FROM saves WHERE save_id = ?').run(saveId);
+      // The row stays as a tombstone one version on: a save written again under this id never has a version it
+      // had before, so no index of the old save (another process's, or a persisted one) is ever taken as current.
+      const now = Date.now();
+      this.db.prepare('UPDATE saves SET version = version + 1, updated_at = ?, deleted_at = ? WHERE save_id = ? AND deleted_at IS NULL').run(now, now, saveId);
       return { chunks, living };
     });
   }
 
   async importSave(saveId: string, save: SaveImport): Promise<WriteResult & { imported: ImportCounts }> {
     return this.write(() => {
-      if (this.statements.readVersion.get(saveId) !== undefined || this.livingRows.holdsData(saveId)) throw saveTaken(saveId, 'import');
+      if (this.statements.isLive.get(saveId) !== undefined || this.livingRows.holdsData(saveId)) throw saveTaken(saveId, 'import');
       let chunks = 0;
       for (const batch of save.chunks) {
         this.insertAll(batch);
@@ -409,7 +416,7 @@ export class SqliteStore implements Store {
     const rows = this.db
       .prepare(
         `SELECT s.save_id AS saveId, s.version AS version, COUNT(c.seq) AS chunks, COUNT(DISTINCT c.turn_id) AS turns, MIN(c.turn_id) AS minTurnId, MAX(c.turn_id) AS maxTurnId
-         FROM saves s LEFT JOIN chunks c ON c.save_id = s.save_id AND ${visibleChunk('c')} GROUP BY s.save_id ORDER BY s.save_id`,
+         FROM saves s LEFT JOIN chunks c ON c.save_id = s.save_id AND ${visibleChunk('c')} WHERE s.deleted_at IS NULL GROUP BY s.save_id ORDER BY s.save_id`,
       )
       .all() as SaveSummary[];
     return rows;

@@ -43,20 +43,28 @@ export function runSavesContract(name: string, factory: StoreFactory): void {
       await store.living.upsertModel('a', 'dragon', 'A sleeping dragon.', 1, [belief?.beliefId as number]);
       await store.living.enqueueTurn('a', 1, { text: 'turn 1' }, 0);
       expect((await memory.query('a', 'dragon', { k: 5 })).length).toBe(1);
+      const before = await store.saveVersion('a');
 
       expect(await memory.deleteSave('a')).toEqual({ chunks: 2, living: { facts: 1, beliefs: 1, models: 1, jobs: 1 } });
       expect(await memory.count('a')).toBe(0);
       expect(await memory.query('a', 'dragon', { k: 5, includeLore: true })).toEqual([]);
-      expect(await store.saveVersion('a')).toBe(0);
+      // A tombstone one version on: the save written again never has a version it had (no old index is current).
+      expect(await store.saveVersion('a')).toBe(before + 1);
       expect((await store.living.getFacts('a')).length + (await store.living.getBeliefs('a', { includeDeleted: true })).length + (await store.living.getModels('a')).length).toBe(0);
       expect(await store.living.listJobs({ saveId: 'a' })).toEqual([]);
       expect((await memory.listSaves()).map((save) => save.saveId)).toEqual(['b']);
       expect((await memory.query('b', 'dragon', { k: 5 })).map((hit) => hit.saveId)).toEqual(['b']);
       expect(await memory.deleteSave('a')).toEqual({ chunks: 0, living: { facts: 0, beliefs: 0, models: 0, jobs: 0 } });
       expect(await memory.deleteSave('nobody')).toEqual({ chunks: 0, living: { facts: 0, beliefs: 0, models: 0, jobs: 0 } });
+      expect(await store.saveVersion('a')).toBe(before + 1);
       await memory.add({ saveId: 'a', turnId: 1, text: 'A new dragon egg.' });
+      expect(await store.saveVersion('a')).toBe(before + 2);
       expect((await memory.query('a', 'dragon', { k: 5 })).map((hit) => hit.text)).toEqual(['A new dragon egg.']);
+      expect((await memory.listSaves()).map((save) => save.saveId)).toEqual(['a', 'b']);
       expect(await memory.fork('b', 'a-branch', 1)).toMatchObject({ chunks: 1 });
+      await memory.deleteSave('a-branch');
+      expect(await memory.fork('b', 'a-branch', 1)).toMatchObject({ chunks: 1 });
+      expect((await memory.query('a-branch', 'dragon', { k: 5 })).map((hit) => hit.text)).toEqual(['The dragon wakes and burns the village.']);
     });
 
     it('stays consistent with writes made by another handle on the same store', async () => {

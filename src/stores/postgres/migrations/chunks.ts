@@ -39,4 +39,11 @@ export const CHUNK_MIGRATIONS: readonly PostgresMigration[] = [
       await client.query('CREATE INDEX chunks_save_turn ON chunks (save_id, turn_id)');
     },
   },
+  {
+    id: 'saves-001',
+    description: 'a deleted save keeps its row as a tombstone (deleted_at), so its version never repeats',
+    async up(client) {
+      await client.query('ALTER TABLE saves ADD COLUMN deleted_at BIGINT');
+    },
+  },
 ];

@@ -45,4 +45,11 @@ export const CHUNK_MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    id: 'saves-001',
+    description: 'a deleted save keeps its row as a tombstone (deleted_at), so its version never repeats',
+    up(db) {
+      db.exec('ALTER TABLE saves ADD COLUMN deleted_at INTEGER');
+    },
+  },
 ];
