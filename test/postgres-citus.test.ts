@@ -138,7 +138,7 @@ describe.skipIf(CITUS_SKIP_REASON !== null)(`Citus cluster${CITUS_SKIP_REASON ==
     await store.close();
   });
 
-  it('routes every per-save statement to one shard: writes, queries, living memory, fork and rewind', async () => {
+  it('routes every per-save statement to one shard: writes, queries, living memory, fork, rewind, export, import and delete', async () => {
     const schema = citus.newSchema();
     const plain = await citus.open({ schema });
     opened.push(plain);
@@ -149,6 +149,18 @@ describe.skipIf(CITUS_SKIP_REASON !== null)(`Citus cluster${CITUS_SKIP_REASON ==
     opened.push(strict);
     await exercise(strict, 'one');
     await exercise(strict, 'two');
+    const memory = memoryOn(strict);
+    let text = '';
+    for await (const line of memory.exportSave('one')) text += line;
+    expect(await memory.importSave({ text }, { as: 'one-copy' })).toMatchObject({ saveId: 'one-copy', chunks: 6 });
+    expect(await memory.deleteSave('one-copy')).toMatchObject({ chunks: 6 });
+    // Written again under its id (the tombstone brought back one version on), still on its one shard.
+    expect(await memory.importSave({ text }, { as: 'one-copy' })).toMatchObject({ saveId: 'one-copy', chunks: 6 });
+    expect(await memory.count('one-copy')).toBe(6);
+    await memory.deleteSave('two');
+    expect(await memory.count('two')).toBe(0);
+    await memory.add({ saveId: 'two', turnId: 1, text: 'The caravan sets out again.' });
+    expect((await memory.query('two', 'caravan', { k: 5 })).map((hit) => hit.text)).toEqual(['The caravan sets out again.']);
     const error = await strict.listSaves().catch((caught: unknown) => caught);
     expect((error as Error).message).toMatch(/multi-task query about to be executed/);
   });
