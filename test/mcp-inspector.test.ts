@@ -11,7 +11,7 @@ const dir = tempDir();
 it('passes `mcp-inspector --cli --method tools/list --strict` with no warning', async () => {
   const server = [process.execPath, '--import', 'tsx', join('test', 'fixtures', 'cli-child.ts'), '--db', join(dir, 'inspected.db'), '--embedder', 'hashing', 'mcp'];
   const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    const child = spawn(process.execPath, [INSPECTOR, '--cli', '--cwd', ROOT, '--method', 'tools/list', '--strict', '--', ...server], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [INSPECTOR, '--cli', '--cwd', ROOT, '--method', 'tools/list', '--strict', '--connect-timeout', '120000', '--', ...server], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     child.stdout.on('data', (data: Buffer) => { out += data.toString(); });
@@ -23,4 +23,4 @@ it('passes `mcp-inspector --cli --method tools/list --strict` with no warning', 
   expect(problems).toEqual([]);
   expect(code).toBe(0);
   expect((JSON.parse(stdout) as { tools: unknown[] }).tools).toHaveLength(15);
-});
+}, 180_000); // the server starts through tsx: past the inspector's default 15 s connect timeout with load 20 on 2 cores
