@@ -196,3 +196,79 @@ if (T('time') !== undefined) {
     },
   });
 }
+
+// Embedding-neighbour query expansion: each query word's nearest words of the conversation's own vocabulary in the
+// static embedder's table (cosine >= nbt, at most nbn per word) form a second BM25 query, its z-score added at
+// weight nbx. Vocabulary mismatch ("fields" -> "counseling") without a lexical resource.
+if (T('nbx') !== undefined) {
+  const table = embedder.table;
+  const unit = (row: number) => normalize(table.vector(row));
+  hooks.push({
+    name: 'nbx',
+    prepare(corpus) {
+      const words = new Map<string, { stem: string; vector: Float32Array }>();
+      for (const text of corpus.texts) {
+        for (const word of text.toLowerCase().match(/\p{L}+/gu) ?? []) {
+          if (words.has(word)) continue;
+          const row = table.rowOf(word);
+          const [stem] = corpus.analyzer(word);
+          if (row < 0 || stem === undefined) continue;
+          words.set(word, { stem, vector: unit(row) });
+        }
+      }
+      corpus.extra.set('nbx', [...words.values()]);
+    },
+    score(corpus, _question, queryText, _qv, fused) {
+      const vocabulary = corpus.extra.get('nbx') as { stem: string; vector: Float32Array }[];
+      const queryStems = new Set(corpus.analyzer(queryText));
+      const threshold = T('nbt') ?? 0.7;
+      const perWord = T('nbn') ?? 3;
+      const weights = new Map<string, number>();
+      for (const word of new Set(queryText.toLowerCase().match(/\p{L}+/gu) ?? [])) {
+        const [stem] = corpus.analyzer(word);
+        const row = table.rowOf(word);
+        if (stem === undefined || row < 0) continue;
+        const q = unit(row);
+        const near = vocabulary.map((entry) => ({ stem: entry.stem, cos: dot(q, entry.vector) })).filter((entry) => entry.cos >= threshold && !queryStems.has(entry.stem)).sort((a, b) => b.cos - a.cos).slice(0, perWord);
+        for (const { stem: near_, cos } of near) weights.set(near_, Math.max(weights.get(near_) ?? 0, cos));
+      }
+      if (weights.size === 0) return;
+      const n = corpus.turns.length;
+      const terms = [...weights.keys()];
+      const lex = new Float64Array(n);
+      for (let i = 0; i < n; i++) lex[i] = corpus.index.bm25.scoreOf(terms, i, weights);
+      const z = zscore(lex, (i) => (lex[i] as number) > 0);
+      const w = T('nbx') as number;
+      for (let i = 0; i < n; i++) if ((lex[i] as number) > 0) fused[i]! += w * (z[i] as number);
+    },
+  });
+}
+
+// Entity-seeded second pass (multi-hop): the names (capitalised words not opening a sentence, not in the query)
+// of the fused top `entn` turns form a second BM25 query, its z-score added at weight `ent`.
+if (T('ent') !== undefined) {
+  hooks.push({
+    name: 'ent',
+    score(corpus, _question, queryText, _qv, fused) {
+      const n = corpus.turns.length;
+      const top = [...fused.keys()].sort((a, b) => (fused[b] as number) - (fused[a] as number) || a - b).slice(0, T('entn') ?? 5);
+      const queryStems = new Set(corpus.analyzer(queryText));
+      const names = new Set<string>();
+      for (const i of top) {
+        const text = corpus.turns[i]?.text ?? '';
+        for (const match of text.matchAll(/(^|[.!?]\s+|\s)(\p{Lu}[\p{L}'-]{2,})/gu)) {
+          if (match[1] === '' || /[.!?]/.test(match[1] ?? '')) continue;
+          const [stem] = corpus.analyzer(match[2] as string);
+          if (stem !== undefined && !queryStems.has(stem)) names.add(stem);
+        }
+      }
+      if (names.size === 0) return;
+      const terms = [...names];
+      const lex = new Float64Array(n);
+      for (let i = 0; i < n; i++) lex[i] = corpus.index.bm25.scoreOf(terms, i);
+      const z = zscore(lex, (i) => (lex[i] as number) > 0);
+      const w = T('ent') as number;
+      for (let i = 0; i < n; i++) if ((lex[i] as number) > 0) fused[i]! += w * (z[i] as number);
+    },
+  });
+}
