@@ -33,7 +33,8 @@ export { systemClock, manualClock } from './core/clock.js';
 export type { Logger } from './core/logger.js';
 export { consoleLogger, silentLogger } from './core/logger.js';
 // A backend's interfaces and rows (store areas, sub-stores, vector search): `mnemo-engine/seams`.
-export type { Store, RewindCounts, ForkCounts, ImportCounts, ListChunksOptions, TurnSummary } from './seams/store.js';
+export type { Store, RewindCounts, ForkCounts, ImportCounts, ListChunksOptions, TurnSummary, DeleteChunksOptions } from './seams/store.js';
+export type { DeleteChunksCounts, DeleteChunksInput } from './saves/delete-chunks.js';
 export type { LoreEntry, LoreOrigin, LoreOriginIdentity, ScopeLevel } from './seams/lore-store.js';
 export type { Embedder } from './seams/embedder.js';
 export type { Reranker } from './seams/reranker.js';

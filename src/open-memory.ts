@@ -18,6 +18,8 @@ import { NarrativeMemory } from './narrative/narrative-memory.js';
 import type { NarrativeMemoryOptions, UpdateTurnInput } from './narrative/narrative-memory.js';
 import type { MetadataRoles } from './narrative/metadata-roles.js';
 import { RecallMemory } from './recall/recall-memory.js';
+import { deleteChunks } from './saves/delete-chunks.js';
+import type { DeleteChunksCounts, DeleteChunksInput } from './saves/delete-chunks.js';
 import { deleteSave } from './saves/delete-save.js';
 import { forkSave } from './saves/fork-save.js';
 import { rewindSave } from './saves/rewind-save.js';
@@ -27,7 +29,7 @@ import type { LLM } from './seams/llm.js';
 import type { Reranker } from './seams/reranker.js';
 import type { TokenCounter } from './seams/token-counter.js';
 import type { EmbedderIdentity } from './seams/embedding-store.js';
-import type { DeleteCounts, ForkCounts, ListChunksOptions, RewindCounts, Store, TurnSummary } from './seams/store.js';
+import type { DeleteChunksOptions, DeleteCounts, ForkCounts, ListChunksOptions, RewindCounts, Store, TurnSummary } from './seams/store.js';
 import { createAnalyzer } from './retrieval/analyzer.js';
 import type { AnalyzerOptions } from './retrieval/analyzer.js';
 import type { Analyzer } from './retrieval/corpus-index.js';
@@ -183,6 +185,21 @@ export class Mnemo {
    */
   deleteSave(saveId: string): Promise<DeleteCounts> {
     return deleteSave(this.saves, saveId);
+  }
+
+  /**
+   * Removes chunks of one save, by id (`{ saveId, ids }`) or every chunk of one entry (`{ saveId, entryId }`), in one
+   * transaction, with their vectors and their entries in the save's search index; returns how many went (unknown
+   * ids count 0). Facts, beliefs and models distilled from their turns stay (they cite turns, not chunks): rewind, or
+   * `living.recordTurn` to distil the turn again, to change those. `excludeChunkType` leaves chunks of that type alone.
+   *
+   * @example
+   * ```ts
+   * const { chunks } = await memory.deleteChunks({ saveId: 'run-1', ids: [hit.id] });
+   * ```
+   */
+  deleteChunks(input: DeleteChunksInput, options?: DeleteChunksOptions): Promise<DeleteChunksCounts> {
+    return deleteChunks({ store: this.store, indexes: this.narrative }, input, options);
   }
 
   /**

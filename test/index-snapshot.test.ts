@@ -98,7 +98,7 @@ describe('persisted index', () => {
     expect(await freshRankings(path, 'run')).toBe(before);
   });
 
-  it('keeps the snapshot in step with writes, rewinds and turn updates made through the process', async () => {
+  it('keeps the snapshot in step with writes, rewinds, turn updates and deletes of chunks made through the process', async () => {
     const path = join(dir, 'writes.db');
     const first = await open(path);
     await fill(first.memory, 'run', 40);
@@ -106,6 +106,10 @@ describe('persisted index', () => {
     await fill(first.memory, 'run', 10, 40);
     await first.memory.rewind('run', 44);
     await first.memory.updateTurn({ saveId: 'run', turnId: 3, text: ['the smith forgives the silver debt', 'Mira keeps the iron key'] });
+    await first.memory.addMany([{ saveId: 'run', turnId: 44, text: 'the crow keeps the silver key', entryId: 'crow' }, { saveId: 'run', turnId: 44, text: 'the crow rings the bell', entryId: 'crow' }]);
+    const doomed = (await first.memory.listChunks('run', { fromTurnId: 10, toTurnId: 12 })).map((chunk) => chunk.id);
+    expect(await first.memory.deleteChunks({ saveId: 'run', ids: doomed })).toEqual({ chunks: 12 });
+    expect(await first.memory.deleteChunks({ saveId: 'run', entryId: 'crow' })).toEqual({ chunks: 2 });
     await first.memory.close();
 
     const second = await open(path);

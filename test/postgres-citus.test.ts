@@ -20,7 +20,7 @@ function withSettings(url: string, settings: string): string {
 
 const memoryOn = (store: PostgresStore) => new Mnemo({ store, embedder: hashingEmbedder({ dimensions: 16 }), reranker: null, logger: silentLogger });
 
-/** Writes, queries, rewinds and forks one save, every layer, as an application would. */
+/** Writes, queries, rewinds, forks and deletes chunks of one save, every layer, as an application would. */
 async function exercise(store: PostgresStore, saveId: string): Promise<void> {
   const memory = memoryOn(store);
   for (let turn = 1; turn <= 6; turn++) {
@@ -58,6 +58,10 @@ async function exercise(store: PostgresStore, saveId: string): Promise<void> {
   expect(rewound.chunks).toBe(6);
   expect(await living.getFacts(saveId)).toEqual([]);
   expect(await memory.count(copy)).toBe(12);
+  const [first] = await store.listChunks(saveId, { toTurnId: 1 });
+  expect(await memory.deleteChunks({ saveId, ids: [first?.id as string, 'no-such-chunk'] })).toEqual({ chunks: 1 });
+  expect(await memory.deleteChunks({ saveId, entryId: 'no-such-entry' })).toEqual({ chunks: 0 });
+  expect(await memory.count(saveId)).toBe(5);
 }
 
 describe('the tables Citus distributes', () => {
@@ -138,7 +142,7 @@ describe.skipIf(CITUS_SKIP_REASON !== null)(`Citus cluster${CITUS_SKIP_REASON ==
     await store.close();
   });
 
-  it('routes every per-save statement to one shard: writes, queries, living memory, fork, rewind, export, import and delete', async () => {
+  it('routes every per-save statement to one shard: writes, queries, living memory, fork, rewind, export, import, delete and deletes of chunks', async () => {
     const schema = citus.newSchema();
     const plain = await citus.open({ schema });
     opened.push(plain);
@@ -152,11 +156,11 @@ describe.skipIf(CITUS_SKIP_REASON !== null)(`Citus cluster${CITUS_SKIP_REASON ==
     const memory = memoryOn(strict);
     let text = '';
     for await (const line of memory.exportSave('one')) text += line;
-    expect(await memory.importSave({ text }, { as: 'one-copy' })).toMatchObject({ saveId: 'one-copy', chunks: 6 });
-    expect(await memory.deleteSave('one-copy')).toMatchObject({ chunks: 6 });
+    expect(await memory.importSave({ text }, { as: 'one-copy' })).toMatchObject({ saveId: 'one-copy', chunks: 5 });
+    expect(await memory.deleteSave('one-copy')).toMatchObject({ chunks: 5 });
     // Written again under its id (the tombstone brought back one version on), still on its one shard.
-    expect(await memory.importSave({ text }, { as: 'one-copy' })).toMatchObject({ saveId: 'one-copy', chunks: 6 });
-    expect(await memory.count('one-copy')).toBe(6);
+    expect(await memory.importSave({ text }, { as: 'one-copy' })).toMatchObject({ saveId: 'one-copy', chunks: 5 });
+    expect(await memory.count('one-copy')).toBe(5);
     await memory.deleteSave('two');
     expect(await memory.count('two')).toBe(0);
     await memory.add({ saveId: 'two', turnId: 1, text: 'The caravan sets out again.' });
@@ -170,7 +174,7 @@ describe.skipIf(CITUS_SKIP_REASON !== null)(`Citus cluster${CITUS_SKIP_REASON ==
     opened.push(store);
     await exercise(store, 'left');
     await exercise(store, 'right');
-    expect((await store.listSaves()).map((save) => [save.saveId, save.chunks])).toEqual([['left', 6], ['left-fork', 12], ['right', 6], ['right-fork', 12]]);
+    expect((await store.listSaves()).map((save) => [save.saveId, save.chunks])).toEqual([['left', 5], ['left-fork', 12], ['right', 5], ['right-fork', 12]]);
     expect(await store.living.countJobs()).toMatchObject({ done: 2 });
     expect((await store.living.listJobs()).map((job) => job.saveId)).toEqual(['left-fork', 'right-fork']);
   });

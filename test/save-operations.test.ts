@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { openInMemoryStore } from '../src/stores/memory/index.js';
 import { NarrativeMemory } from '../src/narrative/narrative-memory.js';
+import { deleteChunks } from '../src/saves/delete-chunks.js';
 import { forkSave } from '../src/saves/fork-save.js';
 import { rewindSave } from '../src/saves/rewind-save.js';
 import type { SaveOperation } from '../src/saves/save-operation.js';
@@ -14,6 +15,10 @@ function recorded(narrative: NarrativeMemory): { operation: SaveOperation; told:
       afterRewind: (saveId, turnId, result) => {
         told.push(`indexes.afterRewind ${saveId} ${turnId} ${result.count}`);
         narrative.afterRewind(saveId, turnId, result);
+      },
+      afterDeleteChunks: (saveId, ids, result) => {
+        told.push(`indexes.afterDeleteChunks ${saveId} ${ids.length} ${result.count}`);
+        narrative.afterDeleteChunks(saveId, ids, result);
       },
       forget: (saveId) => {
         told.push(`indexes.forget ${saveId}`);
@@ -53,6 +58,17 @@ describe('save-level operations', () => {
     expect((await narrative.query('branch', 'lantern', { k: 5 })).map((hit) => hit.turnId).sort()).toEqual([1, 2]);
   });
 
+  it('delete of chunks: the store transaction, then the index cache; the next query no longer finds them', async () => {
+    const narrative = new NarrativeMemory({ store: openInMemoryStore() });
+    const ids = await narrative.addMany([1, 2, 3].map((turnId) => ({ saveId: 's', turnId, text: `lantern number ${turnId}` })));
+    expect(await narrative.query('s', 'lantern', { k: 5 })).toHaveLength(3);
+    const { operation, told } = recorded(narrative);
+    expect(await deleteChunks({ store: narrative.store, indexes: operation.indexes }, { saveId: 's', ids: [ids[0] as string, 'unknown'] })).toEqual({ chunks: 1 });
+    expect(told).toEqual(['indexes.afterDeleteChunks s 1 1']);
+    expect(narrative.holdsIndex('s')).toBe(true);
+    expect((await narrative.query('s', 'lantern', { k: 5 })).map((hit) => hit.turnId).sort()).toEqual([2, 3]);
+  });
+
   it('a refused operation writes nothing and tells no one', async () => {
     const narrative = new NarrativeMemory({ store: openInMemoryStore() });
     await narrative.add({ saveId: 's', turnId: 1, text: 'a lantern' });
@@ -60,6 +76,11 @@ describe('save-level operations', () => {
     await expect(rewindSave(operation, 's', -1)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
     await expect(forkSave(operation, 's', 's', 1)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
     await expect(forkSave(operation, 'nothing-here', 'x', 1)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    const [id] = await narrative.listChunks('s').then((chunks) => chunks.map((chunk) => chunk.id));
+    for (const input of [{ saveId: 's' }, { saveId: 's', ids: [id], entryId: 'e' }, { saveId: 's', ids: [] }, { saveId: 's', ids: [id, 7] }, { saveId: '', ids: [id] }, { saveId: 's', entryId: '' }]) {
+      await expect(deleteChunks({ store: narrative.store, indexes: operation.indexes }, input as never)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    }
+    await expect(deleteChunks({ store: narrative.store, indexes: operation.indexes }, { saveId: 's', ids: Array.from({ length: 10_001 }, (_, n) => `id-${n}`) })).rejects.toMatchObject({ code: 'LIMIT_EXCEEDED' });
     expect(told).toEqual([]);
     expect(await narrative.count('s')).toBe(1);
     expect(await narrative.count('x')).toBe(0);

@@ -47,6 +47,8 @@ export const LIMITS = {
   tags: 100,
   /** Subjects (and known entities) named in one request. */
   names: 100,
+  /** Chunk ids one delete of chunks names (library, HTTP, MCP, CLI; a delete by entryId names none). */
+  deleteChunkIds: 10_000,
   /** Chunks written by one HTTP or MCP call (the library takes any number: its cost is what it writes). */
   chunksPerCall: 1000,
   /** Characters of a save file passed through MCP (export_save's answer, import_save's file); HTTP and the CLI stream any size. */

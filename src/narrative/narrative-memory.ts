@@ -242,6 +242,17 @@ export class NarrativeMemory {
   }
 
   /**
+   * Told by the delete owner (`src/saves/delete-chunks.ts`) after the store's transaction removed the chunks `ids`:
+   * the save's index drops them in place when it was one step behind, else it rebuilds lazily (and its persisted
+   * copy, older than the save's version now, is not used again).
+   */
+  afterDeleteChunks(saveId: string, ids: readonly string[], result: WriteResult): void {
+    void this.cache.afterWrite(saveId, result, (index) => {
+      index.remove(ids);
+    });
+  }
+
+  /**
    * Drops the save's index, held in memory and persisted (its chunks changed wholesale: a fork's new save, a
    * deleted save): the next query rebuilds it. The persisted file is removed in the background; `flush()` waits.
    */

@@ -9,6 +9,8 @@ import type { WriteResult } from '../seams/write-result.js';
 export interface SaveIndexes {
   /** The save lost every chunk after `turnId` in `result`: its index drops them in place (or rebuilds lazily). */
   afterRewind(saveId: string, turnId: number, result: WriteResult): void;
+  /** The save lost the chunks `ids` in `result` (a delete of chunks): its index drops them in place (or rebuilds lazily). */
+  afterDeleteChunks(saveId: string, ids: readonly string[], result: WriteResult): void;
   /** The save's chunks changed wholesale (a fork's new save, a deleted save): its index is rebuilt on its next query. */
   forget(saveId: string): void;
 }

@@ -22,6 +22,15 @@ export interface ListChunksOptions {
   limit?: number;
 }
 
+/** Which chunks of a save a delete removes: these ids, or every chunk of one entry (`entryId`). */
+export type ChunkSelection = { ids: readonly string[] } | { entryId: string };
+
+/** Options of `deleteChunks`. */
+export interface DeleteChunksOptions {
+  /** Leave chunks of this type in place (a non-admin token's delete leaves the save's `lore` chunks alone). */
+  excludeChunkType?: string;
+}
+
 /** One turn of a save: how many chunks it holds, and of which types (sorted). */
 export interface TurnSummary {
   turnId: number;
@@ -50,6 +59,12 @@ export interface ChunkStore {
   insertChunks(chunks: readonly NewChunk[]): Promise<WriteResult>;
   /** Deletes a turn's chunks of one type and writes the new ones, in one transaction. */
   replaceTurn(saveId: string, turnId: number, chunkType: string, chunks: readonly NewChunk[]): Promise<WriteResult & { removed: number }>;
+  /**
+   * Deletes the selected chunks of `saveId` (their vectors with them) in one transaction and returns the ids it
+   * removed (unknown ids, other saves' chunks and `excludeChunkType` ones are left out). Bumps the save's version
+   * only when something went. Every statement names the save.
+   */
+  deleteChunks(saveId: string, selection: ChunkSelection, options?: DeleteChunksOptions): Promise<WriteResult & { removed: string[] }>;
   /** Counts a save's chunks, optionally of one type. */
   countChunks(saveId: string, chunkType?: string): Promise<number>;
   /**

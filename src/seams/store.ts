@@ -9,7 +9,7 @@ import type { SaveStore } from './save-store.js';
 import type { StoreLifecycle } from './store-lifecycle.js';
 import type { VectorSearch } from './vector-search.js';
 
-export type { ChunkPage, ChunkStore, ChunkWithVector, ListChunksOptions, NewChunk, TurnSummary } from './chunk-store.js';
+export type { ChunkPage, ChunkSelection, ChunkStore, ChunkWithVector, DeleteChunksOptions, ListChunksOptions, NewChunk, TurnSummary } from './chunk-store.js';
 export type { IndexRow, ScanOptions } from './index-row.js';
 export type { MetaStore } from './meta-store.js';
 export type { DeleteCounts, ForkCounts, ImportCounts, RewindCounts, SaveImport, SaveStore } from './save-store.js';

@@ -11,7 +11,7 @@ import { writeLivingLayer } from '../../living/store/save-layer.js';
 import { rewindLiving } from '../../living/store/rewind-living.js';
 import { RowLivingStore } from '../../living/store/row-living-store.js';
 import { syncLivingBackend } from '../../living/store/sync-living-backend.js';
-import type { ChunkPage, ListChunksOptions, NewChunk, TurnSummary } from '../../seams/chunk-store.js';
+import type { ChunkPage, ChunkSelection, DeleteChunksOptions, ListChunksOptions, NewChunk, TurnSummary } from '../../seams/chunk-store.js';
 import type { EmbeddingStore } from '../../seams/embedding-store.js';
 import type { IndexRow, ScanOptions } from '../../seams/index-row.js';
 import type { LoreStore } from '../../seams/lore-store.js';
@@ -137,6 +137,21 @@ export class InMemoryStore implements Store {
     }
     const [previousVersion, version] = this.bump(saveId);
     return { previousVersion, version, count: chunks.length, removed: doomed.length };
+  }
+
+  async deleteChunks(saveId: string, selection: ChunkSelection, options: DeleteChunksOptions = {}): Promise<WriteResult & { removed: string[] }> {
+    this.ensureOpen();
+    const ids = 'entryId' in selection ? null : new Set(selection.ids);
+    const selected = (chunk: StoredChunk) => (ids === null ? chunk.entryId === (selection as { entryId: string }).entryId : ids.has(chunk.id));
+    const doomed = this.saveChunks(saveId).filter((chunk) => selected(chunk) && chunk.chunkType !== options.excludeChunkType);
+    for (const chunk of doomed) this.chunks.delete(chunk.id);
+    const removed = doomed.map((chunk) => chunk.id);
+    if (removed.length === 0) {
+      const version = this.versions.get(saveId) ?? 0;
+      return { previousVersion: version, version, count: 0, removed };
+    }
+    const [previousVersion, version] = this.bump(saveId);
+    return { previousVersion, version, count: removed.length, removed };
   }
 
   async rewind(saveId: string, turnId: number): Promise<WriteResult & { removed: RewindCounts }> {

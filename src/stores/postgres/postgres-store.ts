@@ -9,7 +9,7 @@ import { writeLivingLayer } from '../../living/store/save-layer.js';
 import { rewindLiving } from '../../living/store/rewind-living.js';
 import { RowLivingStore } from '../../living/store/row-living-store.js';
 import type { LivingStore } from '../../seams/living-store.js';
-import type { ChunkPage, ListChunksOptions, NewChunk, TurnSummary } from '../../seams/chunk-store.js';
+import type { ChunkPage, ChunkSelection, DeleteChunksOptions, ListChunksOptions, NewChunk, TurnSummary } from '../../seams/chunk-store.js';
 import type { EmbeddingStore } from '../../seams/embedding-store.js';
 import type { IndexRow, ScanOptions } from '../../seams/index-row.js';
 import type { LoreStore } from '../../seams/lore-store.js';
@@ -363,6 +363,23 @@ export class PostgresStore implements Store {
       const [previousVersion, version] = await this.bump(client, saveId, chunks.length - removed);
       await this.insertAll(client, saveId, chunks);
       return { previousVersion, version, count: chunks.length, removed };
+    });
+  }
+
+  /** Deletes the selected chunks of the save in one transaction; every statement names the save (one shard on Citus). */
+  async deleteChunks(saveId: string, selection: ChunkSelection, options: DeleteChunksOptions = {}): Promise<WriteResult & { removed: string[] }> {
+    this.ensureWritable();
+    return this.write(async (client) => {
+      const current = await this.lockSave(client, saveId);
+      const [column, values] = 'entryId' in selection ? ['entry_id = $2', selection.entryId] : ['id = ANY($2::text[])', [...selection.ids]];
+      const deleted = await client.query<{ id: string }>(
+        `DELETE FROM ${this.tables.chunks} WHERE save_id = $1 AND ${column} AND chunk_type IS DISTINCT FROM $3 RETURNING id`,
+        [saveId, values, options.excludeChunkType ?? null],
+      );
+      const removed = deleted.rows.map((row) => row.id);
+      if (removed.length === 0) return { previousVersion: current, version: current, count: 0, removed };
+      const [previousVersion, version] = await this.bump(client, saveId, -removed.length);
+      return { previousVersion, version, count: removed.length, removed };
     });
   }
 

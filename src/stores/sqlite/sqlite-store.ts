@@ -17,7 +17,7 @@ import type { LivingStore } from '../../seams/living-store.js';
 import type { LoreStore } from '../../seams/lore-store.js';
 import type { RecallStore } from '../../seams/recall-store.js';
 import type { IndexRow, ScanOptions } from '../../seams/index-row.js';
-import type { ChunkPage, ListChunksOptions, NewChunk, TurnSummary } from '../../seams/chunk-store.js';
+import type { ChunkPage, ChunkSelection, DeleteChunksOptions, ListChunksOptions, NewChunk, TurnSummary } from '../../seams/chunk-store.js';
 import type { DeleteCounts, ForkCounts, ImportCounts, RewindCounts, SaveImport } from '../../seams/save-store.js';
 import type { Store } from '../../seams/store.js';
 import type { WriteResult } from '../../seams/write-result.js';
@@ -256,6 +256,31 @@ export class SqliteStore implements Store {
       }
       const [previousVersion, version] = this.bump(saveId);
       return { previousVersion, version, count: chunks.length, removed };
+    });
+  }
+
+  async deleteChunks(saveId: string, selection: ChunkSelection, options: DeleteChunksOptions = {}): Promise<WriteResult & { removed: string[] }> {
+    const kept = options.excludeChunkType ?? null;
+    return this.transact(() => {
+      const removed: string[] = [];
+      const collect = (rows: unknown[]) => {
+        for (const row of rows as { id: string }[]) removed.push(row.id);
+      };
+      if ('entryId' in selection) {
+        collect(this.db.prepare('DELETE FROM chunks WHERE save_id = ? AND entry_id = ? AND chunk_type IS NOT ? RETURNING id').all(saveId, selection.entryId, kept));
+      } else {
+        for (let start = 0; start < selection.ids.length; start += 500) {
+          const batch = selection.ids.slice(start, start + 500);
+          const marks = batch.map(() => '?').join(',');
+          collect(this.db.prepare(`DELETE FROM chunks WHERE save_id = ? AND id IN (${marks}) AND chunk_type IS NOT ? RETURNING id`).all(saveId, ...batch, kept));
+        }
+      }
+      if (removed.length === 0) {
+        const version = this.currentVersion(saveId);
+        return { previousVersion: version, version, count: 0, removed };
+      }
+      const [previousVersion, version] = this.bump(saveId);
+      return { previousVersion, version, count: removed.length, removed };
     });
   }
 

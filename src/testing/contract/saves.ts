@@ -1,4 +1,4 @@
-// The saves part of the store contract, written once: rewind, delete, versions seen by another handle, the list of saves, meta.
+// The saves part of the store contract, written once: rewind, delete (of a save, of chunks), versions seen by another handle, the list of saves, meta.
 import { describe, expect, it } from 'vitest';
 import { contractMemory, useContractStore } from './store-factory.js';
 import type { StoreFactory } from './store-factory.js';
@@ -65,6 +65,45 @@ export function runSavesContract(name: string, factory: StoreFactory): void {
       await memory.deleteSave('a-branch');
       expect(await memory.fork('b', 'a-branch', 1)).toMatchObject({ chunks: 1 });
       expect((await memory.query('a-branch', 'dragon', { k: 5 })).map((hit) => hit.text)).toEqual(['The dragon wakes and burns the village.']);
+    });
+
+    it('deletes chunks by id or by entry, with their vectors and index entries, in this save only (facts stay); counts returned', async () => {
+      const { memory, store } = current;
+      const [kept, byId, lore] = await memory.addMany([
+        { saveId: 'a', turnId: 1, text: 'The dragon sleeps under the mountain.' },
+        { saveId: 'a', turnId: 1, text: 'The dragon dreams of gold.' },
+        { saveId: 'a', turnId: 0, text: 'Dragons are older than the mountains.', chunkType: 'lore' },
+      ]);
+      await memory.addMany([2, 3].map((turnId) => ({ saveId: 'a', turnId, text: `The dragon keeps a ledger, page ${turnId}.`, entryId: 'ledger' })));
+      const [otherSave] = await memory.addMany([{ saveId: 'b', turnId: 1, text: 'The dragon ledger of b.', entryId: 'ledger' }]);
+      const ids = async (saveId: string, options = {}) => (await memory.query(saveId, 'dragon ledger gold', { k: 10, includeLore: true, ...options })).map((hit) => hit.id);
+      expect(await ids('a')).toHaveLength(5);
+      await store.living.insertFacts('a', 2, [{ statement: 'The dragon keeps a ledger.' }]);
+      const version = await store.saveVersion('a');
+
+      expect(await memory.deleteChunks({ saveId: 'a', ids: [byId as string, otherSave as string, 'no-such-chunk', byId as string] })).toEqual({ chunks: 1 });
+      expect(await memory.deleteChunks({ saveId: 'a', entryId: 'ledger' })).toEqual({ chunks: 2 });
+      expect(await memory.deleteChunks({ saveId: 'a', ids: [lore as string] }, { excludeChunkType: 'lore' })).toEqual({ chunks: 0 });
+      expect(await store.saveVersion('a')).toBe(version + 2);
+      expect(await memory.deleteChunks({ saveId: 'a', ids: ['no-such-chunk'] })).toEqual({ chunks: 0 });
+      expect(await memory.deleteChunks({ saveId: 'nobody', entryId: 'ledger' })).toEqual({ chunks: 0 });
+      expect(await store.saveVersion('a')).toBe(version + 2);
+
+      expect(await memory.count('a')).toBe(2);
+      // Living memory stays: facts cite turns, not chunks.
+      expect((await store.living.getFacts('a')).map((fact) => fact.statement)).toEqual(['The dragon keeps a ledger.']);
+      expect(await store.getChunks([byId as string])).toEqual([]);
+      expect((await store.pageChunks('a', { limit: 10 })).chunks.map((chunk) => [chunk.id, chunk.embedding !== null])).toEqual([[kept, true], [lore, true]]);
+      for (const weights of [undefined, { lexical: 0 }, { semantic: 0 }]) expect((await ids('a', { weights })).sort()).toEqual([kept, lore].sort());
+      expect(await ids('b')).toEqual([otherSave]);
+      // Another handle on the same store (another process's index) sees the same.
+      const other = contractMemory(store);
+      expect((await other.query('a', 'dragon ledger gold', { k: 10, includeLore: true })).map((hit) => hit.id).sort()).toEqual([kept, lore].sort());
+
+      await expect(memory.deleteChunks({ saveId: 'a', ids: [] })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+      await expect(memory.deleteChunks({ saveId: 'a', ids: [kept as string], entryId: 'x' } as never)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+      expect(await store.saveVersion('a')).toBe(version + 2);
+      expect(await memory.count('a')).toBe(2);
     });
 
     it('stays consistent with writes made by another handle on the same store', async () => {
