@@ -31,6 +31,19 @@ describe('mnemo CLI', () => {
     expect((await runCli('--db', db, 'rewind', 'nowhere', '1')).out).toContain('0 chunks removed');
   });
 
+  it('deletes chunks by id or by entry after --yes', async () => {
+    const path = join(dir, 'delete-chunks.db');
+    const first = (await runCli('--db', path, 'add', 'camp', '1', 'The ferryman asks for a copper coin', '--entry-id', 'ferry')).out;
+    await runCli('--db', path, 'add', 'camp', '2', 'The ferryman hums a copper song', '--entry-id', 'ferry');
+    const other = (await runCli('--db', path, 'add', 'camp', '3', 'The copper bell rings')).out;
+    const unconfirmed = await runCli('--db', path, 'delete', 'camp', '--chunk', other);
+    expect(unconfirmed).toMatchObject({ code: 2, err: expect.stringContaining('this would remove 1 chunk id(s) of save "camp". Nothing was deleted') });
+    expect(await runCli('--db', path, 'delete', 'camp', '--chunk', other, 'no-such-id', '--yes')).toMatchObject({ code: 0, out: 'deleted 1 chunks of camp' });
+    expect(JSON.parse((await runCli('--db', path, 'delete', 'camp', '--entry-id', 'ferry', '--yes', '--json')).out)).toEqual({ saveId: 'camp', chunks: 2 });
+    expect((await runCli('--db', path, 'delete', 'camp', '--chunk', first, '--entry-id', 'ferry', '--yes')).err).toContain('exactly one of ids and entryId');
+    expect(JSON.parse((await runCli('--db', path, 'query', 'camp', 'copper', '--json')).out)).toEqual([]);
+  });
+
   it('exits 2 with a clear message on bad input, and writes nothing', async () => {
     const path = join(dir, 'bad.db');
     const negative = await runCli('--db', path, 'add', 'camp', '-3', 'text');

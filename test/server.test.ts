@@ -190,6 +190,27 @@ describe('HTTP API: living memory', () => {
     await api.fails('/v1/saves/run-1-copy', 404, 'NOT_FOUND');
     expect(await memory.count(SAVE)).toBe(13);
   });
+  it('deletes chunks by id or by entry (gone from the next query); a game token leaves lore chunks in place', async () => {
+    const chunks = [
+      { turnId: 1, text: 'The brass key hangs by the cellar door.', entryId: 'key' },
+      { turnId: 1, text: 'A brass key opens the cellar.', entryId: 'key' },
+      { turnId: 2, text: 'The brass bell rings at dusk.' },
+    ];
+    const ids = (await api.ok('addChunks', '/v1/saves/deletions/chunks', { body: { chunks } })).ids as string[];
+    const [lore] = (await api.ok('addChunks', '/v1/saves/deletions/chunks', { token: ADMIN, body: { chunks: [{ turnId: 0, text: 'Brass is forged in Orsa.', chunkType: 'lore' }] } })).ids as string[];
+    const brass = async () => ((await api.ok('queryMemory', '/v1/saves/deletions/query', { token: ADMIN, body: { query: 'brass', k: 10, includeLore: true } })).hits as { id: string }[]).map((hit) => hit.id).sort();
+    expect(await brass()).toEqual([...ids, lore].sort());
+    expect(await api.ok('deleteChunks', '/v1/saves/deletions/chunks/delete', { body: { ids: [ids[2], 'no-such-chunk', lore] } })).toEqual({ chunks: 1 });
+    expect(await api.ok('deleteChunks', '/v1/saves/deletions/chunks/delete', { body: { entryId: 'key' } })).toEqual({ chunks: 2 });
+    expect(await brass()).toEqual([lore]);
+    expect((await api.fails('/v1/saves/deletions/chunks/delete', 400, 'INVALID_INPUT', { body: { ids: [lore], entryId: 'key' } })).message).toContain('exactly one of ids and entryId');
+    await api.fails('/v1/saves/deletions/chunks/delete', 400, 'INVALID_INPUT', { body: {} });
+    await api.fails('/v1/saves/deletions/chunks/delete', 400, 'INVALID_INPUT', { body: { ids: [] } });
+    await api.fails('/v1/saves/other/chunks/delete', 403, 'FORBIDDEN', { token: LIMITED, body: { entryId: 'key' } });
+    expect(await api.ok('deleteChunks', '/v1/saves/deletions/chunks/delete', { token: ADMIN, body: { ids: [lore] } })).toEqual({ chunks: 1 });
+    expect(await memory.count('deletions')).toBe(0);
+  });
+
   it('reports the status of every save and of one', async () => {
     const all = await api.ok('livingStatusAll', '/v1/living/status');
     expect((all.saves as { saveId: string }[]).map((save) => save.saveId)).toContain(SAVE);

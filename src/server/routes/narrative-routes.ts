@@ -3,12 +3,13 @@ import { z } from 'zod';
 import { MnemoError } from '../../core/errors.js';
 import type { Metadata } from '../../core/types.js';
 import type { Mnemo } from '../../open-memory.js';
+import type { DeleteChunksInput } from '../../saves/delete-chunks.js';
 import { allowsSave, requireSave } from '../access.js';
 import { listingExclusion, narrativeTypeFilter, requireLoreWriter } from '../lore-guard.js';
 import { DEFAULT_PAGE, defineRoute, nextOffset } from '../route.js';
 import type { Route } from '../route.js';
-import { addChunksBody, chunkPageQuery, forkBody, pageQuery, queryBody, rewindBody, saveParams, turnParams, updateTurnBody } from '../schemas/requests.js';
-import { chunkSchema, deleteCountsSchema, factSchema, forkCountsSchema, hitSchema, nextOffsetSchema, rewindCountsSchema, saveOverviewSchema, turnSummarySchema } from '../schemas/responses.js';
+import { addChunksBody, chunkPageQuery, deleteChunksBody, forkBody, pageQuery, queryBody, rewindBody, saveParams, turnParams, updateTurnBody } from '../schemas/requests.js';
+import { chunkSchema, deleteChunksCountsSchema, deleteCountsSchema, factSchema, forkCountsSchema, hitSchema, nextOffsetSchema, rewindCountsSchema, saveOverviewSchema, turnSummarySchema } from '../schemas/responses.js';
 
 /** A save's counts across layers; null when the save holds nothing in any layer. */
 async function saveOverview(memory: Mnemo, saveId: string, summaries?: Awaited<ReturnType<Mnemo['listSaves']>>): Promise<z.infer<typeof saveOverviewSchema> | null> {
@@ -138,6 +139,22 @@ export const narrativeRoutes: Route[] = [
     async handle({ params, body, principal, memory }) {
       body.chunks.forEach((chunk, index) => requireLoreWriter(principal, chunk.chunkType, `chunks[${index}].chunkType`));
       return { ids: await memory.addMany(body.chunks.map((chunk) => ({ ...chunk, metadata: chunk.metadata as Metadata | undefined, saveId: params.saveId }))) };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/v1/saves/:saveId/chunks/delete',
+    operationId: 'deleteChunks',
+    summary: 'Delete chunks of a save by id, or every chunk of one entry, in one transaction (destructive); returns how many went',
+    description: "Their vectors and search-index entries go with them; unknown ids count 0. Facts, beliefs and models distilled from their turns stay (they cite turns, not chunks). Without an admin token the save's lore chunks (type `lore`) are left in place.",
+    tag: 'narrative',
+    access: 'save',
+    params: saveParams,
+    body: deleteChunksBody,
+    response: deleteChunksCountsSchema,
+    async handle({ params, body, principal, memory }) {
+      // The library checks that exactly one of ids and entryId came (INVALID_INPUT otherwise, nothing deleted).
+      return memory.deleteChunks({ ...body, saveId: params.saveId } as DeleteChunksInput, { excludeChunkType: listingExclusion(principal) });
     },
   }),
   defineRoute({

@@ -90,6 +90,11 @@ export const queryBody = z.strictObject({
   rerankTop: countSchema.max(LIMITS.rerankTop, over('rerankTop', 'candidates')).optional().describe('Tuning: candidates the reranker reads (default max(20, 2k)).'),
 });
 
+export const deleteChunksBody = z.strictObject({
+  ids: z.array(z.string().min(1).max(200)).min(1).max(LIMITS.deleteChunkIds, over('deleteChunkIds', 'ids')).optional().describe('The chunks to delete (ids a query or a listing returned); unknown ids count 0.'),
+  entryId: z.string().min(1).max(200).optional().describe('Or: every chunk added with this entryId.'),
+}).describe('Exactly one of ids and entryId.');
+
 export const rewindBody = z.strictObject({ turnId: turnIdSchema.describe('Everything after this turn goes, every layer.') });
 
 export const forkBody = z.strictObject({

@@ -181,6 +181,8 @@ export const forkCountsSchema = z.object({
 
 export const deleteCountsSchema = forkCountsSchema;
 
+export const deleteChunksCountsSchema = z.object({ chunks: z.number().int().describe('Chunks removed, with their vectors and index entries (unknown ids count 0).') });
+
 const contextSourceSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('mental_model'), modelId: nullableNumber, subject: z.string(), updatedTurnId: z.number(), stale: z.boolean() }),
   z.object({ kind: z.literal('belief'), beliefId: nullableNumber, subject: z.string(), trend: trendSchema, proofCount: z.number(), updatedTurnId: z.number(), factIds: z.array(z.number()) }),
