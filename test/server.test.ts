@@ -122,6 +122,18 @@ describe('HTTP API: narrative', () => {
     expect(turn).toMatchObject({ saveId: SAVE, turnId: 8, chunks: [{ text: 'Marta hides the smuggled salt under the cellar stairs.' }], facts: [{ factId: scene.factIds[1], statement: 'Marta hid the smuggled salt under the cellar stairs.' }] });
   });
 
+  it('ends a chunk page, and a page of one turn, at 1 MiB of text: nextOffset goes on from the chunk that reached it', async () => {
+    // 12 chunks of 99,000 bytes in one turn: 10 make 990,000 bytes, the 11th reaches 1 MiB.
+    await memory.addMany(Array.from({ length: 12 }, (_, index) => ({ saveId: 'wide', turnId: 3, text: `${index} `.padEnd(99_000, 'x') })));
+    for (const [operation, path] of [['listChunks', '/v1/saves/wide/chunks'], ['getTurn', '/v1/saves/wide/turns/3']] as const) {
+      const first = await api.ok(operation, `${path}?limit=1000`);
+      expect([(first.chunks as unknown[]).length, first.nextOffset], path).toEqual([11, 11]);
+      const second = await api.ok(operation, `${path}?limit=1000&offset=11`);
+      expect([(second.chunks as { text: string }[]).map((chunk) => chunk.text.slice(0, 3)), second.nextOffset], path).toEqual([['11 '], null]);
+    }
+    expect(await api.ok('getTurn', '/v1/saves/wide/turns/3?limit=2&offset=1')).toMatchObject({ chunks: [{ text: expect.stringMatching(/^1 /) }, { text: expect.stringMatching(/^2 /) }], nextOffset: 3 });
+  });
+
   it('adds chunks in one transaction, replaces a turn, queries, rewinds and forks', async () => {
     const added = await api.ok('addChunks', '/v1/saves/scratch/chunks', {
       body: { chunks: [{ turnId: 1, text: 'The gate opens at dawn.' }, { turnId: 2, text: 'Rowan says the gate is cursed.', chunkType: 'dialogue', metadata: { speaker: 'Rowan' } }, { turnId: 3, text: 'The gate closes.' }] },

@@ -303,7 +303,9 @@ export class NarrativeMemory {
   }
 
   /**
-   * A save's chunks in turn order, then insertion order, optionally a turn range, one type left out, paged.
+   * A save's chunks in turn order, then insertion order, optionally a turn range, one type left out, paged (by
+   * `offset` and `limit`, and with `maxTextBytes` by the UTF-8 size of their texts, the store reading no text it
+   * leaves out).
    *
    * @example
    * ```ts

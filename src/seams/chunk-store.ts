@@ -20,6 +20,12 @@ export interface ListChunksOptions {
   /** Skip this many chunks of the ordered listing first (for paging). */
   offset?: number;
   limit?: number;
+  /**
+   * Ends the page with the chunk whose text brings the page's texts to this many UTF-8 bytes (a page holds at least
+   * one chunk, and at most this plus one chunk's text); the store counts the bytes without reading the texts it
+   * leaves out. Absent: no bound (listChunks only).
+   */
+  maxTextBytes?: number;
 }
 
 /** Which chunks of a save a delete removes: these ids, or every chunk of one entry (`entryId`). */

@@ -64,3 +64,9 @@ export function nextOffset(rows: number, offset: number, limit: number): number 
 
 /** The default page size of listings. */
 export const DEFAULT_PAGE = 100;
+
+/**
+ * UTF-8 bytes of chunk text one page of a chunk listing carries (1 MiB, what one request may write by default): a
+ * page ends with the chunk that reaches it, and `nextOffset` goes on from there.
+ */
+export const PAGE_TEXT_BYTES = 1024 * 1024;

@@ -4,9 +4,10 @@ import { MnemoError } from '../../core/errors.js';
 import type { Metadata } from '../../core/types.js';
 import type { Mnemo } from '../../open-memory.js';
 import type { DeleteChunksInput } from '../../saves/delete-chunks.js';
+import type { ListChunksOptions } from '../../seams/chunk-store.js';
 import { allowsSave, requireSave } from '../access.js';
 import { listingExclusion, narrativeTypeFilter, requireLoreWriter } from '../lore-guard.js';
-import { DEFAULT_PAGE, defineRoute, nextOffset } from '../route.js';
+import { DEFAULT_PAGE, PAGE_TEXT_BYTES, defineRoute, nextOffset } from '../route.js';
 import type { Route } from '../route.js';
 import { addChunksBody, chunkPageQuery, deleteChunksBody, forkBody, pageQuery, queryBody, rewindBody, saveParams, turnParams, updateTurnBody } from '../schemas/requests.js';
 import { chunkSchema, deleteChunksCountsSchema, deleteCountsSchema, factSchema, forkCountsSchema, hitSchema, nextOffsetSchema, rewindCountsSchema, saveOverviewSchema, turnSummarySchema } from '../schemas/responses.js';
@@ -20,6 +21,19 @@ async function saveOverview(memory: Mnemo, saveId: string, summaries?: Awaited<R
   if (empty) return null;
   return { ...living, chunks: summary?.chunks ?? 0, turns: summary?.turns ?? 0, minTurnId: summary?.minTurnId ?? null, maxTurnId: summary?.maxTurnId ?? null, version: summary?.version ?? 0 };
 }
+
+/**
+ * One page of a save's chunks: at most `limit` of them, ending with the chunk whose text brings the page to
+ * PAGE_TEXT_BYTES (the next page then starts after it; a page so cut may be followed by an empty last one).
+ */
+async function chunkPage(memory: Mnemo, saveId: string, options: ListChunksOptions, offset: number, limit: number): Promise<{ chunks: Awaited<ReturnType<Mnemo['listChunks']>>; nextOffset: number | null }> {
+  const chunks = await memory.listChunks(saveId, { ...options, offset, limit: limit + 1, maxTextBytes: PAGE_TEXT_BYTES });
+  const page = chunks.slice(0, limit);
+  const cut = chunks.length <= limit && page.reduce((bytes, chunk) => bytes + Buffer.byteLength(chunk.text), 0) >= PAGE_TEXT_BYTES;
+  return { chunks: page, nextOffset: cut ? offset + page.length : nextOffset(chunks.length, offset, limit) };
+}
+
+const PAGE_TEXT_NOTE = `A page also ends with the chunk whose text brings it to ${PAGE_TEXT_BYTES.toLocaleString('en-US')} bytes (UTF-8): follow \`nextOffset\` until it is null.`;
 
 const idsSchema = z.object({ ids: z.array(z.string()).describe('The UUIDs of the chunks written, in order.') });
 
@@ -79,15 +93,18 @@ export const narrativeRoutes: Route[] = [
     method: 'get',
     path: '/v1/saves/:saveId/turns/:turnId',
     operationId: 'getTurn',
-    summary: "One turn: its chunks in order and the facts living memory drew from it",
+    summary: "One turn: its chunks in order (paged) and the facts living memory drew from it",
+    description: `The chunks are paged like every listing (\`offset\`, \`limit\`: 100 by default, at most 1,000). ${PAGE_TEXT_NOTE}`,
     tag: 'narrative',
     access: 'save',
     params: turnParams,
-    response: z.object({ saveId: z.string(), turnId: z.number(), chunks: z.array(chunkSchema), facts: z.array(factSchema) }),
-    async handle({ params, principal, memory }) {
-      const chunks = await memory.listChunks(params.saveId, { fromTurnId: params.turnId, toTurnId: params.turnId, excludeChunkType: listingExclusion(principal) });
+    query: pageQuery,
+    response: z.object({ saveId: z.string(), turnId: z.number(), chunks: z.array(chunkSchema), nextOffset: nextOffsetSchema, facts: z.array(factSchema) }),
+    async handle({ params, query, principal, memory }) {
+      const offset = query.offset ?? 0;
+      const page = await chunkPage(memory, params.saveId, { fromTurnId: params.turnId, toTurnId: params.turnId, excludeChunkType: listingExclusion(principal) }, offset, query.limit ?? DEFAULT_PAGE);
       const facts = await memory.living.facts(params.saveId, { turnId: params.turnId, limit: 10_000 });
-      return { saveId: params.saveId, turnId: params.turnId, chunks, facts };
+      return { saveId: params.saveId, turnId: params.turnId, chunks: page.chunks, nextOffset: page.nextOffset, facts };
     },
   }),
   defineRoute({
@@ -111,18 +128,14 @@ export const narrativeRoutes: Route[] = [
     path: '/v1/saves/:saveId/chunks',
     operationId: 'listChunks',
     summary: "A save's chunks in turn order, then insertion order (paged)",
-    description: 'Without an admin token the save\'s lore chunks (type `lore`) are left out.',
+    description: `Without an admin token the save's lore chunks (type \`lore\`) are left out. ${PAGE_TEXT_NOTE}`,
     tag: 'narrative',
     access: 'save',
     params: saveParams,
     query: chunkPageQuery,
     response: z.object({ chunks: z.array(chunkSchema), nextOffset: nextOffsetSchema }),
-    async handle({ params, query, principal, memory }) {
-      const offset = query.offset ?? 0;
-      const limit = query.limit ?? DEFAULT_PAGE;
-      const chunks = await memory.listChunks(params.saveId, { fromTurnId: query.fromTurnId, toTurnId: query.toTurnId, excludeChunkType: listingExclusion(principal), offset, limit: limit + 1 });
-      return { chunks: chunks.slice(0, limit), nextOffset: nextOffset(chunks.length, offset, limit) };
-    },
+    handle: ({ params, query, principal, memory }) =>
+      chunkPage(memory, params.saveId, { fromTurnId: query.fromTurnId, toTurnId: query.toTurnId, excludeChunkType: listingExclusion(principal) }, query.offset ?? 0, query.limit ?? DEFAULT_PAGE),
   }),
   defineRoute({
     method: 'post',

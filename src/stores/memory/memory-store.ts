@@ -223,7 +223,12 @@ export class InMemoryStore implements Store {
 
   async listChunks(saveId: string, options: ListChunksOptions = {}): Promise<Chunk[]> {
     this.ensureOpen();
-    return page(this.listed(saveId, options), options).map(toChunk);
+    const chunks = page(this.listed(saveId, options), options);
+    const maxBytes = options.maxTextBytes;
+    if (maxBytes === undefined) return chunks.map(toChunk);
+    let before = 0;
+    const within = chunks.findIndex((chunk) => (before += Buffer.byteLength(chunk.text)) >= maxBytes);
+    return (within < 0 ? chunks : chunks.slice(0, within + 1)).map(toChunk);
   }
 
   async listTurns(saveId: string, options: ListChunksOptions = {}): Promise<TurnSummary[]> {

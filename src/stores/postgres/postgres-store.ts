@@ -497,9 +497,16 @@ export class PostgresStore implements Store {
 
   async listChunks(saveId: string, options: ListChunksOptions = {}): Promise<Chunk[]> {
     this.ensureOpen();
+    const listing = `FROM ${this.tables.chunks} WHERE ${LISTING} ORDER BY turn_id, seq LIMIT $5 OFFSET $6`;
+    if (options.maxTextBytes === undefined) return (await this.sql.query<ChunkRow>(`SELECT ${CHUNK_COLUMNS} ${listing}`, listingParameters(saveId, options))).rows.map(toChunk);
+    // The page's chunks by their text sizes first (octet_length reads no text, TOASTed or not), then only those chunks' rows.
     const result = await this.sql.query<ChunkRow>(
-      `SELECT ${CHUNK_COLUMNS} FROM ${this.tables.chunks} WHERE ${LISTING} ORDER BY turn_id, seq LIMIT $5 OFFSET $6`,
-      listingParameters(saveId, options),
+      `SELECT ${CHUNK_COLUMNS} FROM ${this.tables.chunks} WHERE save_id = $1 AND seq IN (
+         SELECT seq FROM (SELECT seq, SUM(bytes) OVER (ORDER BY turn_id, seq ROWS UNBOUNDED PRECEDING) - bytes AS before
+                          FROM (SELECT seq, turn_id, octet_length(text) AS bytes ${listing}) AS page) AS sized
+         WHERE before < $7)
+       ORDER BY turn_id, seq`,
+      [...listingParameters(saveId, options), options.maxTextBytes],
     );
     return result.rows.map(toChunk);
   }

@@ -384,12 +384,19 @@ export class SqliteStore implements Store {
 
   async listChunks(saveId: string, options: ListChunksOptions = {}): Promise<Chunk[]> {
     this.ensureOpen();
+    const columns = 'id, save_id, turn_id, chunk_type, text, entry_id, metadata, created_at';
+    const listing = `FROM chunks WHERE save_id = ? AND turn_id >= ? AND turn_id <= ? AND chunk_type IS NOT ? AND ${visibleChunk('chunks')} ORDER BY turn_id, seq LIMIT ? OFFSET ?`;
+    if (options.maxTextBytes === undefined) return (this.db.prepare(`SELECT ${columns} ${listing}`).all(...listingParameters(saveId, options)) as ChunkRow[]).map(toChunk);
+    // The page's chunks by their text sizes first (octet_length reads no text), then only those chunks' rows.
     const rows = this.db
       .prepare(
-        `SELECT id, save_id, turn_id, chunk_type, text, entry_id, metadata, created_at FROM chunks
-         WHERE save_id = ? AND turn_id >= ? AND turn_id <= ? AND chunk_type IS NOT ? AND ${visibleChunk('chunks')} ORDER BY turn_id, seq LIMIT ? OFFSET ?`,
+        `SELECT ${columns} FROM chunks WHERE save_id = ? AND seq IN (
+           SELECT seq FROM (SELECT seq, SUM(bytes) OVER (ORDER BY turn_id, seq ROWS UNBOUNDED PRECEDING) - bytes AS before
+                            FROM (SELECT seq, turn_id, octet_length(text) AS bytes ${listing}))
+           WHERE before < ?)
+         ORDER BY turn_id, seq`,
       )
-      .all(...listingParameters(saveId, options)) as ChunkRow[];
+      .all(saveId, ...listingParameters(saveId, options), options.maxTextBytes) as ChunkRow[];
     return rows.map(toChunk);
   }
 

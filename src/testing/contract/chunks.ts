@@ -116,6 +116,22 @@ export function runChunksContract(name: string, factory: StoreFactory): void {
       expect(await current.store.listTurns('nobody')).toEqual([]);
     });
 
+    it('ends a page with the chunk that brings its texts to maxTextBytes (UTF-8), after the offset, at least one chunk', async () => {
+      // 'é' is two bytes: texts of 4, 6 (3 x é), 2, 5 and 1 bytes.
+      await current.memory.addMany(['abcd', 'ééé', 'ef', 'ghijk', 'l'].map((text, index) => ({ saveId: 'b', turnId: index + 1, text })));
+      const texts = async (options: Parameters<Store['listChunks']>[1]) => (await current.store.listChunks('b', options)).map((chunk) => chunk.text);
+      expect(await texts({ maxTextBytes: 10 })).toEqual(['abcd', 'ééé']);
+      expect(await texts({ maxTextBytes: 11 })).toEqual(['abcd', 'ééé', 'ef']);
+      expect(await texts({ maxTextBytes: 1 })).toEqual(['abcd']);
+      expect(await texts({ offset: 2, maxTextBytes: 7 })).toEqual(['ef', 'ghijk']);
+      expect(await texts({ offset: 1, limit: 2, maxTextBytes: 1000 })).toEqual(['ééé', 'ef']);
+      expect(await texts({ fromTurnId: 4, maxTextBytes: 1000 })).toEqual(['ghijk', 'l']);
+      expect(await texts({ offset: 9, maxTextBytes: 10 })).toEqual([]);
+      // Rewound chunks neither count nor show.
+      expect(await current.memory.rewind('b', 1)).toBe(4);
+      expect(await texts({ maxTextBytes: 1000 })).toEqual(['abcd']);
+    });
+
     it('writes nothing when one chunk of a batch is invalid', async () => {
       await expect(current.memory.addMany([{ saveId: 's', turnId: 1, text: 'fine' }, { saveId: 's', turnId: 1, text: '   ' }])).rejects.toMatchObject({ code: 'INVALID_INPUT' });
       expect(await current.memory.count('s')).toBe(0);

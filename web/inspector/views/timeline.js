@@ -42,6 +42,7 @@ export async function timelineView(container, { save, params, go, isCurrent }) {
           'div',
           {},
           turn.chunks.length === 0 ? empty('no chunks this token may see') : turn.chunks.map((chunk) => h('div', { class: 'chunk', 'data-chunk': chunk.id }, h('span', { class: 'tag' }, chunk.chunkType), chunk.text)),
+          turn.nextOffset === null ? null : h('div', { class: 'muted' }, `… more chunks in this turn (a page holds 100, or 1 MiB of text): GET /v1/saves/${save}/turns/${turn.turnId}?offset=${turn.nextOffset}`),
           turn.facts.map((fact) => h('div', { class: 'fact', 'data-fact': fact.factId }, fact.statement)),
         ),
         h('div', {}, h('button', { class: 'danger', 'data-rewind': turn.turnId, onclick: () => rewind(save, turn.turnId, status, go) }, 'Rewind to here')),
