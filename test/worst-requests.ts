@@ -72,6 +72,7 @@ export function worstRequests(attempt: number): WorstRequest[] {
     { name: 'write at the body limit', as: 'player', path: `${own}/chunks`, body: { chunks: Array.from({ length: 10 }, (_, index) => ({ turnId: 5000, text: prose(LIMITS.textChars - 1000, index) })) } },
     { name: 'remember at the value bound', as: 'player', path: '/v1/remember', body: { scope: OWN_SAVE, key: 'big', value: prose(LIMITS.memoryValueChars, 5) } },
     { name: 'listing of 1,000 chunks', as: 'player', path: `${own}/chunks?limit=1000` },
+    { name: 'export of the save', as: 'player', path: `${own}/export` },
     { name: 'fork of the save', as: 'player', path: `${own}/fork`, body: { newSaveId: `${OWN_SAVE}-fork-${attempt}`, atTurn: 1_000_000 } },
     { name: 'rewind of a fork', as: 'player', path: `${own}-fork-0/rewind`, body: { turnId: 0 } },
     { name: 'lore import at the body limit', as: 'admin', path: '/v1/lore/import', body: { entries: Array.from({ length: 45 }, (_, index) => ({ source: 'world.yaml', title: `Entry ${index}`, content: prose(LIMITS.loreContentChars, index + 1), scopeLevel: 'continental', scopeTags: [] })) } },
