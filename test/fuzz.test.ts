@@ -123,7 +123,7 @@ describe('fuzz', () => {
     try {
       // Every tool the server lists, each with the keys of its own input schema: a new tool is fuzzed as it lands.
       const { tools } = await client.listTools();
-      expect(tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(['add_memory', 'build_context', 'delete_save', 'export_save', 'fork_save', 'import_save', 'list_beliefs', 'list_facts', 'list_mental_models', 'list_saves', 'lore_search', 'query_memory', 'recall', 'remember', 'rewind']));
+      expect(tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(['add_memory', 'build_context', 'delete_chunks', 'delete_save', 'export_save', 'fork_save', 'import_save', 'list_beliefs', 'list_facts', 'list_mental_models', 'list_saves', 'lore_search', 'query_memory', 'recall', 'remember', 'rewind']));
       const calls = fc.constantFrom(...tools).chain((tool) => fc.tuple(fc.constant(tool.name), fc.oneof(body(Object.keys(tool.inputSchema.properties ?? {})), shaped(tool.inputSchema))));
       await fc.assert(
         fc.asyncProperty(calls, async ([name, args]) => {

@@ -14,8 +14,8 @@ import { MARTA, MARTA_TAGS, SAVE, seedScene } from './serving-fixture.js';
 const dir = tempDir();
 const ROOT = join(import.meta.dirname, '..');
 const CLI = join(import.meta.dirname, 'fixtures', 'cli-child.ts');
-const TOOLS = ['add_memory', 'build_context', 'delete_save', 'export_save', 'fork_save', 'import_save', 'list_beliefs', 'list_facts', 'list_mental_models', 'list_saves', 'lore_search', 'query_memory', 'recall', 'remember', 'rewind'];
-const WRITERS = { add_memory: { destructiveHint: false, idempotentHint: false }, delete_save: { destructiveHint: true, idempotentHint: true }, fork_save: { destructiveHint: false, idempotentHint: false }, import_save: { destructiveHint: false, idempotentHint: false }, remember: { destructiveHint: true, idempotentHint: true }, rewind: { destructiveHint: true, idempotentHint: true } } as Record<string, object>;
+const TOOLS = ['add_memory', 'build_context', 'delete_chunks', 'delete_save', 'export_save', 'fork_save', 'import_save', 'list_beliefs', 'list_facts', 'list_mental_models', 'list_saves', 'lore_search', 'query_memory', 'recall', 'remember', 'rewind'];
+const WRITERS = { add_memory: { destructiveHint: false, idempotentHint: false }, delete_chunks: { destructiveHint: true, idempotentHint: true }, delete_save: { destructiveHint: true, idempotentHint: true }, fork_save: { destructiveHint: false, idempotentHint: false }, import_save: { destructiveHint: false, idempotentHint: false }, remember: { destructiveHint: true, idempotentHint: true }, rewind: { destructiveHint: true, idempotentHint: true } } as Record<string, object>;
 
 type ToolResult = { isError?: boolean; content: { type: string; text: string }[]; structuredContent?: Record<string, unknown> };
 
@@ -57,6 +57,17 @@ async function exerciseTools(client: Client, call: (name: string, args: Record<s
   expect(lines).toHaveLength(3);
   expect(lines[0]).toMatch(/^turn 13 · narrative · [0-9a-f]{8}: Kaël returns the letter unopened to Marta\.$/u);
   expect((await call('query_memory', { saveId: SAVE, query: 'letter unopened', k: 1, scores: true })).content[0]?.text).toMatch(/^turn 13 · narrative · [0-9a-f]{8} · score \d+\.\d{3} \(words #1/u);
+
+  // delete_chunks: a stray chunk goes by its id (a second delete finds nothing), and a call naming neither ids nor entryId is refused.
+  const stray = await call('add_memory', { saveId: SAVE, turnId: 13, text: 'A stray note about a copper kettle.', entryId: 'stray-note' });
+  const strayIds = stray.structuredContent?.ids as string[];
+  expect((await call('delete_chunks', { saveId: SAVE, ids: strayIds })).content[0]?.text).toBe(`Deleted 1 chunk from ${SAVE}.`);
+  expect((await call('delete_chunks', { saveId: SAVE, ids: strayIds })).structuredContent).toEqual({ chunks: 0 });
+  expect((await call('query_memory', { saveId: SAVE, query: 'copper kettle', k: 3 })).content[0]?.text).not.toContain('copper kettle');
+  await call('add_memory', { saveId: SAVE, turnId: 13, text: 'Another stray note about the copper kettle.', entryId: 'stray-note' });
+  expect((await call('delete_chunks', { saveId: SAVE, entryId: 'stray-note' })).content[0]?.text).toBe(`Deleted 1 chunk from ${SAVE}.`);
+  expect((await call('delete_chunks', { saveId: SAVE })).content[0]?.text).toMatch(/^error INVALID_INPUT: /u);
+  expect((await call('delete_chunks', { saveId: 'other', ids: strayIds })).content[0]?.text).toMatch(/^error FORBIDDEN: /u);
 
   expect((await call('list_saves', {})).content[0]?.text).toMatch(new RegExp(`^${SAVE} · 14 chunks · turns 0-13 · 4 facts · 3 beliefs · 1 model$`, 'mu'));
   expect((await call('list_facts', { saveId: SAVE, entity: 'Rowan' })).content[0]?.text).toMatch(/^turn 11 · fact \d+: Rowan threatened Marta over a debt\.\nturn 3 · fact \d+: Rowan gave Marta a sack of untaxed salt\.$/u);

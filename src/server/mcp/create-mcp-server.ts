@@ -21,8 +21,8 @@ import type { Route } from '../route.js';
 import { API_ROUTES } from '../routes/index.js';
 import { importBody } from '../routes/save-file-routes.js';
 import { invalidInput } from '../invalid-input.js';
-import { chunkInputSchema, contextBody, forkBody, loreSearchBody, queryBody, recallBody, rememberBody, rewindBody, saveIdSchema, turnIdSchema } from '../schemas/requests.js';
-import type { deleteCountsSchema, forkCountsSchema, rewindCountsSchema, saveOverviewSchema } from '../schemas/responses.js';
+import { chunkInputSchema, contextBody, deleteChunksBody, forkBody, loreSearchBody, queryBody, recallBody, rememberBody, rewindBody, saveIdSchema, turnIdSchema } from '../schemas/requests.js';
+import type { deleteChunksCountsSchema, deleteCountsSchema, forkCountsSchema, rewindCountsSchema, saveOverviewSchema } from '../schemas/responses.js';
 import { collectSaveFile } from './collect-save-file.js';
 import { MCP_INSTRUCTIONS } from './mcp-instructions.js';
 
@@ -198,6 +198,10 @@ export function createMcpServer(memory: Mnemo, principal: Principal, options: { 
     const result = await invoke<{ fromSaveId: string; chunks: number; vectors: number; living: { facts: number; beliefs: number; models: number; jobs: number } }>(memory, principal, 'importSave', { saveId, body });
     const living = result.living;
     return asResult(result, `Imported ${result.fromSaveId} into ${saveId}: ${plural(result.chunks, 'chunk')} (${result.vectors} with vectors), ${plural(living.facts, 'fact')}, ${plural(living.beliefs, 'belief')}, ${plural(living.models, 'mental model')}, ${plural(living.jobs, 'queued job')}.`);
+  });
+  tool('delete_chunks', { title: 'Delete chunks', description: "Delete chunks of a save for good, by id (as query_memory's structured result gives them) or every chunk added with one entryId, in one transaction; returns how many went (unknown ids count 0). Facts, beliefs and mental models stay; without an admin token the save's lore chunks stay.", annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false } }, deleteChunksBody.extend(withSave), async ({ saveId, ...body }) => {
+    const result = await invoke<z.infer<typeof deleteChunksCountsSchema>>(memory, principal, 'deleteChunks', { saveId, body });
+    return asResult(result, `Deleted ${plural(result.chunks, 'chunk')} from ${saveId}.`);
   });
   tool('delete_save', { title: 'Delete a save', description: 'Remove a save for good, every layer (chunks, facts, beliefs, mental models and their versions, queued jobs, its search index), in one transaction; returns what each lost, all zeros for a save that holds nothing. export_save first to keep a copy.', annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false } }, z.strictObject({ saveId: saveIdSchema.describe('The save to delete, every turn of it.') }), async ({ saveId }) => {
     const result = await invoke<z.infer<typeof deleteCountsSchema>>(memory, principal, 'deleteSave', { saveId });
