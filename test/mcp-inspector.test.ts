@@ -22,5 +22,5 @@ it('passes `mcp-inspector --cli --method tools/list --strict` with no warning', 
   const problems = stderr.split('\n').filter((line) => line.trim() !== '' && !line.startsWith('[mnemo]'));
   expect(problems).toEqual([]);
   expect(code).toBe(0);
-  expect((JSON.parse(stdout) as { tools: unknown[] }).tools).toHaveLength(15);
+  expect((JSON.parse(stdout) as { tools: unknown[] }).tools).toHaveLength(16);
 }, 180_000); // the server starts through tsx: past the inspector's default 15 s connect timeout with load 20 on 2 cores
