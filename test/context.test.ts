@@ -75,6 +75,13 @@ describe('context builder', () => {
     expect(titles(oriel)).toEqual(expect.arrayContaining(['The Brackwater lantern house', 'The tidelines']));
   });
 
+  it('filters the memories by metadata before ranking (where), and refuses a bad filter before reading', async () => {
+    await memory.addMany([1, 2, 3, 4].map((turnId) => ({ saveId: 'where-save', turnId, text: `The lantern flickers at the docks, night ${turnId}.`, metadata: { speaker: turnId % 2 === 0 ? 'Marta' : 'Rowan' } })));
+    const result = await memory.context.build({ saveId: 'where-save', character: 'Marta', message: 'lantern docks', tags: [], where: { speaker: 'Rowan' }, limits: { memories: 10 } });
+    expect(sourcesOf(result, 'memories').map((source) => source.kind === 'chunk' && source.turnId).sort()).toEqual([1, 3]);
+    await expect(memory.context.build({ saveId: 'where-save', character: 'Marta', message: 'lantern', tags: [], where: { speaker: { in: [] } } })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+  });
+
   it('reads nothing after the current turn', async () => {
     const result = await memory.context.build({ saveId: SAVE, character: MARTA, message: 'salt Rowan debt harbourmaster', tags: MARTA_TAGS, currentTurnId: 5, budget: 3000, limits: { memories: 50 } });
     for (const source of result.sections.flatMap((entry) => entry.lines.map((line) => line.source))) {

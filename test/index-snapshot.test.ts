@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import type { Logger } from '../src/core/logger.js';
+import type { MetadataWhere } from '../src/core/types.js';
 import { hashingEmbedder } from '../src/embedders/hashing/index.js';
 import { openMemory } from '../src/open-memory.js';
 import type { Mnemo, OpenMemoryOptions } from '../src/open-memory.js';
@@ -32,9 +33,9 @@ function countingStore(path: string): { store: Store; scans: () => number } {
   const store = openSqliteStore({ path });
   let scans = 0;
   const scanChunks = store.scanChunks.bind(store);
-  store.scanChunks = (saveId, visit) => {
+  store.scanChunks = (saveId, visit, options) => {
     scans++;
-    return scanChunks(saveId, visit);
+    return scanChunks(saveId, visit, options);
   };
   return { store, scans: () => scans };
 }
@@ -46,7 +47,7 @@ function recordingLogger(): Logger & { lines: string[] } {
 
 async function fill(memory: Mnemo, saveId: string, turns: number, from = 0): Promise<void> {
   for (let turn = from; turn < from + turns; turn++) {
-    await memory.addMany(Array.from({ length: 4 }, (_, part) => ({ saveId, turnId: turn, text: text(turn * 4 + part) })));
+    await memory.addMany(Array.from({ length: 4 }, (_, part) => ({ saveId, turnId: turn, text: text(turn * 4 + part), metadata: { part, ...(turn % 3 === 0 ? { speaker: ['Mira', 'Kaël'][turn % 2] as string } : {}) } })));
   }
 }
 
@@ -60,6 +61,10 @@ async function rankings(memory: Mnemo, saveId: string): Promise<string> {
     }
     const windowed = await memory.query(saveId, query, { k: 5, maxTurnId: 20, excludeChunkType: 'lore' });
     out.push(windowed.map((hit) => [hit.id, hit.score]));
+    for (const where of [{ speaker: 'Mira' }, { part: { in: [1, 3] }, speaker: { exists: false } }] as MetadataWhere[]) {
+      const filtered = await memory.query(saveId, query, { k: 5, where });
+      out.push(filtered.map((hit) => [hit.id, hit.score]));
+    }
   }
   return JSON.stringify(out);
 }

@@ -1,4 +1,5 @@
 // The prompt context builder: one character's mental model, beliefs, facts, memories and permitted lore, within a token budget.
+import { resolveMetadataWhere } from '../core/metadata-filter.js';
 import { MnemoError } from '../core/errors.js';
 import type { Fact, MentalModel } from '../core/living-types.js';
 import { LIMITS, limitExceeded, requireShortText } from '../core/limits.js';
@@ -205,6 +206,7 @@ export class ContextBuilder {
     renderTemplate(template, Object.fromEntries([...known].map((name) => [name, '']))); // an unknown placeholder throws here, before any read
     const subjects = this.subjects(character, request.subjects);
     const focusTerms = [character, ...requireContextFocusTerms(request.focusTerms)];
+    resolveMetadataWhere(request.where);
 
     const counter = await this.tokenCounter();
     const style: LineStyle = { sourceTags: request.sourceTags !== false };
@@ -223,7 +225,7 @@ export class ContextBuilder {
         for (const fact of await this.living.facts(saveId, { entity, maxTurnId: currentTurnId, limit: POOL })) facts.set(fact.factId, fact);
       }
     }
-    const hits = limit('memories') === 0 ? [] : await this.narrative.query(saveId, message, { k: limit('memories'), currentTurnId, excludeChunkType: LORE_CHUNK_TYPE, focusTerms });
+    const hits = limit('memories') === 0 ? [] : await this.narrative.query(saveId, message, { k: limit('memories'), currentTurnId, excludeChunkType: LORE_CHUNK_TYPE, focusTerms, where: request.where });
     const lore = limit('lore') === 0 ? [] : await this.lore.search(message, { tags, k: limit('lore'), focusTerms });
 
     const slice = new TimeSlice();

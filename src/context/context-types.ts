@@ -1,5 +1,6 @@
 // The shapes of a prompt context: the request, the sections with each line's source, and the rendered variables.
 import type { Trend } from '../core/living-types.js';
+import type { MetadataWhere } from '../core/types.js';
 import type { ScopeLevel } from '../seams/lore-store.js';
 
 /** The sections of a context, in the order the budget serves them (the recall hierarchy, then lore). */
@@ -24,6 +25,8 @@ export interface ContextRequest {
   subjects?: readonly string[];
   /** Here-and-now terms (location, others on scene) that boost memories mentioning them; the character is always one. */
   focusTerms?: readonly string[];
+  /** Metadata conditions the memories section's chunks must meet (see `QueryOptions.where`), applied before ranking. */
+  where?: MetadataWhere;
   /** How many candidates each section considers before the budget (defaults: beliefs 20, facts 20, memories 8, lore 5). */
   limits?: Partial<Record<'beliefs' | 'facts' | 'memories' | 'lore', number>>;
   /** Each section's share of the budget in the first pass (defaults in DEFAULT_SHARES; normalised to sum 1). */

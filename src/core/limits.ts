@@ -47,6 +47,14 @@ export const LIMITS = {
   tags: 100,
   /** Subjects (and known entities) named in one request. */
   names: 100,
+  /** Metadata keys one search filter (`where`) names. */
+  whereClauses: 16,
+  /** Characters in a metadata key a filter names. */
+  whereKeyChars: 200,
+  /** Values in one `{ in: [...] }` condition of a filter. */
+  whereValues: 100,
+  /** Characters in a string value a filter compares with. */
+  whereValueChars: 1000,
   /** Chunk ids one delete of chunks names (library, HTTP, MCP, CLI; a delete by entryId names none). */
   deleteChunkIds: 10_000,
   /** Chunks written by one HTTP or MCP call (the library takes any number: its cost is what it writes). */

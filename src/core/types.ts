@@ -6,6 +6,31 @@ export type JsonValue = string | number | boolean | null | JsonValue[] | { [key:
 /** Free metadata keys attached to a chunk. */
 export type Metadata = { [key: string]: JsonValue };
 
+/** A metadata value a filter compares with: a string, a number or a boolean. */
+export type MetadataScalar = string | number | boolean;
+
+/**
+ * What one metadata key must hold: a value (equality), `{ in: [...] }` (one of), or `{ exists: true | false }`
+ * (the key present, with any value including null, or missing).
+ */
+export type MetadataCondition = MetadataScalar | { in: readonly MetadataScalar[] } | { exists: boolean };
+
+/**
+ * A metadata filter: every key's condition must hold (AND). Applied before ranking, in every arm.
+ *
+ * @example
+ * ```ts
+ * const where: MetadataWhere = { speaker: 'Marta', location: { in: ['docks', 'tavern'] }, secret: { exists: false } };
+ * ```
+ */
+export type MetadataWhere = Readonly<Record<string, MetadataCondition>>;
+
+/**
+ * One resolved clause: `values` (the canonical JSON of each permitted value, see `canonicalMetadataValue`) for
+ * equality and one-of, or `exists` for presence.
+ */
+export type MetadataClause = { key: string; values: readonly string[] } | { key: string; exists: boolean };
+
 /** The chunk type used when none is given. */
 export const DEFAULT_CHUNK_TYPE = 'narrative';
 
@@ -56,6 +81,11 @@ export interface ChunkFilter {
    * the narrative's k budget and reaches a character only through its tags (`lore.search`).
    */
   includeLore?: boolean;
+  /**
+   * Metadata conditions, every one of which must hold (AND): `{ speaker: 'Marta', location: { in: ['docks',
+   * 'tavern'] }, quest: { exists: true } }`. Applied before ranking in every arm, like the filters above.
+   */
+  where?: MetadataWhere;
 }
 
 /** A chunk filter as every arm of a search applies it (see `resolveChunkFilter`): the lore rule already applied. */
@@ -66,6 +96,8 @@ export interface ChunkSearchFilter {
   chunkType?: string;
   /** No chunks of these types. */
   excludeChunkTypes?: readonly string[];
+  /** Metadata clauses, all of which must hold (see `resolveMetadataWhere`). */
+  where?: readonly MetadataClause[];
 }
 
 /** Options of a hybrid query. */

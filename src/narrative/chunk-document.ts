@@ -2,6 +2,7 @@
 import { MnemoError } from '../core/errors.js';
 import { LORE_CHUNK_TYPE } from '../core/types.js';
 import type { ChunkFilter, ChunkSearchFilter } from '../core/types.js';
+import { resolveMetadataWhere } from '../core/metadata-filter.js';
 import { optionalChunkType, optionalTurnId } from '../core/validate.js';
 import type { DocumentFilter, IndexDocument } from '../retrieval/corpus-index.js';
 import type { IndexRow } from '../seams/index-row.js';
@@ -9,17 +10,17 @@ import { contextFieldsOf, DEFAULT_METADATA_ROLES } from './metadata-roles.js';
 import type { MetadataRoles } from './metadata-roles.js';
 
 /**
- * The index document of a chunk (a stored row, or a chunk just written), with its speaker, scene and day read from
- * its metadata by `roles` (see `MetadataRoles`).
+ * The index document of a chunk (a stored row, or a chunk just written): its metadata as the fields a `where`
+ * filter tests, and its speaker, scene and day read from them by `roles` (see `MetadataRoles`).
  *
  * @example
  * ```ts
  * chunkDocument({ id: 'c1', turnId: 4, chunkType: 'dialogue', text: 'Hello', embedding: null, metadata: { speaker: 'Ann' } });
- * // { id: 'c1', position: 4, kind: 'dialogue', text: 'Hello', embedding: null, dimensions: undefined, speaker: 'Ann' }
+ * // { id: 'c1', position: 4, kind: 'dialogue', text: 'Hello', embedding: null, dimensions: undefined, fields: { speaker: 'Ann' }, speaker: 'Ann' }
  * ```
  */
 export function chunkDocument(chunk: IndexRow, roles: Required<MetadataRoles> = DEFAULT_METADATA_ROLES): IndexDocument {
-  return { id: chunk.id, position: chunk.turnId, kind: chunk.chunkType, text: chunk.text, embedding: chunk.embedding, dimensions: chunk.dimensions, ...contextFieldsOf(chunk.metadata, roles) };
+  return { id: chunk.id, position: chunk.turnId, kind: chunk.chunkType, text: chunk.text, embedding: chunk.embedding, dimensions: chunk.dimensions, fields: chunk.metadata, ...contextFieldsOf(chunk.metadata, roles) };
 }
 
 /**
@@ -42,7 +43,9 @@ export function resolveChunkFilter(options: ChunkFilter): ChunkSearchFilter {
   }
   const includeLore = options.includeLore === true || chunkType === LORE_CHUNK_TYPE;
   const excludeChunkTypes = [...new Set([...(excluded === undefined ? [] : [excluded]), ...(includeLore ? [] : [LORE_CHUNK_TYPE])])];
+  const where = resolveMetadataWhere(options.where);
   return {
+    ...(where === undefined ? {} : { where }),
     ...(bounds.length === 0 ? {} : { maxTurnId: Math.min(...bounds) }),
     ...(chunkType === undefined ? {} : { chunkType }),
     excludeChunkTypes,
@@ -50,8 +53,8 @@ export function resolveChunkFilter(options: ChunkFilter): ChunkSearchFilter {
 }
 
 /**
- * The document filter of a resolved chunk filter: the turn bound bounds positions, `chunkType` keeps one kind and
- * `excludeChunkTypes` drop kinds.
+ * The document filter of a resolved chunk filter: the turn bound bounds positions, `chunkType` keeps one kind,
+ * `excludeChunkTypes` drop kinds and the `where` clauses test the fields.
  *
  * @example
  * ```ts
@@ -63,5 +66,6 @@ export function chunkDocumentFilter(filter: ChunkSearchFilter): DocumentFilter {
     ...(filter.maxTurnId === undefined ? {} : { maxPosition: filter.maxTurnId }),
     ...(filter.chunkType === undefined ? {} : { kind: filter.chunkType }),
     ...(filter.excludeChunkTypes === undefined || filter.excludeChunkTypes.length === 0 ? {} : { excludeKinds: filter.excludeChunkTypes }),
+    ...(filter.where === undefined ? {} : { fields: filter.where }),
   };
 }

@@ -24,7 +24,7 @@ import type { VectorSearch } from '../seams/vector-search.js';
 import type { WriteResult } from '../seams/write-result.js';
 import { chunkDocument, chunkDocumentFilter, resolveChunkFilter } from './chunk-document.js';
 import { bestFactPerTurn, chunkSlotsAt, FactIndexes, liftByFacts, resolveFactArm } from './fact-arm.js';
-import { resolveMetadataRoles, roleKeys } from './metadata-roles.js';
+import { resolveMetadataRoles } from './metadata-roles.js';
 import type { MetadataRoles } from './metadata-roles.js';
 import { prepareChunk } from './prepare-chunk.js';
 
@@ -122,7 +122,8 @@ export class NarrativeMemory {
     this.vectorSearch = vectorSearch;
     const roles = resolveMetadataRoles(options.metadataRoles);
     this.roles = roles;
-    const scanOptions = { metadataKeys: roleKeys(roles) };
+    // Every metadata key: the index keeps them for `where` filters (and reads the roles from them).
+    const scanOptions = { metadataKeys: 'all' as const };
     this.cache = new IndexCache(
       {
         scan: (saveId, visit) => (vectorSearch ?? this.store).scanChunks(saveId, (row) => visit(chunkDocument(row, roles)), scanOptions),

@@ -1,7 +1,9 @@
 // One corpus's search index in memory (a save's chunks, the lore book, a recall scope): BM25 postings, vectors and the attributes filters read, by slot.
 import { TimeSlice } from '../core/time-slice.js';
 import { Bm25Index } from './bm25.js';
+import type { JsonValue, MetadataClause } from '../core/types.js';
 import { DocumentContext } from './document-context.js';
+import { DocumentFields } from './document-fields.js';
 import type { ContextFields } from './document-context.js';
 import type { Bm25Corpus, Bm25Parameters } from './bm25.js';
 import { grow, reserve } from './grow.js';
@@ -88,6 +90,8 @@ export interface IndexDocument extends ContextFields {
   kind?: string;
   /** Labels a filter can test (`labelsWithin`). */
   labels?: readonly string[];
+  /** Metadata fields a filter can test (`fields`: a chunk's metadata). */
+  fields?: Readonly<Record<string, JsonValue>>;
 }
 
 /** Which documents may rank, by their attributes; every condition given must hold. */
@@ -100,6 +104,8 @@ export interface DocumentFilter {
   excludeKinds?: readonly string[];
   /** Only documents whose every label is one of these (a document without labels always passes). */
   labelsWithin?: Iterable<string>;
+  /** Only documents whose fields satisfy every clause (equality, one of, exists or missing). */
+  fields?: readonly MetadataClause[];
 }
 
 /**
@@ -134,6 +140,8 @@ export class CorpusIndex {
   readonly vectors: VectorIndex = new VectorIndex();
   /** Each document's speaker, scene and day, for the context signals. */
   readonly context = new DocumentContext();
+  /** Each document's metadata fields, for `where` filters. */
+  private readonly fields = new DocumentFields();
   private readonly analyzer: Analyzer;
   /** Token -> its term's id in the BM25 index, -1 for a stop word (with `termOf`). */
   private readonly tokenTermIds: TokenIds | null;
@@ -215,7 +223,7 @@ export class CorpusIndex {
     const dims = this.vectors.dimensions ?? 0;
     const vectorBytes = this.keepVectors ? slots * dims * 4 + this.vectors.quantizedBytes : 0;
     const contextBytes = this.contextVectors?.memoryBytes ?? 0;
-    return INDEX_OVERHEAD_BYTES + slots * (96 + ID_BYTES) + this.bm25.postingCount * 12 + this.bm25.termCount * TERM_BYTES + vectorBytes + contextBytes;
+    return INDEX_OVERHEAD_BYTES + slots * (96 + ID_BYTES) + this.bm25.postingCount * 12 + this.bm25.termCount * TERM_BYTES + vectorBytes + contextBytes + this.fields.memoryBytes;
   }
 
   /** The ids of the first and the last live document (null when empty): a persisted copy is checked against them. */
@@ -263,6 +271,7 @@ export class CorpusIndex {
       const labels: string[] = [];
       for (let at = this.labelsStart[slot] as number; at < (this.labelsStart[slot + 1] as number); at++) labels.push(labelNames[this.labelsFlat[at] as number] as string);
       copy.setLabels(target, labels);
+      copy.fields.setPairs(target, this.fields.pairsOf(slot));
       copy.appendToSequence(target);
       copy.context.set(target, this.context.fieldsOf(slot), this.bm25.lengthOf(slot));
       if (copy.neighbourWeight > 0 && copy.vectors.has(target)) {
@@ -281,7 +290,7 @@ export class CorpusIndex {
 
   /**
    * Writes everything the index holds to `writer` (see IndexSnapshot): the BM25 index, the vectors and their int8
-   * copy, the neighbour links, ids and attributes. The arrays are views: finish the snapshot before the next write.
+   * copy, the neighbour links, ids, attributes and fields. The arrays are views: finish the snapshot before the next write.
    */
   writeState(writer: SnapshotWriter): Record<string, number> {
     const slots = this.ids.length;
@@ -300,6 +309,7 @@ export class CorpusIndex {
     }
     this.contextVectors?.writeState(writer, 'contexts');
     this.context.writeState(writer, 'context', slots);
+    this.fields.writeState(writer, 'fields', slots);
     return {
       removedCount: this.removedCount,
       mismatchedVectors: this.mismatchedVectors,
@@ -339,6 +349,7 @@ export class CorpusIndex {
     // The sequence is the live slots in slot order; the context's per-scene sums follow from its ids and the lengths.
     for (let slot = 0; slot < slots; slot++) if (bm25.isAlive(slot)) index.appendToSequence(slot);
     index.context.readState(reader, 'context', slots, (slot) => (bm25.isAlive(slot) ? bm25.lengthOf(slot) : null));
+    index.fields.readState(reader, 'fields', slots);
     index.removedCount = reader.number('removedCount');
     index.mismatchedVectors = reader.number('mismatchedVectors');
     const outside = reader.number('outsideDimensions');
@@ -395,6 +406,7 @@ export class CorpusIndex {
     this.sequencePrevious = reserve(this.sequencePrevious, slots);
     this.sequenceNext = reserve(this.sequenceNext, slots);
     this.context.reserve(slots);
+    this.fields.reserve(slots);
     if (this.neighbourWeight > 0) {
       this.previousLink = reserve(this.previousLink, slots);
       this.nextLink = reserve(this.nextLink, slots);
@@ -414,6 +426,7 @@ export class CorpusIndex {
       this.positions[slot] = row.position ?? Number.NaN;
       this.kindIds[slot] = row.kind === undefined ? -1 : this.kindId(row.kind);
       this.setLabels(slot, row.labels ?? []);
+      this.fields.set(slot, row.fields);
       this.appendToSequence(slot);
       this.context.set(slot, row, this.bm25.lengthOf(slot));
       if (this.keepVectors) {
@@ -633,7 +646,7 @@ export class CorpusIndex {
   }
 
   /**
-   * The slot filter of a document filter (position bound, kind kept or dropped, labels held), or undefined when
+   * The slot filter of a document filter (position bound, kind kept or dropped, labels held, fields), or undefined when
    * nothing is filtered. Filters are applied by every arm before ranking.
    *
    * @example
@@ -649,7 +662,7 @@ export class CorpusIndex {
     const drop = filter.excludeKinds === undefined ? [] : filter.excludeKinds.flatMap((kind) => { const id = this.kindNames.get(kind); return id === undefined ? [] : [id]; });
     const labels = filter.labelsWithin === undefined ? undefined : this.labelSubsetFilter(filter.labelsWithin);
     const attributes = maxPosition === undefined && keep === undefined && drop.length === 0 ? undefined : this.attributeFilter(maxPosition, keep, drop);
-    return combineFilters(attributes, labels);
+    return combineFilters(attributes, labels, this.fields.filterFor(filter.fields));
   }
 
   private attributeFilter(maxPosition: number | undefined, keep: number | undefined, drop: readonly number[]): SlotFilter {

@@ -23,8 +23,8 @@ function jsCrc32(data: Uint8Array): number {
 /** A lone surrogate (UTF-8 cannot carry it: it would come back as U+FFFD). */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-/** The first 8 bytes of every snapshot. A change of layout changes the last character. */
-const MAGIC = 'MNEMOIX1';
+/** The first 8 bytes of every snapshot. A change of layout or of what an index holds changes the last character (2: metadata fields). */
+const MAGIC = 'MNEMOIX2';
 /** Magic (8), header length (u32), CRC-32 of everything after byte 16 (u32), file length (f64). */
 const PREAMBLE = 24;
 

@@ -18,7 +18,8 @@ export interface IndexRow {
 export interface ScanOptions {
   /**
    * Metadata keys to read with each row (the index's speaker, scene and time, see `MetadataRoles`): each row's
-   * `metadata` then holds those of them the chunk has, and nothing else. None: no metadata is read.
+   * `metadata` then holds those of them the chunk has, and nothing else; `'all'`: every key (a save's index keeps
+   * them for `where` filters). None: no metadata is read.
    */
-  metadataKeys?: readonly string[];
+  metadataKeys?: readonly string[] | 'all';
 }

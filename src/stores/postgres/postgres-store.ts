@@ -534,8 +534,8 @@ export class PostgresStore implements Store {
   private async scan(saveId: string, visit: (row: IndexRow) => void, withVectors: boolean, options: ScanOptions = {}): Promise<number> {
     this.ensureOpen();
     const keys = options.metadataKeys !== undefined && options.metadataKeys.length > 0 ? options.metadataKeys : undefined;
-    // Only the keys asked for leave the server: one jsonb object of them per row.
-    const metadataColumn = keys === undefined ? '' : `, jsonb_strip_nulls(jsonb_build_object(${keys.map((_, index) => `$${index + 3}::text, metadata -> $${index + 3}::text`).join(', ')})) AS metadata`;
+    // Only the keys asked for leave the server: one jsonb object of them per row (or the whole metadata).
+    const metadataColumn = keys === undefined ? '' : keys === 'all' ? ', metadata' : `, jsonb_strip_nulls(jsonb_build_object(${keys.map((_, index) => `$${index + 3}::text, metadata -> $${index + 3}::text`).join(', ')})) AS metadata`;
     const vectorColumn = (withVectors ? 'embedding::text AS embedding' : 'vector_dims(embedding) AS dimensions') + metadataColumn;
     return this.sql.transaction(async (client) => {
       const saved = await client.query<{ version: string | number }>(`SELECT version FROM ${this.tables.saves} WHERE save_id = $1`, [saveId]);
@@ -545,7 +545,7 @@ export class PostgresStore implements Store {
         const batch: SqlResult<ScanRow> = await client.query<ScanRow>(
           `SELECT seq, id, turn_id, chunk_type, text, ${vectorColumn} FROM ${this.tables.chunks}
            WHERE save_id = $1 AND seq > $2 ORDER BY seq LIMIT ${BATCH}`,
-          [saveId, last, ...(keys ?? [])],
+          [saveId, last, ...(keys === undefined || keys === 'all' ? [] : keys)],
         );
         for (const row of batch.rows) {
           const indexRow: IndexRow = withVectors

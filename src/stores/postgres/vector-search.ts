@@ -136,6 +136,13 @@ export class PostgresVectorSearch {
     if (filter.maxTurnId !== undefined) filters += ` AND turn_id <= $${params.push(filter.maxTurnId)}`;
     if (filter.chunkType !== undefined) filters += ` AND chunk_type = $${params.push(filter.chunkType)}`;
     if (filter.excludeChunkTypes !== undefined && filter.excludeChunkTypes.length > 0) filters += ` AND chunk_type <> ALL($${params.push([...filter.excludeChunkTypes])}::text[])`;
+    // The engine's where clauses, as jsonb tests: a value is its canonical JSON (the string "1" and the number 1 differ).
+    for (const clause of filter.where ?? []) {
+      const key = `$${params.push(clause.key)}::text`;
+      filters += 'values' in clause
+        ? ` AND metadata -> ${key} = ANY($${params.push([...clause.values])}::jsonb[])`
+        : ` AND ${clause.exists ? '' : 'NOT '}jsonb_exists(metadata, ${key})`;
+    }
     return { base, filters, params, dimensions };
   }
 
@@ -174,7 +181,7 @@ export class PostgresVectorSearch {
   private exactContextSql({ base, filters, dimensions }: Prepared, w: string): string {
     const typed = `embedding::vector(${dimensions})`;
     return `WITH chain AS (
-        SELECT seq, id, turn_id, chunk_type, ${typed} AS own, LAG(${typed}) OVER (ORDER BY seq) AS prev, LEAD(${typed}) OVER (ORDER BY seq) AS next
+        SELECT seq, id, turn_id, chunk_type, metadata, ${typed} AS own, LAG(${typed}) OVER (ORDER BY seq) AS prev, LEAD(${typed}) OVER (ORDER BY seq) AS next
         FROM ${this.chunks} WHERE ${base}
       ), scored AS (
         SELECT seq, id, ${this.contextScore(dimensions, w)} AS score FROM chain WHERE true${filters}

@@ -66,6 +66,41 @@ export function runChunksContract(name: string, factory: StoreFactory): void {
       expect(Math.max(...present.map((hit) => hit.turnId))).toBe(3);
     });
 
+    it('filters by metadata before ranking in every arm: equality, one of, exists and missing, AND; the starving case fills k', async () => {
+      const { memory } = current;
+      // The best matches (many "obsidian") are Marta's; the permitted ones (Rowan's) mention it once each.
+      for (let turn = 1; turn <= 20; turn++) await memory.add({ saveId: 's', turnId: turn, text: 'obsidian obsidian obsidian tower of obsidian', metadata: { speaker: 'Marta', quest: 'salt' } });
+      for (let turn = 1; turn <= 6; turn++) await memory.add({ saveId: 's', turnId: turn, text: `a single obsidian shard among many other ordinary words number ${turn}`, metadata: { speaker: 'Rowan', level: turn, ...(turn % 2 === 0 ? { quest: 'ferry' } : {}) } });
+      await memory.add({ saveId: 's', turnId: 7, text: 'obsidian with a string level', metadata: { level: '1', tags: ['a'] } });
+      const texts = async (where: object, options = {}) => (await memory.query('s', 'obsidian', { k: 5, capPerSource: 5, where, ...options } as never)).map((hit) => `${String(hit.metadata['speaker'])}:${hit.turnId}`);
+      for (const weights of [undefined, { lexical: 0 }, { semantic: 0 }]) {
+        const rowan = await texts({ speaker: 'Rowan' }, { weights });
+        expect(rowan, JSON.stringify(weights)).toHaveLength(5);
+        expect(rowan.every((hit) => hit.startsWith('Rowan:'))).toBe(true);
+        // One arm alone (no window sum, no feedback, which read the permitted neighbours and top hits): the filtered
+        // order is the unfiltered one, restricted.
+        if (weights !== undefined) {
+          const single = { weights, windowSum: null, feedback: null };
+          const all = (await memory.query('s', 'obsidian', { k: 100, capPerSource: 0, ...single })).map((hit) => `${String(hit.metadata['speaker'])}:${hit.turnId}`);
+          expect(await texts({ speaker: 'Rowan' }, single)).toEqual(all.filter((hit) => hit.startsWith('Rowan:')).slice(0, 5));
+        }
+      }
+      expect(await texts({ speaker: 'Rowan' }, { k: 10 })).toHaveLength(6);
+      expect((await texts({ speaker: { in: ['Rowan', 'Nobody'] }, quest: 'ferry' }, { k: 10 })).sort()).toEqual(['Rowan:2', 'Rowan:4', 'Rowan:6']);
+      expect((await texts({ speaker: 'Rowan', quest: { exists: false } }, { k: 10 })).sort()).toEqual(['Rowan:1', 'Rowan:3', 'Rowan:5']);
+      expect(await texts({ quest: { exists: true }, speaker: { exists: false } })).toEqual([]);
+      expect(await texts({ level: 1 }, { k: 10 })).toEqual(['Rowan:1']);
+      expect(await texts({ level: '1' }, { k: 10 })).toEqual(['undefined:7']);
+      expect(await texts({ tags: { exists: true } }, { k: 10 })).toEqual(['undefined:7']);
+      expect(await texts({ speaker: 'Nobody' })).toEqual([]);
+      expect(await texts({ unheardOf: { exists: false } }, { k: 100, capPerSource: 0 })).toHaveLength(27);
+      expect(await texts({ speaker: 'Rowan' }, { k: 10, maxTurnId: 3 })).toHaveLength(3);
+      await expect(memory.query('s', 'obsidian', { where: { speaker: ['Rowan'] } } as never)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+      await expect(memory.query('s', 'obsidian', { where: { speaker: { in: [] } } } as never)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+      await expect(memory.query('s', 'obsidian', { where: { speaker: { exists: 'yes' } } } as never)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+      await expect(memory.query('s', 'obsidian', { where: Object.fromEntries(Array.from({ length: 17 }, (_, n) => [`k${n}`, 1])) })).rejects.toMatchObject({ code: 'LIMIT_EXCEEDED' });
+    });
+
     it('lets the core keys win over extra metadata, and keeps entryId', async () => {
       const id = await current.memory.add({
         saveId: 's',

@@ -1,0 +1,166 @@
+// What a corpus index knows of each document's metadata fields, and the slot filter of `where` clauses over them.
+import { canonicalMetadataValue } from '../core/metadata-filter.js';
+import type { JsonValue, MetadataClause } from '../core/types.js';
+import { grow, reserve } from './grow.js';
+import { SnapshotRejected } from './snapshot-format.js';
+import type { SnapshotReader, SnapshotWriter } from './snapshot-format.js';
+
+/** Separates a pair's key from its canonical value (canonical JSON never holds a raw U+0000). */
+const SEPARATOR = '\u0000';
+/** Heap bytes of one distinct (key, value) pair: its map entry, its string, its key id. */
+const PAIR_BYTES = 120;
+
+type SlotFilter = (slot: number) => boolean;
+
+/**
+ * Per-slot metadata fields of a corpus's documents, as (key, value) pair ids: a pair is a key with the canonical
+ * JSON of its value (a string, number or boolean), or with no value for any other (null, arrays, objects: the key
+ * is present, never equal to a filter value). Pairs are interned once per corpus, so a slot costs 4 bytes a key.
+ *
+ * @example
+ * ```ts
+ * const fields = new DocumentFields();
+ * fields.set(0, { speaker: 'Marta', quest: 'salt' });
+ * fields.filterFor([{ key: 'speaker', values: ['"Marta"'] }])?.(0); // true
+ * ```
+ */
+export class DocumentFields {
+  private readonly pairIds = new Map<string, number>();
+  private readonly pairNames: string[] = [];
+  /** Each pair's key id. */
+  private pairKeys = new Int32Array(64);
+  private readonly keyIds = new Map<string, number>();
+  private start = new Int32Array(65);
+  private flat = new Int32Array(64);
+  /** Slots set so far (one more than the last slot set). */
+  private slots = 0;
+
+  /** Makes room for `slots` documents at once. */
+  reserve(slots: number): void {
+    this.start = reserve(this.start, slots + 1);
+  }
+
+  /** Records a new document's fields (slots are set in order; a document without metadata has none). */
+  set(slot: number, fields: Readonly<Record<string, JsonValue>> | undefined): void {
+    let position = this.start[slot] as number;
+    const keys = fields === undefined ? [] : Object.keys(fields);
+    this.flat = grow(this.flat, position + keys.length);
+    this.start = grow(this.start, slot + 2);
+    for (const key of keys) this.flat[position++] = this.pairId(key, canonicalMetadataValue((fields as Record<string, JsonValue>)[key]));
+    this.start[slot + 1] = position;
+    this.slots = Math.max(this.slots, slot + 1);
+  }
+
+  private pairId(key: string, canonical: string | null): number {
+    const name = `${key}${SEPARATOR}${canonical ?? ''}`;
+    let id = this.pairIds.get(name);
+    if (id === undefined) {
+      id = this.pairNames.length;
+      this.pairIds.set(name, id);
+      this.pairNames.push(name);
+      let keyId = this.keyIds.get(key);
+      if (keyId === undefined) {
+        keyId = this.keyIds.size;
+        this.keyIds.set(key, keyId);
+      }
+      this.pairKeys = grow(this.pairKeys, id + 1);
+      this.pairKeys[id] = keyId;
+    }
+    return id;
+  }
+
+  /** A slot's fields as canonical (key, value) pairs, for a compacted copy (`setPairs`). */
+  pairsOf(slot: number): [string, string | null][] {
+    const pairs: [string, string | null][] = [];
+    for (let at = this.start[slot] as number; at < (this.start[slot + 1] as number); at++) {
+      const name = this.pairNames[this.flat[at] as number] as string;
+      const cut = name.lastIndexOf(SEPARATOR);
+      pairs.push([name.slice(0, cut), cut === name.length - 1 ? null : name.slice(cut + 1)]);
+    }
+    return pairs;
+  }
+
+  /** Records a slot's fields given as canonical pairs (see `pairsOf`). */
+  setPairs(slot: number, pairs: readonly [string, string | null][]): void {
+    let position = this.start[slot] as number;
+    this.flat = grow(this.flat, position + pairs.length);
+    this.start = grow(this.start, slot + 2);
+    for (const [key, canonical] of pairs) this.flat[position++] = this.pairId(key, canonical);
+    this.start[slot + 1] = position;
+    this.slots = Math.max(this.slots, slot + 1);
+  }
+
+  /**
+   * The slot filter of `where` clauses (every one must hold), or undefined for none. A value the corpus never
+   * holds matches nothing; `exists: false` on a key it never holds matches everything. One pass over the slots'
+   * fields per query; then O(1) per slot.
+   */
+  filterFor(clauses: readonly MetadataClause[] | undefined): SlotFilter | undefined {
+    if (clauses === undefined || clauses.length === 0) return undefined;
+    const tests: { pairs: Set<number> | null; key: number; wanted: boolean }[] = [];
+    for (const clause of clauses) {
+      if ('values' in clause) {
+        const pairs = new Set(clause.values.flatMap((value) => this.pairIds.get(`${clause.key}${SEPARATOR}${value}`) ?? []));
+        if (pairs.size === 0) return () => false;
+        tests.push({ pairs, key: -1, wanted: true });
+      } else {
+        const key = this.keyIds.get(clause.key);
+        if (key === undefined) {
+          if (clause.exists) return () => false;
+          continue;
+        }
+        tests.push({ pairs: null, key, wanted: clause.exists });
+      }
+    }
+    if (tests.length === 0) return undefined;
+    // Resolved once per query into one byte per slot, so each arm's test is a read (slots added later: not permitted).
+    const { start, flat, pairKeys } = this;
+    const permitted = new Uint8Array(this.slots);
+    for (let slot = 0; slot < this.slots; slot++) {
+      const from = start[slot] as number;
+      const to = start[slot + 1] as number;
+      let keep = 1;
+      for (let index = 0; index < tests.length && keep === 1; index++) {
+        const test = tests[index] as (typeof tests)[number];
+        let found = false;
+        for (let at = from; at < to && !found; at++) {
+          const pair = flat[at] as number;
+          found = test.pairs === null ? pairKeys[pair] === test.key : test.pairs.has(pair);
+        }
+        if (found !== test.wanted) keep = 0;
+      }
+      permitted[slot] = keep;
+    }
+    return (slot) => permitted[slot] === 1;
+  }
+
+  /** About how many bytes the fields hold. */
+  get memoryBytes(): number {
+    return this.start.byteLength + this.flat.byteLength + this.pairNames.length * PAIR_BYTES;
+  }
+
+  /** Writes the per-slot pair ids and the pair names (see IndexSnapshot). */
+  writeState(writer: SnapshotWriter, prefix: string, slots: number): void {
+    this.start = grow(this.start, slots + 1);
+    writer.array(`${prefix}.start`, this.start.subarray(0, slots + 1));
+    writer.array(`${prefix}.flat`, this.flat.subarray(0, this.start[slots] as number));
+    writer.strings(`${prefix}.pairs`, this.pairNames);
+  }
+
+  /** Reads what `writeState` wrote into this (empty) instance. */
+  readState(reader: SnapshotReader, prefix: string, slots: number): void {
+    const start = reader.array(`${prefix}.start`, 'i32');
+    const flat = reader.array(`${prefix}.flat`, 'i32');
+    const names = reader.strings(`${prefix}.pairs`);
+    if (start.length !== slots + 1 || start[slots] !== flat.length) throw new SnapshotRejected('field sections disagree with the ids');
+    for (const name of names) {
+      const cut = name.lastIndexOf(SEPARATOR);
+      if (cut < 0) throw new SnapshotRejected('a field pair without its separator');
+      this.pairId(name.slice(0, cut), cut === name.length - 1 ? null : name.slice(cut + 1));
+    }
+    for (const pair of flat) if (pair < 0 || pair >= names.length) throw new SnapshotRejected('field pair ids out of range');
+    this.start = start;
+    this.flat = flat;
+    this.slots = slots;
+  }
+}
