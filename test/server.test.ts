@@ -202,6 +202,17 @@ describe('HTTP API: living memory', () => {
     await api.fails('/v1/saves/run-1-copy', 404, 'NOT_FOUND');
     expect(await memory.count(SAVE)).toBe(13);
   });
+  it('filters a query by metadata before ranking; a bad filter is a 400 naming the field', async () => {
+    const chunks = [1, 2, 3, 4].map((turnId) => ({ turnId, text: `The harbour bell rings, note ${turnId}.`, metadata: { speaker: turnId % 2 === 0 ? 'Marta' : 'Rowan', level: turnId } }));
+    await api.ok('addChunks', '/v1/saves/filters/chunks', { body: { chunks } });
+    const turns = async (where: unknown) => ((await api.ok('queryMemory', '/v1/saves/filters/query', { body: { query: 'harbour bell', k: 10, where } })).hits as { turnId: number }[]).map((hit) => hit.turnId).sort();
+    expect(await turns({ speaker: 'Marta' })).toEqual([2, 4]);
+    expect(await turns({ speaker: { in: ['Marta', 'Rowan'] }, level: { in: [1, 2] } })).toEqual([1, 2]);
+    expect(await turns({ level: { exists: false } })).toEqual([]);
+    expect((await api.fails('/v1/saves/filters/query', 400, 'INVALID_INPUT', { body: { query: 'bell', where: { speaker: ['Marta'] } } })).message).toContain('where');
+    await api.fails('/v1/saves/filters/query', 400, 'LIMIT_EXCEEDED', { body: { query: 'bell', where: Object.fromEntries(Array.from({ length: 17 }, (_, n) => [`k${n}`, n])) } });
+  });
+
   it('deletes chunks by id or by entry (gone from the next query); a game token leaves lore chunks in place', async () => {
     const chunks = [
       { turnId: 1, text: 'The brass key hangs by the cellar door.', entryId: 'key' },

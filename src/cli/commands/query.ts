@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import type { Output } from '../context.js';
 import { parseInteger, withMemory } from '../context.js';
 import { formatHit } from '../format-hit.js';
+import { parseWhere } from '../parse-where.js';
 
 interface QueryFlags {
   k: number;
@@ -12,6 +13,7 @@ interface QueryFlags {
   type?: string;
   excludeType?: string;
   includeLore?: boolean;
+  where?: string[];
   json?: boolean;
 }
 
@@ -29,6 +31,7 @@ export function registerQuery(program: Command, output: Output): void {
     .option('--type <chunkType>', 'only this chunk type')
     .option('--exclude-type <chunkType>', 'never this chunk type')
     .option('--include-lore', "let the save's lore chunks rank too (left out by default; --type lore searches only them)")
+    .option('--where <condition...>', 'metadata conditions, all must hold: KEY=VALUE (again for one of several), KEY:=JSON (3, true), KEY (present), !KEY (missing)')
     .option('--json', 'print JSON')
     .action(async (saveId: string, words: string[], flags: QueryFlags, command: Command) => {
       let chunks = 0;
@@ -42,6 +45,7 @@ export function registerQuery(program: Command, output: Output): void {
           chunkType: flags.type,
           excludeChunkType: flags.excludeType,
           includeLore: flags.includeLore,
+          where: parseWhere(flags.where),
         });
       });
       if (flags.json) output.out(JSON.stringify(hits, null, 2));

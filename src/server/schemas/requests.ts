@@ -72,6 +72,21 @@ export const updateTurnBody = z.strictObject({
   chunkType: chunkTypeSchema.optional().describe('The chunk type replaced (default "narrative").'),
 });
 
+const metadataScalar = z.union([z.string().max(LIMITS.whereValueChars, over('whereValueChars', 'characters')), z.number(), z.boolean()]);
+
+/** A metadata filter: key -> value, { in: [values] } or { exists: boolean }, every condition must hold (see MetadataWhere). */
+export const whereSchema = z
+  .record(
+    z.string().min(1).max(LIMITS.whereKeyChars),
+    z.union([
+      metadataScalar,
+      z.strictObject({ in: z.array(metadataScalar).min(1).max(LIMITS.whereValues, over('whereValues', 'values')) }),
+      z.strictObject({ exists: z.boolean() }),
+    ]),
+  )
+  .refine((where) => Object.keys(where).length <= LIMITS.whereClauses, over('whereClauses', 'keys'))
+  .describe('Metadata conditions, all of which must hold, applied before ranking: { "speaker": "Marta", "location": { "in": ["docks", "tavern"] }, "quest": { "exists": true } }.');
+
 export const queryBody = z.strictObject({
   query: boundedText('queryChars').describe('What to look for: the player message or a question.'),
   k: kSchema.optional().describe('Hits to return (default 5).'),
@@ -80,6 +95,7 @@ export const queryBody = z.strictObject({
   chunkType: chunkTypeSchema.optional().describe('Only chunks of this type, e.g. "dialogue" ("lore": admin tokens only).'),
   excludeChunkType: chunkTypeSchema.optional().describe('Never this type.'),
   includeLore: z.boolean().optional().describe("Let the save's lore chunks rank too (admin tokens only; left out by default)."),
+  where: whereSchema.optional(),
   focusTerms: focusTermsSchema.optional().describe('Here-and-now terms (location, characters on scene): a small boost.'),
   focusBoost: z.number().min(0).optional().describe('Tuning: the boost for a focus-term mention (default 0.5 standard deviations; 0.005 with rrf).'),
   capPerSource: countSchema.max(LIMITS.capPerSource, over('capPerSource', 'candidates')).optional().describe('Tuning: candidates each arm keeps before fusion (default max(50, 5k); 0 = the largest cap).'),
@@ -195,6 +211,7 @@ export const contextBody = z.strictObject({
   currentTurnId: turnIdSchema.optional().describe('The present turn: nothing after it is read.'),
   budget: z.number().int().min(1).max(LIMITS.contextBudget, over('contextBudget', 'tokens')).optional().describe('Tokens for every section together (default 1200).'),
   subjects: namesSchema.optional().describe('Other subjects whose models and beliefs follow the character\'s (default [""]: the world).'),
+  where: whereSchema.optional().describe("Metadata conditions the memories' chunks must meet (as in a query), applied before ranking."),
   focusTerms: z.array(boundedText('focusTermChars')).max(LIMITS.focusTerms - 1, `must be at most ${LIMITS.focusTerms - 1} terms (limit focusTerms, less the character, see docs/limits.md)`).optional().describe('Here-and-now terms (location, others on scene) that boost memories mentioning them.'),
   limits: z.strictObject(Object.fromEntries(Object.entries(DEFAULT_LIMITS).map(([name, fallback]) => [name, countSchema.max(LIMITS.contextSectionItems, over('contextSectionItems', 'candidates')).optional().describe(`Default ${fallback}.`)])) as Record<keyof typeof DEFAULT_LIMITS, z.ZodOptional<z.ZodNumber>>).optional().describe('Candidates each section considers before the budget.'),
   shares: z.strictObject(Object.fromEntries(sectionNames.map((name) => [name, z.number().min(0).optional().describe(`The share of ${name}.`)])) as Record<(typeof sectionNames)[number], z.ZodOptional<z.ZodNumber>>).optional().describe('First-pass shares of the budget (relative weights).'),
