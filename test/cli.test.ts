@@ -33,16 +33,16 @@ describe('mnemo CLI', () => {
 
   it('filters a query by metadata with --where', async () => {
     const path = join(dir, 'where.db');
-    await run('--db', path, 'add', 'camp', '1', 'The copper bell rings', '--metadata', '{"speaker":"Marta","level":1}');
-    await run('--db', path, 'add', 'camp', '2', 'The copper coin falls', '--metadata', '{"speaker":"Rowan"}');
-    await run('--db', path, 'add', 'camp', '3', 'The copper kettle sings');
-    const turns = async (...where: string[]) => (JSON.parse((await run('--db', path, 'query', 'camp', 'copper', '--json', ...where.flatMap((flag) => ['--where', flag]))).out) as { turnId: number }[]).map((hit) => hit.turnId).sort();
+    await runCli('--db', path, 'add', 'camp', '1', 'The copper bell rings', '--metadata', '{"speaker":"Marta","level":1}');
+    await runCli('--db', path, 'add', 'camp', '2', 'The copper coin falls', '--metadata', '{"speaker":"Rowan"}');
+    await runCli('--db', path, 'add', 'camp', '3', 'The copper kettle sings');
+    const turns = async (...where: string[]) => (JSON.parse((await runCli('--db', path, 'query', 'camp', 'copper', '--json', ...where.flatMap((flag) => ['--where', flag]))).out) as { turnId: number }[]).map((hit) => hit.turnId).sort();
     expect(await turns('speaker=Marta')).toEqual([1]);
     expect(await turns('speaker=Marta', 'speaker=Rowan')).toEqual([1, 2]);
     expect(await turns('level:=1')).toEqual([1]);
     expect(await turns('!speaker')).toEqual([3]);
     expect(await turns('speaker', '!level')).toEqual([2]);
-    const bad = await run('--db', path, 'query', 'camp', 'copper', '--where', 'level:={oops');
+    const bad = await runCli('--db', path, 'query', 'camp', 'copper', '--where', 'level:={oops');
     expect(bad).toMatchObject({ code: 2, err: expect.stringContaining('--where level:={oops: expected KEY:=JSON') });
   });
 
