@@ -7,6 +7,7 @@ import { DocumentFields } from './document-fields.js';
 import type { ContextFields } from './document-context.js';
 import type { Bm25Corpus, Bm25Parameters } from './bm25.js';
 import { grow, reserve } from './grow.js';
+import { appendSlot, unlinkSlot } from './slot-chain.js';
 import { QuantizedVectors } from './quantized-vectors.js';
 import type { ScoreSink, ScoreStatistics } from './score-statistics.js';
 import { SnapshotRejected } from './snapshot-format.js';
@@ -277,10 +278,7 @@ export class CorpusIndex {
       if (copy.neighbourWeight > 0 && copy.vectors.has(target)) {
         copy.previousLink = grow(copy.previousLink, target + 1);
         copy.nextLink = grow(copy.nextLink, target + 1);
-        copy.previousLink[target] = copy.tail;
-        copy.nextLink[target] = -1;
-        if (copy.tail >= 0) copy.nextLink[copy.tail] = target;
-        copy.tail = target;
+        copy.tail = appendSlot(copy.previousLink, copy.nextLink, copy.tail, target);
       }
     });
     copy.outsideDimensions = this.outsideDimensions;
@@ -438,10 +436,7 @@ export class CorpusIndex {
         this.previousLink = grow(this.previousLink, slot + 1);
         this.nextLink = grow(this.nextLink, slot + 1);
         const previous = this.tail;
-        this.previousLink[slot] = previous;
-        this.nextLink[slot] = -1;
-        if (previous >= 0) this.nextLink[previous] = slot;
-        this.tail = slot;
+        this.tail = appendSlot(this.previousLink, this.nextLink, previous, slot);
         this.refreshContext(slot);
         if (previous >= 0) this.refreshContext(previous);
       }
@@ -496,20 +491,11 @@ export class CorpusIndex {
   private appendToSequence(slot: number): void {
     this.sequencePrevious = grow(this.sequencePrevious, slot + 1);
     this.sequenceNext = grow(this.sequenceNext, slot + 1);
-    this.sequencePrevious[slot] = this.sequenceTail;
-    this.sequenceNext[slot] = -1;
-    if (this.sequenceTail >= 0) this.sequenceNext[this.sequenceTail] = slot;
-    this.sequenceTail = slot;
+    this.sequenceTail = appendSlot(this.sequencePrevious, this.sequenceNext, this.sequenceTail, slot);
   }
 
   private removeFromSequence(slot: number): void {
-    const previous = this.sequencePrevious[slot] as number;
-    const next = this.sequenceNext[slot] as number;
-    if (previous >= 0) this.sequenceNext[previous] = next;
-    if (next >= 0) this.sequencePrevious[next] = previous;
-    if (this.sequenceTail === slot) this.sequenceTail = previous;
-    this.sequencePrevious[slot] = -1;
-    this.sequenceNext[slot] = -1;
+    this.sequenceTail = unlinkSlot(this.sequencePrevious, this.sequenceNext, this.sequenceTail, slot);
   }
 
   /**
@@ -536,11 +522,7 @@ export class CorpusIndex {
     if (slot >= this.previousLink.length || !this.vectors.has(slot)) return [];
     const previous = this.previousLink[slot] as number;
     const next = this.nextLink[slot] as number;
-    if (previous >= 0) this.nextLink[previous] = next;
-    if (next >= 0) this.previousLink[next] = previous;
-    if (this.tail === slot) this.tail = previous;
-    this.previousLink[slot] = -1;
-    this.nextLink[slot] = -1;
+    this.tail = unlinkSlot(this.previousLink, this.nextLink, this.tail, slot);
     return [previous, next].filter((other) => other >= 0);
   }
 
