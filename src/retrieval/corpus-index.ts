@@ -345,6 +345,8 @@ export class CorpusIndex {
     }
     if (reader.number('contexts') === 1) index.contextVectors = QuantizedVectors.readState(reader, 'contexts');
     // The sequence is the live slots in slot order; the context's per-scene sums follow from its ids and the lengths.
+    index.sequencePrevious = new Int32Array(Math.max(64, slots)).fill(-1);
+    index.sequenceNext = new Int32Array(Math.max(64, slots)).fill(-1);
     for (let slot = 0; slot < slots; slot++) if (bm25.isAlive(slot)) index.appendToSequence(slot);
     index.context.readState(reader, 'context', slots, (slot) => (bm25.isAlive(slot) ? bm25.lengthOf(slot) : null));
     index.fields.readState(reader, 'fields', slots);

@@ -141,7 +141,8 @@ export class DocumentContext {
 
   /**
    * Reads what `writeState` wrote into this (empty) context; `lengthOf` gives a live slot's length in terms and
-   * null for a removed slot, from which the scenes' sizes and lengths are summed again.
+   * null for a removed slot, from which the scenes' sizes and lengths are summed again. The per-slot arrays view
+   * the snapshot's bytes (a removed slot's entries are cleared in place, as `remove` leaves them).
    */
   readState(reader: SnapshotReader, prefix: string, slots: number, lengthOf: (slot: number) => number | null): void {
     const speakers = reader.array(`${prefix}.speakers`, 'i32');
@@ -150,16 +151,25 @@ export class DocumentContext {
     if (speakers.length !== slots || scenes.length !== slots || days.length !== slots) throw new SnapshotRejected('context sections disagree with the ids');
     for (const name of reader.strings(`${prefix}.speakerNames`)) this.speakerId(name);
     for (const name of reader.strings(`${prefix}.sceneNames`)) this.sceneId(name);
-    const speakerList = this.speakerList();
-    const sceneList = this.sceneList();
+    const speakerCount = this.speakerNameList.length;
+    const sceneCount = this.sceneNameList.length;
     for (let slot = 0; slot < slots; slot++) {
       const length = lengthOf(slot);
-      if (length === null) continue;
+      if (length === null) {
+        speakers[slot] = 0;
+        scenes[slot] = 0;
+        days[slot] = Number.NaN;
+        continue;
+      }
       const speaker = speakers[slot] as number;
       const scene = scenes[slot] as number;
-      if (speaker < 0 || speaker > speakerList.length || scene < 0 || scene > sceneList.length) throw new SnapshotRejected('context ids out of range');
-      this.set(slot, { ...(speaker > 0 ? { speaker: speakerList[speaker - 1] } : {}), ...(scene > 0 ? { scene: sceneList[scene - 1] } : {}), ...(Number.isNaN(days[slot] as number) ? {} : { day: days[slot] as number }) }, length);
+      if (speaker < 0 || speaker > speakerCount || scene < 0 || scene > sceneCount) throw new SnapshotRejected('context ids out of range');
+      if (scene > 0) this.joinScene(scene, length, 1);
+      if (!Number.isNaN(days[slot] as number)) this.daysHeld++;
     }
+    this.speakerIds = speakers;
+    this.sceneIds = scenes;
+    this.days = days;
   }
 
   /** The speaker id of a slot (0: none). */

@@ -34,6 +34,12 @@ export class DocumentFields {
   private flat = new Int32Array(64);
   /** Slots set so far (one more than the last slot set). */
   private slots = 0;
+  /**
+   * The pair names of a persisted copy, not interned yet: a reopened index interns them when it is first filtered
+   * or written, not when it opens (a query without `where` never needs them).
+   */
+  private pending: (() => string[]) | null = null;
+  private pendingCount = 0;
 
   /** Makes room for `slots` documents at once. */
   reserve(slots: number): void {
@@ -42,6 +48,7 @@ export class DocumentFields {
 
   /** Records a new document's fields (slots are set in order; a document without metadata has none). */
   set(slot: number, fields: Readonly<Record<string, JsonValue>> | undefined): void {
+    this.intern();
     let position = this.start[slot] as number;
     const keys = fields === undefined ? [] : Object.keys(fields);
     this.flat = grow(this.flat, position + keys.length);
@@ -71,6 +78,7 @@ export class DocumentFields {
 
   /** A slot's fields as canonical (key, value) pairs, for a compacted copy (`setPairs`). */
   pairsOf(slot: number): [string, string | null][] {
+    this.intern();
     const pairs: [string, string | null][] = [];
     for (let at = this.start[slot] as number; at < (this.start[slot + 1] as number); at++) {
       const name = this.pairNames[this.flat[at] as number] as string;
@@ -82,6 +90,7 @@ export class DocumentFields {
 
   /** Records a slot's fields given as canonical pairs (see `pairsOf`). */
   setPairs(slot: number, pairs: readonly [string, string | null][]): void {
+    this.intern();
     let position = this.start[slot] as number;
     this.flat = grow(this.flat, position + pairs.length);
     this.start = grow(this.start, slot + 2);
@@ -97,6 +106,7 @@ export class DocumentFields {
    */
   filterFor(clauses: readonly MetadataClause[] | undefined): SlotFilter | undefined {
     if (clauses === undefined || clauses.length === 0) return undefined;
+    this.intern();
     const tests: { pairs: Set<number> | null; key: number; wanted: boolean }[] = [];
     for (const clause of clauses) {
       if ('values' in clause) {
@@ -136,31 +146,47 @@ export class DocumentFields {
 
   /** About how many bytes the fields hold. */
   get memoryBytes(): number {
-    return this.start.byteLength + this.flat.byteLength + this.pairNames.length * PAIR_BYTES;
+    return this.start.byteLength + this.flat.byteLength + (this.pairNames.length + this.pendingCount) * PAIR_BYTES;
   }
 
   /** Writes the per-slot pair ids and the pair names (see IndexSnapshot). */
   writeState(writer: SnapshotWriter, prefix: string, slots: number): void {
+    this.intern();
     this.start = grow(this.start, slots + 1);
     writer.array(`${prefix}.start`, this.start.subarray(0, slots + 1));
     writer.array(`${prefix}.flat`, this.flat.subarray(0, this.start[slots] as number));
     writer.strings(`${prefix}.pairs`, this.pairNames);
   }
 
-  /** Reads what `writeState` wrote into this (empty) instance. */
+  /**
+   * Reads what `writeState` wrote into this (empty) instance: the per-slot pair ids at once (views of the
+   * snapshot), the pair names on first use (`intern`; the snapshot's checksum vouches for them meanwhile).
+   */
   readState(reader: SnapshotReader, prefix: string, slots: number): void {
     const start = reader.array(`${prefix}.start`, 'i32');
     const flat = reader.array(`${prefix}.flat`, 'i32');
-    const names = reader.strings(`${prefix}.pairs`);
+    const count = reader.stringCount(`${prefix}.pairs`);
     if (start.length !== slots + 1 || start[slots] !== flat.length) throw new SnapshotRejected('field sections disagree with the ids');
-    for (const name of names) {
-      const cut = name.lastIndexOf(SEPARATOR);
-      if (cut < 0) throw new SnapshotRejected('a field pair without its separator');
-      this.pairId(name.slice(0, cut), cut === name.length - 1 ? null : name.slice(cut + 1));
+    for (let at = 0; at < flat.length; at++) {
+      const pair = flat[at] as number;
+      if (pair < 0 || pair >= count) throw new SnapshotRejected('field pair ids out of range');
     }
-    for (const pair of flat) if (pair < 0 || pair >= names.length) throw new SnapshotRejected('field pair ids out of range');
     this.start = start;
     this.flat = flat;
     this.slots = slots;
+    this.pending = () => reader.strings(`${prefix}.pairs`);
+    this.pendingCount = count;
+  }
+
+  /** Interns the pair names of a persisted copy, once (in their order, so each keeps its id). */
+  private intern(): void {
+    const pending = this.pending;
+    if (pending === null) return;
+    this.pending = null;
+    this.pendingCount = 0;
+    for (const name of pending()) {
+      const cut = name.lastIndexOf(SEPARATOR);
+      this.pairId(cut < 0 ? name : name.slice(0, cut), cut < 0 || cut === name.length - 1 ? null : name.slice(cut + 1));
+    }
   }
 }

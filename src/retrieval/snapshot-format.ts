@@ -164,6 +164,11 @@ export class SnapshotReader {
     return values;
   }
 
+  /** How many strings a list written by `SnapshotWriter.strings` holds (nothing is decoded). */
+  stringCount(name: string): number {
+    return this.array(`${name}.ends`, 'i32').length;
+  }
+
   /** A number of the header, refusing the snapshot when it is absent. */
   number(name: string): number {
     const value = this.header[name];
