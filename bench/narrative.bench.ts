@@ -6,6 +6,8 @@
 // queries with the options given (before) and with the defaults (after), alternately in fresh processes, --rounds
 // times each, on the same file, and prints each run and the medians. A metadata filter against none, e.g.:
 //        npm run bench -- --sizes 100000 --context --compare '{"where":{"speaker":"Avelin"}}' --rounds 3
+// --facts N stores N living-memory facts (synthetic sentences, a fact every size/N turns) after the chunks, so the
+// facts arm runs on every query (compare with '{"facts":null}'). Each run prints its CPU time per query beside p50.
 // With --embedder static the corpus is drawn from real English words (GloVe's 20,000 most frequent after the
 // first 100), so that the static vectors have something to read.
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -35,6 +37,7 @@ const { values } = parseArgs({
     context: { type: 'boolean', default: false },
     compare: { type: 'string' },
     rounds: { type: 'string', default: '3' },
+    facts: { type: 'string', default: '0' },
     'query-options': { type: 'string', default: '{}' },
   },
 });
@@ -81,21 +84,37 @@ async function queryPhase(path: string, size: number, mode: string) {
   await memory.query('bench', queries[0] as string, { ...options, k: 10 });
   const coldMs = performance.now() - opened;
   const times: number[] = [];
+  const cpu = process.cpuUsage();
   for (const query of queries) {
     const t0 = performance.now();
     await memory.query('bench', query, { ...options, k: 10 });
     times.push(performance.now() - t0);
   }
+  const used = process.cpuUsage(cpu);
   times.sort((a, b) => a - b);
   await memory.close();
-  console.log(JSON.stringify({ coldMs, p50: percentile(times, 50), p99: percentile(times, 99), rss: process.memoryUsage().rss }));
+  const cpuMs = (used.user + used.system) / 1000 / queries.length;
+  console.log(JSON.stringify({ coldMs, p50: percentile(times, 50), p99: percentile(times, 99), cpuMs, rss: process.memoryUsage().rss }));
 }
 
-function child(path: string, size: number, mode: string, queryOptions = '{}'): { coldMs: number; p50: number; p99: number; rss: number } {
+function child(path: string, size: number, mode: string, queryOptions = '{}'): { coldMs: number; p50: number; p99: number; cpuMs: number; rss: number } {
   const flags = ['--query-db', path, '--size', String(size), '--mode', mode, '--queries', String(queryCount), '--dims', String(dimensions), '--embedder', values.embedder, '--query-options', queryOptions];
   const result = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), ...flags, ...(values.context ? ['--context'] : [])], { encoding: 'utf8' });
   if (result.status !== 0) throw new Error(result.stderr);
   return JSON.parse(result.stdout.trim().split('\n').pop() as string);
+}
+
+/** With --facts N: N synthetic facts spread evenly over the save's turns, a turn's facts in one write. */
+async function addFacts(memory: Awaited<ReturnType<typeof openMemory>>, turns: number, words: string[] | undefined) {
+  const count = Number(values.facts);
+  if (count <= 0) return;
+  const byTurn = new Map<number, string[]>();
+  let index = 0;
+  for (const statement of sentences(count, 99, 20_000, words)) {
+    const turnId = Math.floor((index++ * turns) / count);
+    byTurn.set(turnId, [...(byTurn.get(turnId) ?? []), statement]);
+  }
+  for (const [turnId, statements] of byTurn) await memory.living.addFacts('bench', turnId, statements);
 }
 
 async function measure(size: number) {
@@ -118,6 +137,7 @@ async function measure(size: number) {
   }
   if (pending.length > 0) await memory.addMany(pending.map((chunk) => ({ saveId: 'bench', turnId: turn, ...chunk })));
   const ingestSeconds = (performance.now() - started) / 1000;
+  await addFacts(memory, turn + 1, words);
   await memory.close();
   let bytes = 0;
   for (const suffix of ['', '-wal', '-shm']) {
@@ -137,17 +157,19 @@ async function measure(size: number) {
 /** Hybrid queries with `before` options and with the defaults, alternately, `--rounds` times each; medians. */
 function compare(path: string, size: number, before: string) {
   const runs: Record<'before' | 'after', number[]> = { before: [], after: [] };
+  const cpu: Record<'before' | 'after', number[]> = { before: [], after: [] };
   const median = (list: number[]) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)] as number;
-  console.log(`| ${size} chunks, hybrid | run | p50 ms | p99 ms | load average |`);
-  console.log('|---|---|---|---|---|');
+  console.log(`| ${size} chunks${Number(values.facts) > 0 ? ` and ${values.facts} facts` : ''}, hybrid | run | p50 ms | p99 ms | CPU ms / query | load average |`);
+  console.log('|---|---|---|---|---|---|');
   for (let round = 0; round < Number(values.rounds); round++) {
     for (const [label, options] of [['before', before], ['after', '{}']] as const) {
       const result = child(path, size, 'hybrid', options);
       runs[label].push(result.p50);
-      console.log(`| ${label === 'before' ? before : 'defaults'} | ${round + 1} | ${result.p50.toFixed(2)} | ${result.p99.toFixed(2)} | ${loadavg()[0]?.toFixed(1)} |`);
+      cpu[label].push(result.cpuMs);
+      console.log(`| ${label === 'before' ? before : 'defaults'} | ${round + 1} | ${result.p50.toFixed(2)} | ${result.p99.toFixed(2)} | ${result.cpuMs.toFixed(2)} | ${loadavg()[0]?.toFixed(1)} |`);
     }
   }
-  console.log(`median p50: before ${median(runs.before).toFixed(2)} ms, after ${median(runs.after).toFixed(2)} ms (x${(median(runs.after) / median(runs.before)).toFixed(2)})`);
+  console.log(`median p50: before ${median(runs.before).toFixed(2)} ms, after ${median(runs.after).toFixed(2)} ms (x${(median(runs.after) / median(runs.before)).toFixed(2)}); CPU per query: before ${median(cpu.before).toFixed(2)} ms, after ${median(cpu.after).toFixed(2)} ms`);
 }
 
 if (values['query-db'] !== undefined) {
@@ -155,11 +177,11 @@ if (values['query-db'] !== undefined) {
 } else {
   const embedder = await makeEmbedder();
   console.log(`mnemo narrative benchmark: node ${process.version}, ${queryCount} queries, k = 10, embedder ${embedder.provider}/${embedder.modelId} (${embedder.dimensions}-d), ${batch} chunks per transaction; queries in a fresh process`);
-  if (values.compare === undefined) console.log('| chunks | ingest chunks/s | open + first query ms | lexical p50 ms | lexical p99 ms | hybrid p50 ms | hybrid p99 ms | RSS lexical MB | RSS hybrid MB | file MB |');
-  if (values.compare === undefined) console.log('|---|---|---|---|---|---|---|---|---|---|');
+  if (values.compare === undefined) console.log('| chunks | ingest chunks/s | open + first query ms | lexical p50 ms | lexical p99 ms | hybrid p50 ms | hybrid p99 ms | hybrid CPU ms / query | RSS lexical MB | RSS hybrid MB | file MB |');
+  if (values.compare === undefined) console.log('|---|---|---|---|---|---|---|---|---|---|---|');
   for (const size of values.sizes.split(',').map(Number)) {
     const r = await measure(size);
     if (r === null) continue;
-    console.log(`| ${r.size} | ${r.ingestPerSecond.toFixed(0)} | ${r.hybrid.coldMs.toFixed(0)} | ${r.lexical.p50.toFixed(2)} | ${r.lexical.p99.toFixed(2)} | ${r.hybrid.p50.toFixed(2)} | ${r.hybrid.p99.toFixed(2)} | ${mb(r.lexical.rss)} | ${mb(r.hybrid.rss)} | ${mb(r.bytes)} |`);
+    console.log(`| ${r.size} | ${r.ingestPerSecond.toFixed(0)} | ${r.hybrid.coldMs.toFixed(0)} | ${r.lexical.p50.toFixed(2)} | ${r.lexical.p99.toFixed(2)} | ${r.hybrid.p50.toFixed(2)} | ${r.hybrid.p99.toFixed(2)} | ${r.hybrid.cpuMs.toFixed(2)} | ${mb(r.lexical.rss)} | ${mb(r.hybrid.rss)} | ${mb(r.bytes)} |`);
   }
 }

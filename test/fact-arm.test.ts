@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../src/core/logger.js';
 
-import { liftByFacts, resolveFactArm } from '../src/narrative/fact-arm.js';
+import { chunksAtFactTurns, liftByFacts, resolveFactArm } from '../src/narrative/fact-arm.js';
+import { CorpusIndex } from '../src/retrieval/corpus-index.js';
 import { openMemory } from '../src/open-memory.js';
 import type { Hit } from '../src/core/types.js';
 import { tempDir } from './helpers.js';
@@ -101,6 +102,33 @@ describe('liftByFacts', () => {
     expect(lifted.map((entry) => [entry.id, entry.score])).toEqual([['a', 3], ['c', 2.5], ['b', 2], ['d', 2]]);
     expect(lifted[0]?.explanation.fact).toBeUndefined();
     expect(lifted[1]?.explanation.fact?.score).toBe(2.5);
+  });
+});
+
+describe('chunksAtFactTurns', () => {
+  // Turn 7 has three chunks, turn 5 two, turn 9 one; the facts rank turn 7 first, then 5.
+  const turns = [5, 7, 5, 9, 7, 7];
+  const index = new CorpusIndex(0);
+  index.add(turns.map((turn, slot) => ({ id: `c${slot}`, position: turn, text: `chunk ${slot}`, embedding: null })));
+  const byTurn = new Map([[7, { factId: 1, statement: 'f', rank: 1, score: 2 }], [5, { factId: 2, statement: 'g', rank: 2, score: 1 }]]);
+  const stored = new Map(turns.map((turnId, slot) => [`c${slot}`, { id: `c${slot}`, saveId: 's', turnId, chunkType: 'narrative', text: '', entryId: null, metadata: {}, createdAt: 0 }]));
+
+  it('orders the chunks as liftByFacts ranks them and reads only the first k', async () => {
+    const reads: string[][] = [];
+    const read = async (ids: string[]) => { reads.push(ids); return ids.flatMap((id) => stored.get(id) ?? []); };
+    const chunks = await chunksAtFactTurns(index, byTurn, undefined, new Set(['c4']), 3, read);
+    expect(chunks.map((chunk) => chunk.id)).toEqual(['c1', 'c5', 'c0']);
+    expect(reads).toEqual([['c1', 'c5', 'c0']]);
+    // The filter applies: a refused chunk is neither read nor returned.
+    expect((await chunksAtFactTurns(index, byTurn, (slot) => slot !== 1, new Set(), 2, read)).map((chunk) => chunk.id)).toEqual(['c4', 'c5']);
+  });
+
+  it('reads on past a chunk the store no longer holds', async () => {
+    const reads: string[][] = [];
+    const read = async (ids: string[]) => { reads.push(ids); return ids.flatMap((id) => (id === 'c5' ? [] : stored.get(id) ?? [])); };
+    const chunks = await chunksAtFactTurns(index, byTurn, undefined, new Set(), 3, read);
+    expect(chunks.map((chunk) => chunk.id)).toEqual(['c1', 'c4', 'c0']);
+    expect(reads).toEqual([['c1', 'c4', 'c5'], ['c0']]);
   });
 });
 

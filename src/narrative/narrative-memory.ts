@@ -23,7 +23,7 @@ import type { ListChunksOptions, NewChunk, Store, TurnSummary } from '../seams/s
 import type { VectorSearch } from '../seams/vector-search.js';
 import type { WriteResult } from '../seams/write-result.js';
 import { chunkDocument, chunkDocumentFilter, resolveChunkFilter } from './chunk-document.js';
-import { bestFactPerTurn, chunkSlotsAt, FactIndexes, liftByFacts, resolveFactArm } from './fact-arm.js';
+import { bestFactPerTurn, chunksAtFactTurns, FactIndexes, liftByFacts, resolveFactArm } from './fact-arm.js';
 import { resolveMetadataRoles } from './metadata-roles.js';
 import type { MetadataRoles } from './metadata-roles.js';
 import { prepareChunk } from './prepare-chunk.js';
@@ -366,8 +366,7 @@ export class NarrativeMemory {
     // The facts arm: the best fact of each turn within the bound lifts the turn's chunks the filters permit.
     const byTurn = await bestFactPerTurn(facts, request, queryVector, factArm.weight, filter.maxTurnId);
     if (byTurn.size === 0) return chunkHits;
-    const extraSlots = chunkSlotsAt(index, new Set(byTurn.keys()), accept, new Set(chunkHits.map((hit) => hit.id)));
-    const extra = extraSlots.length === 0 ? [] : await this.store.getChunks(extraSlots.map((slot) => index.idOf(slot)));
+    const extra = await chunksAtFactTurns(index, byTurn, accept, new Set(chunkHits.map((hit) => hit.id)), request.k, (ids) => this.store.getChunks(ids, saveId));
     return liftByFacts(chunkHits, extra, byTurn, request.k);
   }
 
