@@ -4,7 +4,7 @@
 // PostgreSQL: MNEMO_BENCH_PG_URL, else MNEMO_TEST_PG_URL, else a throwaway server started (and stopped) with
 // scripts/postgres-test-server.sh. Each trial rewinds a fresh copy of the built database (CREATE DATABASE ... TEMPLATE).
 import { copyFileSync, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ConsolidationAction, FactInput } from '../src/core/living-types.js';
@@ -231,16 +231,19 @@ async function rewindTrial(backend: Backend, durability: string, trial: number, 
   await store.living.countFacts('bench');
   const target = Math.floor(TURNS / 2);
   copy.statements?.reset();
+  const cpuBefore = process.cpuUsage();
   const started = performance.now();
   let removed: RewindCounts | null = null;
   if (part === 'every layer (store.rewind)') removed = (await store.rewind('bench', target)).removed;
   else if (part === 'living layer only') await rewindLivingLayer(store as SqliteStore | PostgresStore, 'bench', target);
   else await copy.deleteChunksAfter(target);
   const ms = performance.now() - started;
+  const cpu = process.cpuUsage(cpuBefore);
+  const cpuMs = (cpu.user + cpu.system) / 1000;
   const statements = copy.statements?.statements;
   const purgeMs = part === 'every layer (store.rewind)' ? await copy.purge?.() : undefined;
   await copy.close();
-  return { ms, removed, statements, purgeMs };
+  return { ms, cpuMs, removed, statements, purgeMs };
 }
 
 /** A model that answers instantly and records how long its answers took to make. */
@@ -301,8 +304,10 @@ try {
   console.log(`Rewind to turn ${Math.floor(TURNS / 2)} (store.rewind: chunks, facts, beliefs, models and jobs in one transaction), ${TRIALS} trials on fresh copies`);
   const counted = STORE === 'postgres';
   const purged = STORE === 'sqlite';
-  console.log(`| durability | what | median ms | min ms | max ms |${counted ? ' statements |' : ''}${purged ? ' then the background purge, median ms |' : ''}`);
-  console.log(`|---|---|---|---|---|${counted ? '---|' : ''}${purged ? '---|' : ''}`);
+  const load = () => loadavg().map((value) => value.toFixed(1)).join(' / ');
+  console.log(`load average (1 / 5 / 15 min) before: ${load()}; CPU ms is this process's user + system time during the rewind${counted ? ' (the server\'s own time is not in it)' : ''}`);
+  console.log(`| durability | what | median ms | min ms | max ms | CPU median ms |${counted ? ' statements |' : ''}${purged ? ' then the background purge, median ms |' : ''}`);
+  console.log(`|---|---|---|---|---|---|${counted ? '---|' : ''}${purged ? '---|' : ''}`);
   let removed: RewindCounts | null = null;
   let trialNumber = 0;
   for (const durability of backend.durabilities) {
@@ -313,9 +318,11 @@ try {
       removed ??= trials[0]?.removed ?? null;
       const purges = trials.flatMap((trial) => trial.purgeMs ?? []);
       const purge = purged ? ` ${purges.length > 0 ? median(purges).toFixed(1) : ''} |` : '';
-      console.log(`| ${durability} | ${part} | ${median(times).toFixed(1)} | ${Math.min(...times).toFixed(1)} | ${Math.max(...times).toFixed(1)} |${counted ? ` ${trials[0]?.statements ?? '?'} |` : ''}${purge}`);
+      const cpu = median(trials.map((trial) => trial.cpuMs));
+      console.log(`| ${durability} | ${part} | ${median(times).toFixed(1)} | ${Math.min(...times).toFixed(1)} | ${Math.max(...times).toFixed(1)} | ${cpu.toFixed(1)} |${counted ? ` ${trials[0]?.statements ?? '?'} |` : ''}${purge}`);
     }
   }
+  console.log(`load average after: ${load()}`);
   if (removed !== null) {
     const { chunks, living } = removed;
     console.log(`\nremoved: ${chunks} chunks, ${living.facts} facts, beliefs ${living.beliefsDeleted} dropped + ${living.beliefsUpdated} rolled back, models ${living.modelsDeleted} dropped + ${living.modelsUpdated} rolled back, ${living.jobsCancelled} jobs`);
