@@ -17,6 +17,8 @@ export interface CorpusRow {
   vector: Float32Array;
   /** Position in its conversation or corpus (Mnemo's turnId). */
   turn: number;
+  /** The filtered mode's group (a metadata field): FILTER_GROUPS groups in the synthetic corpus, 0 in LoCoMo. */
+  group: number;
 }
 
 const repositoryRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');

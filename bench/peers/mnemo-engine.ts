@@ -55,7 +55,7 @@ export class MnemoCollection implements EngineCollection {
 
   async add(rows: readonly CorpusRow[]): Promise<void> {
     for (const row of rows) this.embedder.give(row.text, row.vector);
-    await this.memory.addMany(rows.map((row) => ({ saveId: SAVE, turnId: row.turn, text: row.text, entryId: row.id })));
+    await this.memory.addMany(rows.map((row) => ({ saveId: SAVE, turnId: row.turn, text: row.text, entryId: row.id, metadata: { group: row.group } })));
     this.embedder.clear();
   }
 
@@ -64,10 +64,11 @@ export class MnemoCollection implements EngineCollection {
     await this.memory.warm(SAVE);
   }
 
-  async query(mode: QueryMode, text: string, vector: Float32Array, k: number): Promise<string[]> {
+  /** Vector only and filtered = the semantic arm alone (`weights: { lexical: 0 }`), filtered with `where` on the group. */
+  async query(mode: QueryMode, text: string, vector: Float32Array, k: number, group: number): Promise<string[]> {
     this.embedder.give(text, vector);
-    const weights = mode === 'vector' ? { lexical: 0 } : mode === 'lexical' ? { semantic: 0 } : undefined;
-    const hits = await this.memory.query(SAVE, text, { k, weights });
+    const weights = mode === 'vector' || mode === 'filtered' ? { lexical: 0 } : mode === 'lexical' ? { semantic: 0 } : undefined;
+    const hits = await this.memory.query(SAVE, text, { k, weights, where: mode === 'filtered' ? { group } : undefined });
     this.embedder.clear();
     return hits.map((hit) => hit.entryId ?? hit.id);
   }

@@ -8,7 +8,7 @@ import { DIMENSIONS } from './corpus.js';
 import type { Engine, EngineCollection, QueryMode } from './engine.js';
 import { packageVersion } from './package-version.js';
 
-const schema = { id: 'string', text: 'string', embedding: `vector[${DIMENSIONS}]` } as const;
+const schema = { id: 'string', text: 'string', embedding: `vector[${DIMENSIONS}]`, group: 'number' } as const;
 const FILE = 'orama.json';
 
 /**
@@ -21,7 +21,7 @@ class OramaCollection implements EngineCollection {
   constructor(private readonly database: AnyOrama, private readonly folder: string) {}
 
   async add(rows: readonly CorpusRow[]): Promise<void> {
-    await insertMultiple(this.database, rows.map((row) => ({ id: row.id, text: row.text, embedding: Array.from(row.vector) })), rows.length);
+    await insertMultiple(this.database, rows.map((row) => ({ id: row.id, text: row.text, embedding: Array.from(row.vector), group: row.group })), rows.length);
   }
 
   /** Orama lives in memory: persisting is writing its save() as JSON. */
@@ -29,15 +29,16 @@ class OramaCollection implements EngineCollection {
     writeFileSync(join(this.folder, FILE), JSON.stringify(await save(this.database)));
   }
 
-  async query(mode: QueryMode, text: string, vector: Float32Array, k: number): Promise<string[]> {
+  /** Filtered: a vector search with `where: { group: { eq } }`. */
+  async query(mode: QueryMode, text: string, vector: Float32Array, k: number, group: number): Promise<string[]> {
     // includeVectors: true, because without it a vector hit sets the stored document's vector to null (3.1.18).
     const common = { limit: k, includeVectors: true, properties: ['text'] };
     const vectorParameter = { value: Array.from(vector), property: 'embedding' };
     const result =
       mode === 'lexical'
         ? await search(this.database, { ...common, term: text })
-        : mode === 'vector'
-          ? await search(this.database, { ...common, mode: 'vector', vector: vectorParameter, similarity: SIMILARITY })
+        : mode === 'vector' || mode === 'filtered'
+          ? await search(this.database, { ...common, mode: 'vector', vector: vectorParameter, similarity: SIMILARITY, where: mode === 'filtered' ? { group: { eq: group } } : undefined })
           : await search(this.database, { ...common, mode: 'hybrid', term: text, vector: vectorParameter, similarity: SIMILARITY });
     return result.hits.map((hit) => String(hit.id));
   }

@@ -5,8 +5,11 @@ import { fileURLToPath } from 'node:url';
 
 const repositoryRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-/** The version in node_modules/<name>/package.json, or of the repository itself for `mnemo`. */
-export function packageVersion(name: string): string {
-  const file = name === 'mnemo' ? join(repositoryRoot, 'package.json') : join(repositoryRoot, 'node_modules', name, 'package.json');
+/**
+ * The version in `<modules>/<name>/package.json` (default the repository's node_modules), or of the repository
+ * itself for `mnemo`.
+ */
+export function packageVersion(name: string, modules = join(repositoryRoot, 'node_modules')): string {
+  const file = name === 'mnemo' ? join(repositoryRoot, 'package.json') : join(modules, name, 'package.json');
   return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
 }

@@ -1,9 +1,11 @@
-// Mnemo against LanceDB and Orama: the same corpus and the same vectors, each engine in its own processes.
-// Usage: npm run bench:peers [-- --sizes 10000,100000,1000000 --engines mnemo,mnemo-pg,lancedb,orama --queries 200
-//        --seconds-per-mode 60 --k 10 --batch 10000 --timeout-minutes 15 --work <folder>
-//        --chart docs/benchmarks-latency.svg --json <file> --skip-locomo --keep]
-// Engines: mnemo (SQLite, the embedded default), mnemo-pg (Mnemo on PostgreSQL + pgvector), lancedb, orama. The
-// default list is mnemo,lancedb,orama, with mnemo-pg added when a server is configured (MNEMO_BENCH_PG_URL, else
+// Mnemo against LanceDB, Orama, mem0 and Mastra: the same corpus and the same vectors, each engine in its own processes.
+// Usage: npm run bench:peers [-- --sizes 10000,100000,1000000 --engines mnemo,mnemo-pg,lancedb,orama,mem0,mastra
+//        --queries 200 --seconds-per-mode 60 --k 10 --batch 10000 --timeout-minutes 15 --ingest-budget-minutes 10
+//        --work <folder> --chart docs/benchmarks-latency.svg --json <file> --skip-locomo --keep]
+// Engines: mnemo (SQLite, the embedded default), mnemo-pg (Mnemo on PostgreSQL + pgvector), lancedb, orama, and the
+// memory systems mem0 (mem0ai/oss Memory) and mastra (@mastra/libsql's LibSQLVector), installed apart by
+// `npm run bench:peers:install` (bench/peers/package.json). The default list is mnemo,lancedb,orama, with mem0 and
+// mastra added when installed and mnemo-pg when a server is configured (MNEMO_BENCH_PG_URL, else
 // MNEMO_TEST_PG_URL). Asked for with no server configured, mnemo-pg gets a throwaway one from
 // scripts/postgres-test-server.sh, stopped at the end. Each mnemo-pg collection is a schema (dropped unless --keep).
 // The vectors are computed once by Mnemo's static embedder and handed to every engine (none embeds anything).
@@ -12,12 +14,15 @@ import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } f
 import { availableParallelism, cpus, tmpdir, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { locomoFolder, prepareVectors } from './corpus.js';
+import { locomoFolder, preparedPaths, prepareVectors, readVectors } from './corpus.js';
+import { exactNeighbours, recallAtK } from './exact-neighbours.js';
 import type { QueryMode } from './engine.js';
-import { QUERY_MODES } from './engine.js';
+import { FILTER_GROUPS, QUERY_MODES } from './engine.js';
 import { latencyChart } from './latency-chart.js';
+import { DEFAULT_NEIGHBOUR_WEIGHT } from '../../src/retrieval/retrieval-defaults.js';
 import { VECTOR_SEARCH_DEFAULTS } from '../../src/stores/postgres/index.js';
 import { packageVersion } from './package-version.js';
+import { PEERS_INSTALL_HINT, peerInstalled, peerVersion } from './peer-package.js';
 import { configuredPostgresUrl, startPostgresServer, stopPostgresServer } from '../postgres-server.js';
 import { collectionSchema, dropSchemas, postgresVersion } from './postgres-server.js';
 import { runWorker } from './run-worker.js';
@@ -32,6 +37,7 @@ const { values } = parseArgs({
     k: { type: 'string', default: '10' },
     batch: { type: 'string', default: '10000' },
     'timeout-minutes': { type: 'string', default: '15' },
+    'ingest-budget-minutes': { type: 'string', default: '10' },
     'seconds-per-mode': { type: 'string', default: '60' },
     work: { type: 'string', default: join(tmpdir(), 'mnemo-peers') },
     chart: { type: 'string' },
@@ -41,16 +47,25 @@ const { values } = parseArgs({
   },
 });
 
-const ENGINE_NAMES: Record<string, string> = { mnemo: 'Mnemo', 'mnemo-pg': 'Mnemo (PostgreSQL)', lancedb: 'LanceDB', orama: 'Orama' };
+const ENGINE_NAMES: Record<string, string> = { mnemo: 'Mnemo', 'mnemo-pg': 'Mnemo (PostgreSQL)', lancedb: 'LanceDB', orama: 'Orama', mem0: 'mem0', mastra: 'Mastra (LibSQLVector)' };
+/** The memory-system peers and the package each needs in bench/peers/node_modules. */
+const MEMORY_PEERS: Record<string, string> = { mem0: 'mem0ai', mastra: '@mastra/libsql' };
 const sizes = values.sizes.split(',').map(Number);
 const configuredUrl = configuredPostgresUrl();
-const engines = (values.engines ?? (configuredUrl === undefined ? 'mnemo,lancedb,orama' : 'mnemo,mnemo-pg,lancedb,orama')).split(',');
-for (const engine of engines) if (ENGINE_NAMES[engine] === undefined) throw new Error(`--engines: expected mnemo, mnemo-pg, lancedb, orama; got ${engine}`);
+const installedPeers = Object.keys(MEMORY_PEERS).filter((engine) => peerInstalled(MEMORY_PEERS[engine] as string));
+const engines = (values.engines ?? ['mnemo', ...(configuredUrl === undefined ? [] : ['mnemo-pg']), 'lancedb', 'orama', ...installedPeers].join(',')).split(',');
+for (const engine of engines) if (ENGINE_NAMES[engine] === undefined) throw new Error(`--engines: expected mnemo, mnemo-pg, lancedb, orama, mem0, mastra; got ${engine}`);
+for (const engine of engines) {
+  const name = MEMORY_PEERS[engine];
+  if (name !== undefined && !peerInstalled(name)) throw new Error(`--engines ${engine}: ${name} is not installed; run ${PEERS_INSTALL_HINT}`);
+}
+if (values.engines === undefined && installedPeers.length < Object.keys(MEMORY_PEERS).length) process.stderr.write(`mem0 and Mastra are left out (not installed): ${PEERS_INSTALL_HINT} adds them\n`);
 if (sizes.some((size) => !Number.isInteger(size) || size < 1000)) throw new Error(`--sizes: expected whole numbers >= 1000, got ${values.sizes}`);
 const queryCount = Number(values.queries);
 const k = Number(values.k);
 const batch = Number(values.batch);
 const timeoutMs = Number(values['timeout-minutes']) * 60_000;
+const ingestBudgetSeconds = Number(values['ingest-budget-minutes']) * 60;
 const secondsPerMode = Number(values['seconds-per-mode']);
 const threads = availableParallelism();
 const work = values.work;
@@ -59,13 +74,19 @@ const locomo = values['skip-locomo'] ? null : locomoFolder();
 interface IngestResult {
   seconds: number;
   peakRssMb: number;
+  /** Rows added when the ingest budget ran out (the rest were not added); absent when every row went in. */
+  overBudgetAfter?: number;
   /** The collection's own measure of its size (Mnemo on PostgreSQL: its schema), instead of the folder's. */
   diskBytes?: number;
 }
 interface QueryResult {
   coldOpenMs: number;
+  /** The mode of the first query (the engine's first: hybrid, or filtered for mem0 and Mastra). */
+  coldOpenMode: QueryMode;
   latency: Partial<Record<QueryMode, Latency>>;
   failures: Partial<Record<QueryMode, string>>;
+  /** The top k of each timed query of the vector and filtered modes, for recall against exact k-NN. */
+  rankings: Partial<Record<QueryMode, string[][]>>;
   peakRssMb: number;
 }
 interface LocomoResult {
@@ -84,6 +105,7 @@ interface SizeResult {
 }
 
 const progress = (line: string) => process.stderr.write(`${line}\n`);
+const format = (value: number, digits: number) => value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 
 function folderBytes(path: string): number {
   let total = 0;
@@ -109,7 +131,12 @@ async function removeCollection(engine: string, folder: string): Promise<void> {
 async function measureSize(engine: string, size: number): Promise<SizeResult> {
   const folder = join(work, 'data', `${engine}-${size}`);
   rmSync(folder, { recursive: true, force: true });
-  const ingest = await runWorker<IngestResult>({ kind: 'ingest', engine, work, folder, size, batch }, timeoutMs, threads);
+  let ingest = await runWorker<IngestResult>({ kind: 'ingest', engine, work, folder, size, batch, budgetSeconds: ingestBudgetSeconds }, timeoutMs, threads);
+  const partial = ingest.ok ? ingest.value.overBudgetAfter : undefined;
+  if (ingest.ok && partial !== undefined) {
+    const rate = partial / ingest.value.seconds;
+    ingest = { ok: false, reason: `over budget after ${format(partial, 0)} rows (${format(ingestBudgetSeconds / 60, 0)} min; ${format(rate, 0)} rows/s, so about ${format(size / rate / 60, 0)} min for ${format(size, 0)})`, seconds: ingest.seconds };
+  }
   progress(`  ${ENGINE_NAMES[engine]} ${size}: ingest ${ingest.ok ? `${(size / ingest.value.seconds).toFixed(0)} chunks/s` : ingest.reason}`);
   if (!ingest.ok) {
     await removeCollection(engine, folder);
@@ -167,7 +194,6 @@ const footnote = (engine: string, what: string, reason: string) => {
   failures.push(`${ENGINE_NAMES[engine]}, ${what}: ${reason}`);
   return `failed [${failures.length}]`;
 };
-const format = (value: number, digits: number) => value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 
 function metricTable(metrics: Metric[]): string[] {
   const header = `| metric | ${engines.map((engine) => ENGINE_NAMES[engine]).join(' | ')} | best |`;
@@ -189,6 +215,24 @@ function metricTable(metrics: Metric[]): string[] {
     lines.push(`| ${metric.label} (${metric.direction} is better) | ${cells.join(' | ')} | ${leader} |`);
   }
   return lines;
+}
+
+/**
+ * Exact k-NN of the queries (a full scan of the given vectors), per size, mode and engine kind, computed once when
+ * a table needs it. Mnemo's reference is its own exact score (neighbour context, DEFAULT_NEIGHBOUR_WEIGHT), so its
+ * recall measures what its search approximates; every other engine's is plain cosine.
+ */
+const exact = new Map<string, string[][]>();
+function exactOf(size: number, mode: QueryMode, engine: string): string[][] {
+  const neighbourWeight = engine === 'mnemo' || engine === 'mnemo-pg' ? DEFAULT_NEIGHBOUR_WEIGHT : 0;
+  const key = `${size} ${mode} ${neighbourWeight}`;
+  let ids = exact.get(key);
+  if (ids === undefined) {
+    const paths = preparedPaths(work);
+    ids = exactNeighbours(paths.syntheticVectors, size, readVectors(paths.queryVectors, 0, queryCount), k, mode === 'filtered', neighbourWeight);
+    exact.set(key, ids);
+  }
+  return ids;
 }
 
 function sizeMetrics(size: number): Metric[] {
@@ -215,13 +259,24 @@ function sizeMetrics(size: number): Metric[] {
       value: (engine) => fromQuery(engine, `${mode} ${percentile}`, (query) => query.latency[mode]?.[percentile]),
     })),
   );
+  const recallMetrics = (['vector', 'filtered'] as const).map((mode): Metric => ({
+    label: `${mode} recall@${k} against exact k-NN`,
+    direction: 'higher',
+    digits: 2,
+    value: (engine) => {
+      const query = of(engine)?.query;
+      const ranked = query?.ok ? query.value.rankings[mode] : undefined;
+      return ranked === undefined ? 'n/a' : recallAtK(ranked, exactOf(size, mode, engine));
+    },
+  }));
   return [
     { label: 'ingest chunks/s', direction: 'higher', digits: 0, value: (engine) => { const result = of(engine); return result?.ingest.ok ? size / result.ingest.value.seconds : 'n/a'; } },
     ...latencyMetrics,
+    ...recallMetrics,
     { label: 'peak RSS MB, query process', direction: 'lower', digits: 0, value: (engine) => fromQuery(engine, 'rss', (query) => query.peakRssMb) },
     { label: 'peak RSS MB, ingest process', direction: 'lower', digits: 0, value: (engine) => { const result = of(engine); return result?.ingest.ok ? result.ingest.value.peakRssMb : 'n/a'; } },
     { label: 'size on disk MB', direction: 'lower', digits: 1, value: (engine) => { const bytes = of(engine)?.diskBytes; return bytes == null ? 'n/a' : bytes / 1024 / 1024; } },
-    { label: 'cold open + first hybrid query ms', direction: 'lower', digits: 0, value: (engine) => fromQuery(engine, 'cold open', (query) => query.coldOpenMs) },
+    { label: 'cold open + first query ms', direction: 'lower', digits: 0, value: (engine) => fromQuery(engine, 'cold open', (query) => query.coldOpenMs) },
   ];
 }
 
@@ -230,11 +285,13 @@ const ENGINE_VERSIONS: Record<string, () => string> = {
   'mnemo-pg': () => `mnemo ${packageVersion('mnemo')} on ${serverVersion} (pg ${packageVersion('pg')}; ${startedServer ? 'a throwaway server' : 'the configured server'}${postgresUrl !== undefined && /@(127\.0\.0\.1|localhost)[:/]/.test(postgresUrl) ? ' on this machine' : ''})`,
   lancedb: () => `@lancedb/lancedb ${packageVersion('@lancedb/lancedb')}`,
   orama: () => `@orama/orama ${packageVersion('@orama/orama')}`,
+  mem0: () => `mem0ai ${peerVersion('mem0ai')} (mem0ai/oss Memory, its memory vector store)`,
+  mastra: () => `@mastra/libsql ${peerVersion('@mastra/libsql')} (@mastra/core ${peerVersion('@mastra/core')})`,
 };
 const versions = engines.map((engine) => ENGINE_VERSIONS[engine]?.() ?? engine);
 const out: string[] = [];
 out.push(`Machine: ${cpus().length} cores (${cpus()[0]?.model.trim() ?? 'unknown CPU'}), ${(totalmem() / 1024 ** 3).toFixed(0)} GiB, node ${process.version}, ${process.platform}-${process.arch}. Engines: ${versions.join(', ')}.`);
-out.push(`Setup: vectors from Mnemo's static embedder (100-d), computed once and given to every engine (query vectors too); k = ${k}; up to ${queryCount} queries per mode (four-word spans of the corpus; fewer, at least 20, where a mode takes over ${secondsPerMode} s: the count is in the cost-curve table), timed after one cold query and 5 untimed ones per mode; ingest in batches of ${batch}; every phase in a fresh process; ratio = engine ÷ Mnemo.${engines.includes('mnemo-pg') ? ` Mnemo (PostgreSQL): one schema per collection, loaded as a bulk import (rows without an index, then createVectorIndexes() and analyze(), counted in ingest); its size on disk is the schema's tables and indexes; saves above ${format(VECTOR_SEARCH_DEFAULTS.exactBelow, 0)} chunks are searched through HNSW (approximate, ef_search ${VECTOR_SEARCH_DEFAULTS.efSearch}), smaller ones exactly.` : ''}`);
+out.push(`Setup: vectors from Mnemo's static embedder (100-d), computed once and given to every engine (query vectors too); k = ${k}; up to ${queryCount} queries per mode (four-word spans of the corpus; fewer, at least 20, where a mode takes over ${secondsPerMode} s: the count is in the cost-curve table), timed after one cold query and 5 untimed ones per mode; filtered = a vector query within one of ${FILTER_GROUPS} groups of rows (a metadata field; mem0: a user id, and its search re-scores vector candidates with its BM25); recall@${k} against an exact k-NN of the given vectors by a full scan (cosine; for Mnemo, of its neighbour-context vectors, normalise(own + ${DEFAULT_NEIGHBOUR_WEIGHT} × (previous + next)), the score its semantic arm ranks by); cold open = open + the first query (hybrid, or the engine's only modes: mem0 and Mastra filtered); ingest in batches of ${batch}, stopped after the batch that passes ${format(ingestBudgetSeconds / 60, 0)} min; every phase in a fresh process; ratio = engine ÷ Mnemo.${engines.includes('mnemo-pg') ? ` Mnemo (PostgreSQL): one schema per collection, loaded as a bulk import (rows without an index, then createVectorIndexes() and analyze(), counted in ingest); its size on disk is the schema's tables and indexes; saves above ${format(VECTOR_SEARCH_DEFAULTS.exactBelow, 0)} chunks are searched through HNSW (approximate, ef_search ${VECTOR_SEARCH_DEFAULTS.efSearch}), smaller ones exactly.` : ''}`);
 for (const size of sizes) {
   out.push('', `### ${size.toLocaleString('en-US')} chunks`, '', ...metricTable(sizeMetrics(size)));
 }
@@ -248,7 +305,7 @@ if (locomoResults.size > 0) {
   const first = [...locomoResults.values()].find((outcome) => outcome.ok);
   out.push('', `### LoCoMo (${first?.ok ? first.value.questions : '?'} questions of the scorer's default protocol: turn text, categories 1-4; one collection per conversation)`, '');
   out.push(...metricTable([
-    ...QUERY_MODES.map(recall),
+    ...QUERY_MODES.filter((mode) => mode !== 'filtered').map(recall),
     { label: 'LoCoMo hybrid query p50 ms (about 590 turns per collection)', direction: 'lower', digits: 2, value: (engine) => { const outcome = locomoResults.get(engine); return outcome?.ok ? (outcome.value.p50.hybrid ?? null) : 'n/a'; } },
   ]));
 }
