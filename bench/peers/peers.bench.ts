@@ -128,6 +128,15 @@ async function removeCollection(engine: string, folder: string): Promise<void> {
   rmSync(folder, { recursive: true, force: true });
 }
 
+/** One line of the p50 of each mode an engine answered (or why a mode failed); the modes it does not offer are left out. */
+function modeSummary(result: QueryResult): string {
+  return QUERY_MODES.flatMap((mode) => {
+    const latency = result.latency[mode];
+    const failure = result.failures[mode];
+    return latency !== undefined ? [`${mode} p50 ${latency.p50.toFixed(2)} ms`] : failure !== undefined ? [`${mode}: ${failure}`] : [];
+  }).join(', ');
+}
+
 async function measureSize(engine: string, size: number): Promise<SizeResult> {
   const folder = join(work, 'data', `${engine}-${size}`);
   rmSync(folder, { recursive: true, force: true });
@@ -144,7 +153,7 @@ async function measureSize(engine: string, size: number): Promise<SizeResult> {
   }
   const diskBytes = ingest.value.diskBytes ?? folderBytes(folder);
   const query = await runWorker<QueryResult>({ kind: 'query', engine, work, folder, queries: queryCount, k, secondsPerMode }, timeoutMs, threads);
-  progress(`  ${ENGINE_NAMES[engine]} ${size}: ${query.ok ? QUERY_MODES.map((mode) => `${mode} p50 ${query.value.latency[mode]?.p50.toFixed(2) ?? query.value.failures[mode]} ms`).join(', ') : query.reason}`);
+  progress(`  ${ENGINE_NAMES[engine]} ${size}: ${query.ok ? modeSummary(query.value) : query.reason}`);
   if (!values.keep) await removeCollection(engine, folder);
   else if (engine === 'mnemo-pg') progress(`  kept ${folder} in the schema ${collectionSchema(folder)}`);
   return { engine, size, ingest, diskBytes, query };
