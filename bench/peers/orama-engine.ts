@@ -1,5 +1,5 @@
 // Orama in the peer benchmark: one in-memory database persisted as JSON (save/load), hybrid search on its defaults.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { create, insertMultiple, load, save, search } from '@orama/orama';
 import type { AnyOrama } from '@orama/orama';
@@ -9,7 +9,8 @@ import type { Engine, EngineCollection, QueryMode } from './engine.js';
 import { packageVersion } from './package-version.js';
 
 const schema = { id: 'string', text: 'string', embedding: `vector[${DIMENSIONS}]`, group: 'number' } as const;
-const FILE = 'orama.json';
+/** The persisted database: one JSON file per part of its save() (`orama.<part>.json`). */
+const PART = /^orama\.(.+)\.json$/;
 
 /**
  * The vector similarity threshold. Orama's default (0.8) returns nothing for most queries on these vectors,
@@ -24,9 +25,12 @@ class OramaCollection implements EngineCollection {
     await insertMultiple(this.database, rows.map((row) => ({ id: row.id, text: row.text, embedding: Array.from(row.vector), group: row.group })), rows.length);
   }
 
-  /** Orama lives in memory: persisting is writing its save() as JSON. */
+  /**
+   * Orama lives in memory: persisting is writing its save() as JSON, a file per part (at 100k rows the whole
+   * save() as one string passes V8's longest string, about 512 MB).
+   */
   async finish(): Promise<void> {
-    writeFileSync(join(this.folder, FILE), JSON.stringify(await save(this.database)));
+    for (const [part, value] of Object.entries(await save(this.database))) writeFileSync(join(this.folder, `orama.${part}.json`), JSON.stringify(value));
   }
 
   /** Filtered: a vector search with `where: { group: { eq } }`. */
@@ -57,7 +61,11 @@ export const oramaEngine: Engine = {
   },
   async open(folder) {
     const database = create({ schema });
-    load(database, JSON.parse(readFileSync(join(folder, FILE), 'utf8')));
+    const parts = readdirSync(folder).flatMap((file) => {
+      const part = PART.exec(file)?.[1];
+      return part === undefined ? [] : [[part, JSON.parse(readFileSync(join(folder, file), 'utf8')) as unknown] as const];
+    });
+    load(database, Object.fromEntries(parts) as unknown as Parameters<typeof load>[1]);
     return new OramaCollection(database, folder);
   },
 };

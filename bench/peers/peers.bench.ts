@@ -73,6 +73,8 @@ const locomo = values['skip-locomo'] ? null : locomoFolder();
 
 interface IngestResult {
   seconds: number;
+  /** CPU time of the ingest process over the same span (user + system, every thread). */
+  cpuSeconds: number;
   peakRssMb: number;
   /** Rows added when the ingest budget ran out (the rest were not added); absent when every row went in. */
   overBudgetAfter?: number;
@@ -81,6 +83,7 @@ interface IngestResult {
 }
 interface QueryResult {
   coldOpenMs: number;
+  coldOpenCpuMs: number;
   /** The mode of the first query (the engine's first: hybrid, or filtered for mem0 and Mastra). */
   coldOpenMode: QueryMode;
   latency: Partial<Record<QueryMode, Latency>>;
@@ -261,11 +264,11 @@ function sizeMetrics(size: number): Metric[] {
     return value;
   };
   const latencyMetrics = QUERY_MODES.flatMap((mode) =>
-    (['p50', 'p99'] as const).map((percentile): Metric => ({
-      label: `${mode} query ${percentile} ms`,
+    (['p50', 'p99', 'cpuMs'] as const).map((statistic): Metric => ({
+      label: statistic === 'cpuMs' ? `${mode} query CPU ms (mean)` : `${mode} query ${statistic} ms`,
       direction: 'lower',
       digits: 2,
-      value: (engine) => fromQuery(engine, `${mode} ${percentile}`, (query) => query.latency[mode]?.[percentile]),
+      value: (engine) => fromQuery(engine, `${mode} ${statistic}`, (query) => query.latency[mode]?.[statistic]),
     })),
   );
   const recallMetrics = (['vector', 'filtered'] as const).map((mode): Metric => ({
@@ -280,12 +283,14 @@ function sizeMetrics(size: number): Metric[] {
   }));
   return [
     { label: 'ingest chunks/s', direction: 'higher', digits: 0, value: (engine) => { const result = of(engine); return result?.ingest.ok ? size / result.ingest.value.seconds : 'n/a'; } },
+    { label: 'ingest CPU s', direction: 'lower', digits: 1, value: (engine) => { const result = of(engine); return result?.ingest.ok ? result.ingest.value.cpuSeconds : 'n/a'; } },
     ...latencyMetrics,
     ...recallMetrics,
     { label: 'peak RSS MB, query process', direction: 'lower', digits: 0, value: (engine) => fromQuery(engine, 'rss', (query) => query.peakRssMb) },
     { label: 'peak RSS MB, ingest process', direction: 'lower', digits: 0, value: (engine) => { const result = of(engine); return result?.ingest.ok ? result.ingest.value.peakRssMb : 'n/a'; } },
     { label: 'size on disk MB', direction: 'lower', digits: 1, value: (engine) => { const bytes = of(engine)?.diskBytes; return bytes == null ? 'n/a' : bytes / 1024 / 1024; } },
     { label: 'cold open + first query ms', direction: 'lower', digits: 0, value: (engine) => fromQuery(engine, 'cold open', (query) => query.coldOpenMs) },
+    { label: 'cold open + first query CPU ms', direction: 'lower', digits: 0, value: (engine) => fromQuery(engine, 'cold open cpu', (query) => query.coldOpenCpuMs) },
   ];
 }
 

@@ -15,11 +15,13 @@ export type WorkerTask =
   | { kind: 'query'; engine: string; work: string; folder: string; queries: number; k: number; secondsPerMode: number }
   | { kind: 'locomo'; engine: string; work: string; folder: string; locomo: string; k: number };
 
-/** Latency percentiles of one query mode, in milliseconds, over `count` queries. */
+/** Latency percentiles of one query mode, in milliseconds, over `count` queries, and the mean CPU time of one. */
 export interface Latency {
   p50: number;
   p99: number;
   count: number;
+  /** The process's CPU time (user + system, every thread) over the timed queries, divided by their count. */
+  cpuMs: number;
 }
 
 /** Fewest queries timed per mode, even past the time budget. */
@@ -28,6 +30,11 @@ const MINIMUM_QUERIES = 20;
 const WARM_UP_QUERIES = 5;
 
 const peakRssMb = () => process.resourceUsage().maxRSS / 1024;
+/** CPU milliseconds (user + system) since `since`, a process.cpuUsage() reading. */
+const cpuMsSince = (since: NodeJS.CpuUsage) => {
+  const { user, system } = process.cpuUsage(since);
+  return (user + system) / 1000;
+};
 const percentile = (sorted: readonly number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 
 async function engineNamed(name: string, work: string): Promise<Engine> {
@@ -45,6 +52,7 @@ async function ingest(task: Extract<WorkerTask, { kind: 'ingest' }>) {
   const engine = await engineNamed(task.engine, task.work);
   const vectors = preparedPaths(task.work).syntheticVectors;
   mkdirSync(task.folder, { recursive: true });
+  const cpu = process.cpuUsage();
   const started = performance.now();
   const collection = await engine.create(task.folder);
   let rows: CorpusRow[] = [];
@@ -80,12 +88,13 @@ async function ingest(task: Extract<WorkerTask, { kind: 'ingest' }>) {
   const diskBytes = collection.sizeOnDisk === undefined ? undefined : await collection.sizeOnDisk();
   const measuringMs = performance.now() - measuring;
   await collection.close();
-  return { seconds: (performance.now() - started - measuringMs) / 1000, peakRssMb: peakRssMb(), diskBytes, overBudgetAfter };
+  return { seconds: (performance.now() - started - measuringMs) / 1000, cpuSeconds: cpuMsSince(cpu) / 1000, peakRssMb: peakRssMb(), diskBytes, overBudgetAfter };
 }
 
 /** Times up to `count` queries, stopping early (after at least MINIMUM_QUERIES) once `seconds` have passed. */
 async function timeQueries(run: (index: number) => Promise<unknown>, count: number, seconds: number): Promise<Latency> {
   const times: number[] = [];
+  const cpu = process.cpuUsage();
   const deadline = performance.now() + seconds * 1000;
   for (let index = 0; index < count; index++) {
     if (index >= MINIMUM_QUERIES && performance.now() > deadline) break;
@@ -93,8 +102,9 @@ async function timeQueries(run: (index: number) => Promise<unknown>, count: numb
     await run(index);
     times.push(performance.now() - started);
   }
+  const cpuMs = cpuMsSince(cpu) / times.length;
   times.sort((a, b) => a - b);
-  return { p50: percentile(times, 50), p99: percentile(times, 99), count: times.length };
+  return { p50: percentile(times, 50), p99: percentile(times, 99), count: times.length, cpuMs };
 }
 
 /** Modes whose top k is compared with an exact k-NN of the given vectors (by the caller): the ids of each timed query. */
@@ -108,10 +118,12 @@ async function query(task: Extract<WorkerTask, { kind: 'query' }>) {
   const modes = engine.modes ?? QUERY_MODES;
   const coldOpenMode = modes[0] as QueryMode;
   const ask = (mode: QueryMode, index: number) => collection.query(mode, texts[index] as string, vectors[index] as Float32Array, task.k, index % FILTER_GROUPS);
+  const openCpu = process.cpuUsage();
   const opened = performance.now();
   const collection = await engine.open(task.folder);
   const first = await ask(coldOpenMode, 0);
   const coldOpenMs = performance.now() - opened;
+  const coldOpenCpuMs = cpuMsSince(openCpu);
   if (first.length === 0) throw new Error(`${engine.name}: the first ${coldOpenMode} query found nothing`);
   const latency: Partial<Record<QueryMode, Latency>> = {};
   const failures: Partial<Record<QueryMode, string>> = {};
@@ -129,7 +141,7 @@ async function query(task: Extract<WorkerTask, { kind: 'query' }>) {
     }
   }
   await collection.close();
-  return { coldOpenMs, coldOpenMode, modes, latency, failures, rankings, peakRssMb: peakRssMb() };
+  return { coldOpenMs, coldOpenCpuMs, coldOpenMode, modes, latency, failures, rankings, peakRssMb: peakRssMb() };
 }
 
 async function locomo(task: Extract<WorkerTask, { kind: 'locomo' }>) {
