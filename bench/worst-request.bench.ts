@@ -1,8 +1,10 @@
 // Benchmark of the most expensive request of each kind: its wall time and the slowest /health answer while it runs.
 // The server is in this process (as `mnemo serve` runs it), filled to the bounds; each request runs `--runs` times,
 // medians printed. It also runs the issue's worst case: 10 chunks of 100,000 characters queried with 100 long focus
-// terms (refused since focus terms are bounded), and the same at the bound (32 terms of 200 characters).
-// Usage: npm run bench:worst-request [-- --runs 3 --only "context"]
+// terms (refused since focus terms are bounded), and the same at the bound (32 terms of 200 characters). Last, the
+// persist of a large save's index (`--persist-chunks` short chunks, default 100,000) after a write in place: its
+// wall time, the process's CPU time meanwhile, and the slowest /health.
+// Usage: npm run bench:worst-request [-- --runs 3 --only "context" --persist-chunks 100000]
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,10 +16,10 @@ import { openMemory } from '../src/open-memory.js';
 import { createApi } from '../src/server/create-api.js';
 import { startHttpServer } from '../src/server/start-http-server.js';
 import { TokenTable } from '../src/server/tokens.js';
-import { fillRequests, forkSaves, healthDuring, longTerms, OWN_SAVE, prose, worstRequests } from '../test/worst-requests.js';
+import { fillRequests, forkSaves, healthDuring, healthWhile, largeSaveChunks, longTerms, OWN_SAVE, prose, worstRequests } from '../test/worst-requests.js';
 import type { WorstRequest } from '../test/worst-requests.js';
 
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '3' }, only: { type: 'string' } } });
+const { values } = parseArgs({ options: { runs: { type: 'string', default: '3' }, only: { type: 'string' }, 'persist-chunks': { type: 'string', default: '100000' } } });
 const runs = Number(values.runs);
 const PLAYER = 'player-token-0123456789';
 const ADMIN = 'admin-token-0123456789ab';
@@ -63,6 +65,23 @@ try {
     }
     const worst = results.map((result) => result.worstHealthMs);
     console.log(name.padEnd(44), String(results[0]?.status).padStart(6), median(results.map((result) => result.requestMs)).toFixed(0).padStart(11), median(worst).toFixed(1).padStart(17), Math.max(...worst).toFixed(1).padStart(15));
+  }
+  const persistName = "persist of a large save's index";
+  if (values.only === undefined || persistName.includes(values.only)) {
+    const chunks = Number(values['persist-chunks']);
+    for (let from = 0; from < chunks; from += 2000) await memory.addMany(largeSaveChunks('large', Math.min(2000, chunks - from), from));
+    await memory.warm('large');
+    const results = [];
+    for (let attempt = 0; attempt < runs; attempt++) {
+      // A write in place after the int8 copy was made: the persist compacts, makes the int8 copy, writes, checksums.
+      await memory.addMany(largeSaveChunks('large', 1, chunks + attempt));
+      const cpuAt = process.cpuUsage();
+      const result = await healthWhile(running.url, () => memory.narrative.flush());
+      const cpu = process.cpuUsage(cpuAt);
+      results.push({ ...result, cpuMs: (cpu.user + cpu.system) / 1000 });
+    }
+    const worst = results.map((result) => result.worstHealthMs);
+    console.log(`${persistName} (${chunks} chunks)`.padEnd(44), '     -', median(results.map((result) => result.workMs)).toFixed(0).padStart(11), median(worst).toFixed(1).padStart(17), Math.max(...worst).toFixed(1).padStart(15), `cpu ms ${median(results.map((result) => result.cpuMs)).toFixed(0)}`);
   }
 } finally {
   await running.close();

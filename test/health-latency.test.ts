@@ -16,9 +16,12 @@ import type { RunningHttpServer } from '../src/server/start-http-server.js';
 import { TokenTable } from '../src/server/tokens.js';
 import { tempDir } from './helpers.js';
 import { ApiClient } from './server-client.js';
-import { OWN_SAVE, fillRequests, forkSaves, healthDuring, prose, worstRequests } from './worst-requests.js';
+import { OWN_SAVE, fillRequests, forkSaves, healthDuring, healthWhile, largeSaveChunks, prose, worstRequests } from './worst-requests.js';
 
 const HEALTH_BOUND_MS = 100;
+/** A save whose index persist held the event loop for about a second in one piece (100,000 chunks: 3.7 to 6.0 s). */
+const LARGE_SAVE = 'large';
+const LARGE_CHUNKS = 20_000;
 const TRIES = 3;
 const PLAYER = 'player-token-0123456789';
 const ADMIN = 'admin-token-0123456789ab';
@@ -39,7 +42,9 @@ beforeAll(async () => {
   for (const request of fillRequests()) expect((await (request.as === 'admin' ? admin : player).call(request.path, { body: request.body })).status).toBeLessThan(300);
   for (let index = 0; index < 50; index++) await memory.recall.store(`note ${index}`, prose(LIMITS.memoryValueChars / 4, index), { scope: OWN_SAVE });
   await memory.warm(OWN_SAVE);
-}, 240_000);
+  for (let from = 0; from < LARGE_CHUNKS; from += 2000) await memory.addMany(largeSaveChunks(LARGE_SAVE, 2000, from));
+  await memory.warm(LARGE_SAVE);
+}, 300_000);
 
 afterAll(async () => {
   await running?.close();
@@ -53,6 +58,18 @@ describe('/health while one request runs', () => {
       const request = worstRequests(attempt)[index] as ReturnType<typeof worstRequests>[number];
       const { worstHealthMs, status } = await healthDuring(running.url, request.as === 'admin' ? ADMIN : PLAYER, request);
       expect(status, request.path).toBeLessThan(300);
+      best = Math.min(best, worstHealthMs);
+    }
+    expect(best).toBeLessThan(HEALTH_BOUND_MS);
+  }, 300_000);
+
+  it("answers within 100 ms during: persist of a large save's index", async () => {
+    let best = Infinity;
+    for (let attempt = 0; attempt < TRIES && best >= HEALTH_BOUND_MS; attempt++) {
+      // A write in place after the int8 copy was made: the persist compacts the index, makes its int8 copy again,
+      // writes its sections and checksums them.
+      await memory.addMany(largeSaveChunks(LARGE_SAVE, 1, LARGE_CHUNKS + attempt));
+      const { worstHealthMs } = await healthWhile(running.url, () => memory.narrative.flush());
       best = Math.min(best, worstHealthMs);
     }
     expect(best).toBeLessThan(HEALTH_BOUND_MS);

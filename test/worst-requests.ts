@@ -84,33 +84,23 @@ export function forkSaves(tries: number): string[] {
   return Array.from({ length: tries }, (_, index) => `${OWN_SAVE}-fork-${index}`);
 }
 
+/** This process's CPU time in milliseconds (user and system). */
+function processCpuMs(): number {
+  const usage = process.cpuUsage();
+  return (usage.user + usage.system) / 1000;
+}
+
 /**
- * Sends `request` and polls `/health` while it runs. Each round trip counts as the smaller of its wall time and
- * the CPU time this process spent meanwhile: on a shared machine a process also waits for a core, which is not its
- * own work (a server in another process should pass its own CPU clock as `cpu`). Returns the slowest /health, the
- * request's wall time and its status.
+ * Polls `/health` while `work` runs (work in this process: a persist, a flush). Each round trip counts as the
+ * smaller of its wall time and the CPU time this process spent meanwhile (see `healthDuring`). Returns the slowest
+ * /health and the work's wall time.
  */
-export async function healthDuring(
-  baseUrl: string,
-  token: string,
-  request: WorstRequest,
-  cpu: () => number = () => {
-    const usage = process.cpuUsage();
-    return (usage.user + usage.system) / 1000;
-  },
-): Promise<{ worstHealthMs: number; requestMs: number; status: number }> {
+export async function healthWhile(baseUrl: string, work: () => Promise<unknown>, cpu: () => number = processCpuMs): Promise<{ worstHealthMs: number; workMs: number }> {
   let done = false;
   const started = performance.now();
-  const headers: Record<string, string> = { authorization: `Bearer ${token}` };
-  if (request.body !== undefined) headers['content-type'] = 'application/json';
-  const answer = fetch(`${baseUrl}${request.path}`, { method: request.body === undefined ? 'GET' : 'POST', headers, body: request.body === undefined ? undefined : JSON.stringify(request.body) })
-    .then(async (response) => {
-      await response.arrayBuffer();
-      return response.status;
-    })
-    .finally(() => {
-      done = true;
-    });
+  const running = work().finally(() => {
+    done = true;
+  });
   let worst = 0;
   while (!done) {
     const at = performance.now();
@@ -120,6 +110,33 @@ export async function healthDuring(
     worst = Math.max(worst, Math.min(performance.now() - at, cpu() - cpuAt));
     await new Promise((resolve) => setTimeout(resolve, 2));
   }
-  const status = await answer;
-  return { worstHealthMs: worst, requestMs: performance.now() - started, status };
+  await running;
+  return { worstHealthMs: worst, workMs: performance.now() - started };
+}
+
+/**
+ * Sends `request` and polls `/health` while it runs. Each round trip counts as the smaller of its wall time and
+ * the CPU time this process spent meanwhile: on a shared machine a process also waits for a core, which is not its
+ * own work (a server in another process should pass its own CPU clock as `cpu`). Returns the slowest /health, the
+ * request's wall time and its status.
+ */
+export async function healthDuring(baseUrl: string, token: string, request: WorstRequest, cpu: () => number = processCpuMs): Promise<{ worstHealthMs: number; requestMs: number; status: number }> {
+  const headers: Record<string, string> = { authorization: `Bearer ${token}` };
+  if (request.body !== undefined) headers['content-type'] = 'application/json';
+  let status = 0;
+  const { worstHealthMs, workMs } = await healthWhile(
+    baseUrl,
+    async () => {
+      const response = await fetch(`${baseUrl}${request.path}`, { method: request.body === undefined ? 'GET' : 'POST', headers, body: request.body === undefined ? undefined : JSON.stringify(request.body) });
+      await response.arrayBuffer();
+      status = response.status;
+    },
+    cpu,
+  );
+  return { worstHealthMs, requestMs: workMs, status };
+}
+
+/** A save of `count` short chunks (one turn each), the large save whose index a persist writes. */
+export function largeSaveChunks(saveId: string, count: number, from = 0): { saveId: string; turnId: number; text: string }[] {
+  return Array.from({ length: count }, (_, index) => ({ saveId, turnId: from + index + 1, text: `Turn ${from + index}: ${prose(160, from + index)} ${from + index}` }));
 }

@@ -27,3 +27,56 @@ export class TimeSlice {
     this.last = performance.now();
   }
 }
+
+/** Loops written as `Steps` may pause before a row (a document, a vector) whose index has these bits clear: every 64 rows. */
+export const STEP_ROWS = 63;
+
+/**
+ * Work written as a generator that yields wherever it may pause: `runSteps` runs it at once, `runStepsSliced`
+ * gives the event loop back between its steps every few milliseconds. The same code either way, so the two
+ * give the same result.
+ */
+export type Steps<T> = Generator<void, T, void>;
+
+/**
+ * Steps that are done already (work with nothing left to do).
+ *
+ * @example
+ * ```ts
+ * prepareSteps(): Steps<void> { return this.prepared ? noSteps() : this.preparing(); }
+ * ```
+ */
+export function* noSteps(): Steps<void> {
+  yield* [];
+}
+
+/**
+ * Runs `steps` to the end at once and returns its result.
+ *
+ * @example
+ * ```ts
+ * const fresh = runSteps(index.compactedSteps());
+ * ```
+ */
+export function runSteps<T>(steps: Steps<T>): T {
+  for (;;) {
+    const step = steps.next();
+    if (step.done === true) return step.value;
+  }
+}
+
+/**
+ * Runs `steps` to the end, yielding to the event loop when `slice` says (every SLICE_MS), and returns its result.
+ *
+ * @example
+ * ```ts
+ * const fresh = await runStepsSliced(index.compactedSteps());
+ * ```
+ */
+export async function runStepsSliced<T>(steps: Steps<T>, slice = new TimeSlice()): Promise<T> {
+  for (;;) {
+    const step = steps.next();
+    if (step.done === true) return step.value;
+    await slice.tick();
+  }
+}

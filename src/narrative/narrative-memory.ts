@@ -4,6 +4,7 @@ import { systemClock } from '../core/clock.js';
 import type { Clock } from '../core/clock.js';
 import { MnemoError } from '../core/errors.js';
 import { onceLogger, silentLogger } from '../core/logger.js';
+import { runStepsSliced } from '../core/time-slice.js';
 import type { Logger } from '../core/logger.js';
 import { DEFAULT_CHUNK_TYPE } from '../core/types.js';
 import type { Chunk, ChunkInput, Hit, Metadata, QueryOptions } from '../core/types.js';
@@ -269,7 +270,7 @@ export class NarrativeMemory {
   async warm(saveId: string): Promise<number> {
     requireSaveId(saveId);
     const index = await this.cache.get(saveId);
-    index.prepare();
+    await runStepsSliced(index.prepareSteps());
     await this.cache.flush();
     return index.size;
   }

@@ -1,4 +1,6 @@
 // The lexical arm: an incremental Okapi BM25 index whose statistics are those of its own corpus (one save).
+import { runSteps, STEP_ROWS } from '../core/time-slice.js';
+import type { Steps } from '../core/time-slice.js';
 import { grow, reserve } from './grow.js';
 import type { ScoreSink } from './score-statistics.js';
 import { SnapshotRejected } from './snapshot-format.js';
@@ -11,6 +13,10 @@ export interface Bm25Parameters {
   k1: number;
   b: number;
 }
+
+/** Loops in steps over terms pause every 1,024 terms, over postings every 65,536 postings. */
+const STEP_TERMS = 1023;
+const STEP_POSTINGS = 65_535;
 
 /** Okapi defaults, as Lucene and the LoCoMo baseline use them. */
 export const BM25_DEFAULTS: Bm25Parameters = { k1: 1.2, b: 0.75 };
@@ -72,6 +78,8 @@ export class Bm25Index {
   private frequenciesFlat = new Uint16Array(256);
   /** Documents whose terms are in the postings lists; the later ones wait in termsFlat until a read (`post`). */
   private postedSlots = 0;
+  /** The posting a sliced run began and has not finished (see `postingSteps`). */
+  private posting: Steps<void> | null = null;
   private idScratch = new Int32Array(64);
   private slotCount = 0;
   private liveCount = 0;
@@ -254,6 +262,27 @@ export class Bm25Index {
    * of two flat arrays, filled in one pass.
    */
   private post(): void {
+    while (this.postedSlots < this.slotCount) runSteps(this.postingSteps());
+  }
+
+  /**
+   * The posting `post` does, in steps: the one under way if a sliced run began it (a reader that cannot wait
+   * finishes it at once), so postings are never seen half made. Nothing is posted twice.
+   */
+  private postingSteps(): Steps<void> {
+    this.posting ??= this.postSteps();
+    return this.posting;
+  }
+
+  private *postSteps(): Steps<void> {
+    try {
+      yield* this.postBody();
+    } finally {
+      this.posting = null;
+    }
+  }
+
+  private *postBody(): Steps<void> {
     const from = this.postedSlots;
     const to = this.slotCount;
     if (from === to) return;
@@ -262,13 +291,13 @@ export class Bm25Index {
     const termsStart = this.termsStart;
     const postings = this.postings;
     while (postings.length < this.termNames.length) postings.push({ slots: EMPTY_SLOTS, frequencies: EMPTY_FREQUENCIES, length: 0 });
-    this.postedSlots = to;
     if (to - from <= BULK_POSTING) {
       for (let slot = from; slot < to; slot++) {
         for (let position = termsStart[slot] as number; position < (termsStart[slot + 1] as number); position++) {
           this.append(termsFlat[position] as number, slot, frequenciesFlat[position] as number);
         }
       }
+      this.postedSlots = to;
       return;
     }
     const first = termsStart[from] as number;
@@ -276,11 +305,13 @@ export class Bm25Index {
     // cursor[id]: where term id's next posting goes in the flat arrays, or -1 when its list already had some.
     const cursor = new Int32Array(postings.length);
     for (let position = first; position < last; position++) {
+      if ((position & STEP_POSTINGS) === 0) yield;
       const id = termsFlat[position] as number;
       cursor[id] = (cursor[id] as number) + 1;
     }
     let total = 0;
     for (let id = 0; id < postings.length; id++) {
+      if ((id & STEP_TERMS) === 0) yield;
       const added = cursor[id] as number;
       const list = this.list(id);
       if (added === 0 || list.length > 0) {
@@ -299,6 +330,7 @@ export class Bm25Index {
     const flatFrequencies = new Uint16Array(total);
     const starts = Int32Array.from(cursor);
     for (let slot = from; slot < to; slot++) {
+      if ((slot & STEP_ROWS) === 0) yield;
       for (let position = termsStart[slot] as number; position < (termsStart[slot + 1] as number); position++) {
         const id = termsFlat[position] as number;
         const at = cursor[id] as number;
@@ -321,6 +353,7 @@ export class Bm25Index {
       list.frequencies = flatFrequencies.subarray(start, end);
       list.length = end - start;
     }
+    this.postedSlots = to;
   }
 
   /** Term `id`'s postings (made on first use from a persisted copy's flat arrays). */
@@ -373,6 +406,11 @@ export class Bm25Index {
    * ```
    */
   compacted(): Bm25Index {
+    return runSteps(this.compactedSteps());
+  }
+
+  /** `compacted` in steps (a pause every few documents), for `runStepsSliced`; the index must not change meanwhile. */
+  *compactedSteps(): Steps<Bm25Index> {
     const copy = new Bm25Index(this.parameters);
     copy.reserve(this.liveCount);
     const flat = this.termsStart[this.slotCount] as number;
@@ -381,6 +419,7 @@ export class Bm25Index {
     const remap = new Int32Array(this.termNames.length).fill(-1);
     let position = 0;
     for (let slot = 0; slot < this.slotCount; slot++) {
+      if ((slot & STEP_ROWS) === 0) yield;
       if (this.alive[slot] !== 1) continue;
       const target = copy.slotCount++;
       for (let from = this.termsStart[slot] as number; from < (this.termsStart[slot + 1] as number); from++) {
@@ -405,15 +444,24 @@ export class Bm25Index {
    * document's terms), under `prefix`. The arrays are views: write the snapshot before the index changes again.
    */
   writeState(writer: SnapshotWriter, prefix: string): void {
-    this.post();
+    runSteps(this.writeStateSteps(writer, prefix));
+  }
+
+  /** `writeState` in steps (a pause every few thousand terms), for `runStepsSliced`; the index must not change meanwhile. */
+  *writeStateSteps(writer: SnapshotWriter, prefix: string): Steps<void> {
+    while (this.postedSlots < this.slotCount) yield* this.postingSteps();
     const terms = this.termNames.length;
     const postingEnds = new Int32Array(terms);
     let total = 0;
-    for (let id = 0; id < terms; id++) postingEnds[id] = total += this.list(id).length;
+    for (let id = 0; id < terms; id++) {
+      if ((id & STEP_TERMS) === 0) yield;
+      postingEnds[id] = total += this.list(id).length;
+    }
     const postingSlots = new Int32Array(total);
     const postingFrequencies = new Uint16Array(total);
     let at = 0;
     for (let id = 0; id < terms; id++) {
+      if ((id & STEP_TERMS) === 0) yield;
       const list = this.list(id);
       postingSlots.set(list.slots.subarray(0, list.length), at);
       postingFrequencies.set(list.frequencies.subarray(0, list.length), at);

@@ -1,5 +1,6 @@
 // One corpus's search index in memory (a save's chunks, the lore book, a recall scope): BM25 postings, vectors and the attributes filters read, by slot.
-import { TimeSlice } from '../core/time-slice.js';
+import { noSteps, runSteps, STEP_ROWS, TimeSlice } from '../core/time-slice.js';
+import type { Steps } from '../core/time-slice.js';
 import { Bm25Index } from './bm25.js';
 import type { JsonValue, MetadataClause } from '../core/types.js';
 import { DocumentContext } from './document-context.js';
@@ -177,6 +178,10 @@ export class CorpusIndex {
   private tail = -1;
   /** True once a write changed the index after it was built or read (a compacted copy then differs from it). */
   private modified = false;
+  /** The int8 context copy a sliced run is making (see `prepareSteps`). */
+  private preparing: Steps<void> | null = null;
+  /** Counts the writes (a half-made int8 copy is kept only when none came in meanwhile). */
+  private changes = 0;
   private readonly options: CorpusIndexOptions;
   /**
    * The order of every live document (insertion order, removed ones skipped): each slot's previous and next live
@@ -256,15 +261,24 @@ export class CorpusIndex {
    * ```
    */
   compacted(): CorpusIndex {
+    return runSteps(this.compactedSteps());
+  }
+
+  /** `compacted` in steps (a pause every few documents), for `runStepsSliced`; the index must not change meanwhile. */
+  *compactedSteps(): Steps<CorpusIndex> {
     const live: number[] = [];
     for (let slot = 0; slot < this.ids.length; slot++) if (this.bm25.isAlive(slot)) live.push(slot);
-    const copy = new CorpusIndex(this.version, this.options, { bm25: this.bm25.compacted(), vectors: this.keepVectors ? this.vectors.compacted(live) : new VectorIndex() });
+    const bm25 = yield* this.bm25.compactedSteps();
+    const vectors = this.keepVectors ? yield* this.vectors.compactedSteps(live) : new VectorIndex();
+    const copy = new CorpusIndex(this.version, this.options, { bm25, vectors });
     copy.positions = new Float64Array(Math.max(64, live.length));
     copy.kindIds = new Int32Array(Math.max(64, live.length));
     copy.labelsStart = new Int32Array(Math.max(65, live.length + 1));
     const kindNames = [...this.kindNames.keys()];
     const labelNames = [...this.labelIds.keys()];
-    live.forEach((slot, target) => {
+    for (let target = 0; target < live.length; target++) {
+      if ((target & STEP_ROWS) === 0) yield;
+      const slot = live[target] as number;
       copy.ids[target] = this.ids[slot] as string;
       copy.positions[target] = this.positions[slot] as number;
       const kind = this.kindIds[slot] as number;
@@ -280,7 +294,7 @@ export class CorpusIndex {
         copy.nextLink = grow(copy.nextLink, target + 1);
         copy.tail = appendSlot(copy.previousLink, copy.nextLink, copy.tail, target);
       }
-    });
+    }
     copy.outsideDimensions = this.outsideDimensions;
     copy.mismatchedVectors = this.mismatchedVectors;
     return copy;
@@ -291,10 +305,17 @@ export class CorpusIndex {
    * copy, the neighbour links, ids, attributes and fields. The arrays are views: finish the snapshot before the next write.
    */
   writeState(writer: SnapshotWriter): Record<string, number> {
+    return runSteps(this.writeStateSteps(writer));
+  }
+
+  /** `writeState` in steps, for `runStepsSliced`; the index must not change until the snapshot is written. */
+  *writeStateSteps(writer: SnapshotWriter): Steps<Record<string, number>> {
     const slots = this.ids.length;
-    this.bm25.writeState(writer, 'bm25');
+    yield* this.bm25.writeStateSteps(writer, 'bm25');
     if (this.keepVectors) this.vectors.writeState(writer, 'vectors');
+    yield;
     writer.strings('ids', this.ids);
+    yield;
     writer.array('positions', this.positions.subarray(0, slots));
     writer.array('kindIds', this.kindIds.subarray(0, slots));
     writer.strings('kinds', [...this.kindNames.keys()]);
@@ -306,7 +327,9 @@ export class CorpusIndex {
       writer.array('nextLink', this.nextLink.subarray(0, slots));
     }
     this.contextVectors?.writeState(writer, 'contexts');
+    yield;
     this.context.writeState(writer, 'context', slots);
+    yield;
     this.fields.writeState(writer, 'fields', slots);
     return {
       removedCount: this.removedCount,
@@ -417,6 +440,7 @@ export class CorpusIndex {
   add(rows: readonly IndexDocument[]): void {
     // The int8 copy made already stays centred on the mean of its time, which a fresh build would not be.
     if (rows.length > 0 && (this.contextVectors !== null || this.vectors.prepared)) this.modified = true;
+    if (rows.length > 0) this.noteChange();
     for (const row of rows) {
       const slot = this.tokenTermIds === null ? this.bm25.addTokens(this.analyzer(row.text)) : this.addText(row.text, this.tokenTermIds);
       this.ids[slot] = row.id;
@@ -563,6 +587,12 @@ export class CorpusIndex {
     return id;
   }
 
+  /** A write changed the documents: an int8 copy being made aside no longer matches them. */
+  private noteChange(): void {
+    this.changes++;
+    this.preparing = null;
+  }
+
   /** Removes every live document `select` picks by slot; returns how many. */
   private removeSlots(select: (slot: number) => boolean): number {
     let removed = 0;
@@ -582,7 +612,10 @@ export class CorpusIndex {
       removed++;
     }
     this.removedCount += removed;
-    if (removed > 0) this.modified = true;
+    if (removed > 0) {
+      this.modified = true;
+      this.noteChange();
+    }
     for (const slot of refresh) if (this.bm25.isAlive(slot)) this.refreshContext(slot);
     return removed;
   }
@@ -727,9 +760,29 @@ export class CorpusIndex {
   prepare(): QuantizedVectors | null {
     if (!this.keepVectors || this.vectors.dimensions === null) return null;
     if (this.neighbourWeight <= 0) return this.vectors.prepare();
-    // Centred on the mean own vector: close to the contexts' mean, and one pass cheaper than computing it.
-    this.contextVectors ??= QuantizedVectors.build(this.bm25.slots, (slot) => this.computeContext(slot), this.vectors.mean());
+    if (this.contextVectors === null) runSteps(this.prepareSteps());
     return this.contextVectors;
+  }
+
+  /**
+   * `prepare` in steps, for `runStepsSliced`: the int8 copy is made aside and kept at the end. A search meanwhile
+   * finishes it at once (`prepare`); a write meanwhile drops the half-made copy (it is made again when needed).
+   */
+  prepareSteps(): Steps<void> {
+    if (!this.keepVectors || this.vectors.dimensions === null) return noSteps();
+    if (this.neighbourWeight <= 0) return this.vectors.prepareSteps();
+    if (this.contextVectors !== null) return noSteps();
+    this.preparing ??= this.contextSteps();
+    return this.preparing;
+  }
+
+  private *contextSteps(): Steps<void> {
+    const changes = this.changes;
+    // Centred on the mean own vector: close to the contexts' mean, and one pass cheaper than computing it.
+    const built = yield* QuantizedVectors.buildSteps(this.bm25.slots, (slot) => this.computeContext(slot), this.vectors.mean());
+    if (this.changes !== changes) return;
+    this.contextVectors ??= built;
+    this.preparing = null;
   }
 
   /**

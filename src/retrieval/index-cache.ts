@@ -1,5 +1,6 @@
 // Keeps one CorpusIndex per corpus (a save, the lore book, a recall scope) in memory, in step with the store through its version number.
 import { silentLogger } from '../core/logger.js';
+import { runStepsSliced, TimeSlice } from '../core/time-slice.js';
 import type { Logger } from '../core/logger.js';
 import type { WriteResult } from '../seams/store.js';
 import { CorpusIndex } from './corpus-index.js';
@@ -68,6 +69,8 @@ export class IndexCache {
   private readonly dirty = new Map<string, NodeJS.Timeout>();
   /** The write being applied to each key's index, in slices (see `afterWrite`); later writes of the key queue behind it. */
   private readonly applying = new Map<string, Promise<void>>();
+  /** Each key whose index is being persisted: its writes wait for it (see `holdWrites`). */
+  private readonly holding = new Map<string, Promise<void>>();
   /** The persist running for each key (writes of one key never overlap). */
   private readonly writing = new Map<string, Promise<void>>();
   private identity: Promise<string> | null = null;
@@ -173,7 +176,8 @@ export class IndexCache {
    * (never rejects: an `apply` that fails drops the index, said in the log).
    */
   afterWrite(key: string, result: WriteResult, apply: (index: CorpusIndex) => void | Promise<void>): Promise<void> {
-    const previous = this.applying.get(key);
+    // Behind the writes of the key being applied, or else behind a persist of its index under way.
+    const previous = this.applying.get(key) ?? this.holding.get(key);
     const outcome = previous === undefined ? this.applyWrite(key, result, apply) : previous.then(() => this.applyWrite(key, result, apply));
     if (outcome === undefined) return Promise.resolve();
     const tracked = outcome.catch((error: unknown) => {
@@ -264,8 +268,10 @@ export class IndexCache {
   }
 
   /**
-   * Writes `key`'s index as it is now: the bytes are made at once (the index cannot change meanwhile), the file
-   * is written in the background after any earlier write of the key. A failure is logged; the store is untouched.
+   * Writes `key`'s index as it is now, after any earlier write of the key, in the background and in slices of a
+   * few milliseconds (compacting, the int8 copy, the sections, the checksum), so other requests go on. Writes of
+   * the key wait meanwhile (they queue as `afterWrite` queues them; queries go on), so the bytes are the index at
+   * the version they name. A failure is logged; the store is untouched.
    */
   private persistNow(key: string): void {
     const persistence = this.persistence;
@@ -278,26 +284,43 @@ export class IndexCache {
     const write = previous
       .then(async () => {
         const identity = await this.identityOf(persistence);
-        await this.applied(key);
-        // From here to `finish`, synchronous: the bytes are the index at the version they name. An index changed
-        // in place is persisted as a fresh build of its documents would be, and replaces itself in memory.
-        let index = this.indexes.get(key) ?? given;
-        if (index.drifted) {
-          const fresh = index.compacted();
-          if (this.indexes.get(key) === index) this.indexes.set(key, fresh);
+        // Held from the moment no write of the key is being applied (one can begin while `applied` returns).
+        do await this.applied(key);
+        while (this.applying.has(key));
+        const release = this.holdWrites(key);
+        try {
+          const slice = new TimeSlice();
+          let index = this.indexes.get(key) ?? given;
+          // An index changed in place is persisted as a fresh build of its documents would be, and replaces itself
+          // in memory once its int8 copy is made (so no query makes it).
+          const fresh = index.drifted ? await runStepsSliced(index.compactedSteps(), slice) : index;
+          await runStepsSliced(fresh.prepareSteps(), slice);
+          if (fresh !== index && this.indexes.get(key) === index) this.indexes.set(key, fresh);
           index = fresh;
+          const writer = new SnapshotWriter();
+          const scalars = await runStepsSliced(index.writeStateSteps(writer), slice);
+          const pieces = await runStepsSliced(writer.finishSteps({ key, identity, configuration, version: index.version, ...scalars }), slice);
+          await persistence.snapshots.write(key, pieces);
+        } finally {
+          release();
         }
-        index.prepare();
-        const writer = new SnapshotWriter();
-        const scalars = index.writeState(writer);
-        const bytes = writer.finish({ key, identity, configuration, version: index.version, ...scalars });
-        await persistence.snapshots.write(key, bytes);
       })
       .catch((error: unknown) => this.logger.warn(`the index of ${key} could not be persisted in ${persistence.snapshots.location} (${(error as Error).message}); it will be rebuilt when next opened`))
       .finally(() => {
         if (this.writing.get(key) === write) this.writing.delete(key);
       });
     this.writing.set(key, write);
+  }
+
+  /** Makes the writes of `key` that come from now wait (behind `afterWrite`'s queue) until the returned function is called. */
+  private holdWrites(key: string): () => void {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    this.holding.set(key, held);
+    return () => {
+      if (this.holding.get(key) === held) this.holding.delete(key);
+      release();
+    };
   }
 
   /** Evicts the least recently used indexes (persisting those with changes) until the rest fit the budget; `keep` stays. */

@@ -1,4 +1,6 @@
 // Int8 copies of a corpus's vectors, scanned with SIMD to find the few rows whose exact score can reach the top k.
+import { runSteps, STEP_ROWS } from '../core/time-slice.js';
+import type { Steps } from '../core/time-slice.js';
 import { createDotKernel, WASM_PAGE } from './int8-dot-kernel.js';
 import type { ScoreStatistics } from './score-statistics.js';
 import type { SnapshotReader, SnapshotWriter } from './snapshot-format.js';
@@ -76,15 +78,24 @@ export class QuantizedVectors {
    * scratch buffer; without a centre it is called twice per row (once for the mean).
    */
   static build(count: number, vectorOf: (slot: number) => Float32Array | null, centre?: ArrayLike<number> | null): QuantizedVectors {
+    return runSteps(QuantizedVectors.buildSteps(count, vectorOf, centre));
+  }
+
+  /** `build` in steps (a pause every few rows), for `runStepsSliced`; the rows must not change meanwhile. */
+  static *buildSteps(count: number, vectorOf: (slot: number) => Float32Array | null, centre?: ArrayLike<number> | null): Steps<QuantizedVectors> {
     if (centre !== undefined) {
       const vectors = new QuantizedVectors(centre);
       vectors.plannedRows = count;
-      for (let slot = 0; slot < count; slot++) vectors.set(slot, vectorOf(slot));
+      for (let slot = 0; slot < count; slot++) {
+        if ((slot & STEP_ROWS) === 0) yield;
+        vectors.set(slot, vectorOf(slot));
+      }
       return vectors;
     }
     let mean: Float64Array | null = null;
     let rows = 0;
     for (let slot = 0; slot < count; slot++) {
+      if ((slot & STEP_ROWS) === 0) yield;
       const vector = vectorOf(slot);
       if (vector === null) continue;
       mean ??= new Float64Array(vector.length);
@@ -93,10 +104,7 @@ export class QuantizedVectors {
       rows++;
     }
     if (mean !== null) for (let index = 0; index < mean.length; index++) mean[index] = (mean[index] as number) / rows;
-    const vectors = new QuantizedVectors(mean);
-    vectors.plannedRows = count;
-    for (let slot = 0; slot < count; slot++) vectors.set(slot, vectorOf(slot));
-    return vectors;
+    return yield* QuantizedVectors.buildSteps(count, vectorOf, mean);
   }
 
   /** The vector length, fixed by the first vector stored (null while empty). */

@@ -10,8 +10,11 @@ export interface IndexSnapshots {
   readonly location: string;
   /** The bytes last written for `key`, or null when there are none. */
   read(key: string): Buffer | null;
-  /** Replaces what is kept for `key`, atomically: a reader sees the old bytes or the new ones, never a part. */
-  write(key: string, bytes: Uint8Array): Promise<void>;
+  /**
+   * Replaces what is kept for `key` with `bytes` (or with its pieces in order), atomically: a reader sees the old
+   * bytes or the new ones, never a part.
+   */
+  write(key: string, bytes: Uint8Array | readonly Uint8Array[]): Promise<void>;
   /** Forgets what is kept for `key` (a deleted save). */
   remove(key: string): Promise<void>;
 }
@@ -54,7 +57,9 @@ export function snapshotDirectory(directory: string): IndexSnapshots {
       const temporary = `${file}.${process.pid}.tmp`;
       const handle = await open(temporary, 'w');
       try {
-        await handle.writeFile(bytes);
+        for (const piece of bytes instanceof Uint8Array ? [bytes] : bytes) {
+          for (let at = 0; at < piece.byteLength; ) at += (await handle.write(piece, at, piece.byteLength - at)).bytesWritten;
+        }
         await handle.sync();
       } finally {
         await handle.close();

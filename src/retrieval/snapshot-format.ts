@@ -1,12 +1,15 @@
 // The byte layout of a persisted index: a checksummed header, named typed-array sections 8-byte aligned, read back as views.
 import * as zlib from 'node:zlib';
+import { runSteps } from '../core/time-slice.js';
+import type { Steps } from '../core/time-slice.js';
 
 /** CRC-32 (zlib's, native from Node 20.15; a table-driven JS one before that gives the same number). */
-const crc32: (data: Uint8Array) => number = typeof zlib.crc32 === 'function' ? (data) => zlib.crc32(data) : jsCrc32;
+const crc32: (data: Uint8Array, value?: number) => number = typeof zlib.crc32 === 'function' ? (data, value = 0) => zlib.crc32(data, value) : jsCrc32;
 
 let crcTable: Int32Array | null = null;
 
-function jsCrc32(data: Uint8Array): number {
+/** CRC-32 of `data`, continuing from `value` (the CRC-32 of the bytes before it). */
+function jsCrc32(data: Uint8Array, value = 0): number {
   if (crcTable === null) {
     crcTable = new Int32Array(256);
     for (let byte = 0; byte < 256; byte++) {
@@ -15,7 +18,7 @@ function jsCrc32(data: Uint8Array): number {
       crcTable[byte] = value;
     }
   }
-  let crc = -1;
+  let crc = value ^ -1;
   for (let index = 0; index < data.length; index++) crc = (crcTable[(crc ^ (data[index] as number)) & 0xff] as number) ^ (crc >>> 8);
   return (crc ^ -1) >>> 0;
 }
@@ -27,6 +30,10 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 const MAGIC = 'MNEMOIX2';
 /** Magic (8), header length (u32), CRC-32 of everything after byte 16 (u32), file length (f64). */
 const PREAMBLE = 24;
+/** Bytes checksummed between two pauses of `finishSteps` (about a millisecond of native CRC-32). */
+const CRC_STEP_BYTES = 1 << 20;
+/** The padding after a section (up to 7 zero bytes, to the next 8-byte boundary). */
+const ZEROS = new Uint8Array(8);
 
 type ArrayKind = 'i32' | 'u8' | 'u16' | 'f32' | 'f64' | 'i8';
 type Section = Int32Array | Uint8Array | Uint16Array | Float32Array | Float64Array | Int8Array;
@@ -84,6 +91,15 @@ export class SnapshotWriter {
 
   /** The whole snapshot: preamble, header (`header` plus the section table) and the sections, checksummed. */
   finish(header: Record<string, unknown>): Buffer {
+    return Buffer.concat(runSteps(this.finishSteps(header)));
+  }
+
+  /**
+   * The bytes `finish` makes, as pieces to write in order (the preamble and header, then each section and its
+   * padding), checksummed in steps for `runStepsSliced`. The sections are not copied: the pieces view the arrays
+   * given, so write them before those change.
+   */
+  *finishSteps(header: Record<string, unknown>): Steps<Uint8Array[]> {
     const table: Record<string, [ArrayKind, number, number]> = {};
     let offset = 0;
     for (const section of this.sections) {
@@ -92,15 +108,25 @@ export class SnapshotWriter {
     }
     const json = Buffer.from(JSON.stringify({ ...header, sections: table }), 'utf8');
     const bodyStart = Math.ceil((PREAMBLE + json.byteLength) / 8) * 8;
-    const total = bodyStart + offset;
-    const out = Buffer.alloc(total);
-    out.write(MAGIC, 0, 'latin1');
-    out.writeUInt32LE(json.byteLength, 8);
-    out.writeDoubleLE(total, 16);
-    json.copy(out, PREAMBLE);
-    for (const section of this.sections) out.set(section.bytes, bodyStart + (table[section.name] as [ArrayKind, number, number])[1]);
-    out.writeUInt32LE(crc32(out.subarray(16)), 12);
-    return out;
+    const head = Buffer.alloc(bodyStart);
+    head.write(MAGIC, 0, 'latin1');
+    head.writeUInt32LE(json.byteLength, 8);
+    head.writeDoubleLE(bodyStart + offset, 16);
+    json.copy(head, PREAMBLE);
+    const pieces: Uint8Array[] = [head];
+    let crc = crc32(head.subarray(16));
+    for (const section of this.sections) {
+      const { bytes } = section;
+      for (let at = 0; at < bytes.byteLength; at += CRC_STEP_BYTES) {
+        yield;
+        crc = crc32(bytes.subarray(at, at + CRC_STEP_BYTES), crc);
+      }
+      const padding = ZEROS.subarray(0, Math.ceil(bytes.byteLength / 8) * 8 - bytes.byteLength);
+      crc = crc32(padding, crc);
+      for (const piece of [bytes, padding]) if (piece.byteLength > 0) pieces.push(piece);
+    }
+    head.writeUInt32LE(crc, 12);
+    return pieces;
   }
 }
 

@@ -1,4 +1,6 @@
 // The semantic arm's index: unit vectors in one flat Float32Array, searched exactly by dot product.
+import { noSteps, runSteps, STEP_ROWS } from '../core/time-slice.js';
+import type { Steps } from '../core/time-slice.js';
 import { grow, reserve } from './grow.js';
 import { QuantizedVectors } from './quantized-vectors.js';
 import type { ScoreStatistics } from './score-statistics.js';
@@ -43,6 +45,10 @@ export class VectorIndex {
   private slotCount = 0;
   private dims: number | null = null;
   private quantized: QuantizedVectors | null = null;
+  /** The int8 copy a sliced run is making (see `prepareSteps`). */
+  private preparing: Steps<void> | null = null;
+  /** Counts the writes (a half-made int8 copy is kept only when none came in meanwhile). */
+  private changes = 0;
   private reservedSlots = 0;
 
   /** The vector length, fixed by the first vector stored (null while empty). */
@@ -69,6 +75,8 @@ export class VectorIndex {
 
   /** Stores (or clears, with null) the vector of a slot. A vector of another length is refused. */
   set(slot: number, vector: Float32Array | null): boolean {
+    this.changes++;
+    this.preparing = null;
     this.slotCount = Math.max(this.slotCount, slot + 1);
     this.present = grow(this.present, this.slotCount);
     if (vector === null) {
@@ -91,9 +99,17 @@ export class VectorIndex {
 
   /** A new index holding the vectors of `slots` (in that order) at slots 0, 1, ..., without an int8 copy yet. */
   compacted(slots: readonly number[]): VectorIndex {
+    return runSteps(this.compactedSteps(slots));
+  }
+
+  /** `compacted` in steps (a pause every few vectors), for `runStepsSliced`; the index must not change meanwhile. */
+  *compactedSteps(slots: readonly number[]): Steps<VectorIndex> {
     const copy = new VectorIndex();
     copy.reserve(slots.length);
-    slots.forEach((slot, target) => copy.set(target, this.vectorOf(slot)));
+    for (let target = 0; target < slots.length; target++) {
+      if ((target & STEP_ROWS) === 0) yield;
+      copy.set(target, this.vectorOf(slots[target] as number));
+    }
     return copy;
   }
 
@@ -129,6 +145,8 @@ export class VectorIndex {
 
   /** Forgets a slot's vector. */
   remove(slot: number): void {
+    this.changes++;
+    this.preparing = null;
     if (slot < this.slotCount) this.present[slot] = 0;
     this.quantized?.remove(slot);
   }
@@ -203,8 +221,26 @@ export class VectorIndex {
   /** Makes the int8 copy every search scans, if not made yet (the first search would); null while empty. */
   prepare(): QuantizedVectors | null {
     if (this.dims === null) return null;
-    this.quantized ??= QuantizedVectors.build(this.slotCount, (slot) => this.vectorOf(slot));
+    if (this.quantized === null) runSteps(this.prepareSteps());
     return this.quantized;
+  }
+
+  /**
+   * `prepare` in steps, for `runStepsSliced`: the copy is made aside and kept at the end. A search meanwhile
+   * finishes it at once (`prepare`); a write meanwhile drops the half-made copy (it is made again when needed).
+   */
+  prepareSteps(): Steps<void> {
+    if (this.dims === null || this.quantized !== null) return noSteps();
+    this.preparing ??= this.quantizedSteps();
+    return this.preparing;
+  }
+
+  private *quantizedSteps(): Steps<void> {
+    const changes = this.changes;
+    const built = yield* QuantizedVectors.buildSteps(this.slotCount, (slot) => this.vectorOf(slot));
+    if (this.changes !== changes) return;
+    this.quantized ??= built;
+    this.preparing = null;
   }
 
   /**
