@@ -24,6 +24,7 @@ import { InMemoryRecallStore } from './recall-store.js';
 import { InMemoryLoreStore } from './lore-store.js';
 import { InMemoryLivingRows } from './living-rows.js';
 import type { StoredChunk } from './memory-connection.js';
+import { requireListChunksOptions } from '../list-chunks-options.js';
 
 const clone = <T>(value: T): T => structuredClone(value);
 
@@ -221,7 +222,8 @@ export class InMemoryStore implements Store {
     });
   }
 
-  async listChunks(saveId: string, options: ListChunksOptions = {}): Promise<Chunk[]> {
+  async listChunks(saveId: string, given?: ListChunksOptions): Promise<Chunk[]> {
+    const options = requireListChunksOptions(given);
     this.ensureOpen();
     const chunks = page(this.listed(saveId, options), options);
     const maxBytes = options.maxTextBytes;
@@ -231,7 +233,8 @@ export class InMemoryStore implements Store {
     return (within < 0 ? chunks : chunks.slice(0, within + 1)).map(toChunk);
   }
 
-  async listTurns(saveId: string, options: ListChunksOptions = {}): Promise<TurnSummary[]> {
+  async listTurns(saveId: string, given?: ListChunksOptions): Promise<TurnSummary[]> {
+    const options = requireListChunksOptions(given);
     this.ensureOpen();
     const turns = new Map<number, { chunks: number; types: Set<string> }>();
     for (const chunk of this.listed(saveId, options)) {

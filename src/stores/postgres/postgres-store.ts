@@ -33,6 +33,7 @@ import { PostgresRecallStore } from './recall-store.js';
 import { PostgresVectorSearch } from './vector-search.js';
 import type { VectorSearchSettings } from './vector-search.js';
 import { literalToVector, vectorToLiteral } from './vectors.js';
+import { requireListChunksOptions } from '../list-chunks-options.js';
 
 /** Options of the PostgreSQL store: give exactly one of `url`, `pool` or `client`. */
 export interface PostgresStoreOptions {
@@ -495,7 +496,8 @@ export class PostgresStore implements Store {
     return ids.flatMap((id) => found.get(id) ?? []);
   }
 
-  async listChunks(saveId: string, options: ListChunksOptions = {}): Promise<Chunk[]> {
+  async listChunks(saveId: string, given?: ListChunksOptions): Promise<Chunk[]> {
+    const options = requireListChunksOptions(given);
     this.ensureOpen();
     const listing = `FROM ${this.tables.chunks} WHERE ${LISTING} ORDER BY turn_id, seq LIMIT $5 OFFSET $6`;
     if (options.maxTextBytes === undefined) return (await this.sql.query<ChunkRow>(`SELECT ${CHUNK_COLUMNS} ${listing}`, listingParameters(saveId, options))).rows.map(toChunk);
@@ -511,7 +513,8 @@ export class PostgresStore implements Store {
     return result.rows.map(toChunk);
   }
 
-  async listTurns(saveId: string, options: ListChunksOptions = {}): Promise<TurnSummary[]> {
+  async listTurns(saveId: string, given?: ListChunksOptions): Promise<TurnSummary[]> {
+    const options = requireListChunksOptions(given);
     this.ensureOpen();
     const result = await this.sql.query<{ turn_id: string | number; chunks: string | number; types: string[] }>(
       `SELECT turn_id, COUNT(*) AS chunks, array_agg(DISTINCT chunk_type) AS types FROM ${this.tables.chunks}

@@ -31,6 +31,7 @@ import type { SqliteConnection } from './sqlite-connection.js';
 import { SqliteRecallStore } from './recall-store.js';
 import { hideChunksAfter, PURGE_BATCH, purgeRewoundChunks, releaseHiddenIds, visibleChunk } from './rewound-chunks.js';
 import { blobAsVector, vectorToBlob } from './vectors.js';
+import { requireListChunksOptions } from '../list-chunks-options.js';
 
 /** Options of the SQLite store. */
 export interface SqliteStoreOptions {
@@ -382,7 +383,8 @@ export class SqliteStore implements Store {
     return statement;
   }
 
-  async listChunks(saveId: string, options: ListChunksOptions = {}): Promise<Chunk[]> {
+  async listChunks(saveId: string, given?: ListChunksOptions): Promise<Chunk[]> {
+    const options = requireListChunksOptions(given);
     this.ensureOpen();
     const columns = 'id, save_id, turn_id, chunk_type, text, entry_id, metadata, created_at';
     const listing = `FROM chunks WHERE save_id = ? AND turn_id >= ? AND turn_id <= ? AND chunk_type IS NOT ? AND ${visibleChunk('chunks')} ORDER BY turn_id, seq LIMIT ? OFFSET ?`;
@@ -400,7 +402,8 @@ export class SqliteStore implements Store {
     return rows.map(toChunk);
   }
 
-  async listTurns(saveId: string, options: ListChunksOptions = {}): Promise<TurnSummary[]> {
+  async listTurns(saveId: string, given?: ListChunksOptions): Promise<TurnSummary[]> {
+    const options = requireListChunksOptions(given);
     this.ensureOpen();
     const rows = this.db
       .prepare(

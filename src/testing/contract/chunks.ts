@@ -167,6 +167,32 @@ export function runChunksContract(name: string, factory: StoreFactory): void {
       expect(await texts({ maxTextBytes: 1000 })).toEqual(['abcd']);
     });
 
+    it('refuses listing options out of range with INVALID_INPUT saying what was expected, what came and how to fix it', async () => {
+      await current.memory.addMany(['abcd', 'efgh'].map((text, index) => ({ saveId: 'v', turnId: index + 1, text })));
+      const refusals: [Record<string, unknown>, string][] = [
+        [{ limit: 0 }, 'limit'],
+        [{ limit: -1 }, 'limit'],
+        [{ limit: 1.5 }, 'limit'],
+        [{ limit: '10' }, 'limit'],
+        [{ offset: -1 }, 'offset'],
+        [{ offset: Number.NaN }, 'offset'],
+        [{ maxTextBytes: 0 }, 'maxTextBytes'],
+        [{ maxTextBytes: -5 }, 'maxTextBytes'],
+        [{ maxTextBytes: Infinity }, 'maxTextBytes'],
+        [{ fromTurnId: -1 }, 'fromTurnId'],
+        [{ toTurnId: 'x' }, 'toTurnId'],
+        [{ excludeChunkType: '' }, 'excludeChunkType'],
+      ];
+      for (const [options, field] of refusals) {
+        for (const list of [() => current.store.listChunks('v', options), () => current.store.listTurns('v', options)]) {
+          const error = await list().then(() => null, (caught: unknown) => caught as { code: string; message: string; details: Record<string, unknown> });
+          expect(error, JSON.stringify(options)).toMatchObject({ code: 'INVALID_INPUT', details: { field } });
+          expect(error?.message).toMatch(new RegExp(`^${field}: expected .+, got .+\\. .+`));
+        }
+      }
+      expect((await current.store.listChunks('v', { limit: 1, maxTextBytes: 1 })).map((chunk) => chunk.text)).toEqual(['abcd']);
+    });
+
     it('writes nothing when one chunk of a batch is invalid', async () => {
       await expect(current.memory.addMany([{ saveId: 's', turnId: 1, text: 'fine' }, { saveId: 's', turnId: 1, text: '   ' }])).rejects.toMatchObject({ code: 'INVALID_INPUT' });
       expect(await current.memory.count('s')).toBe(0);
