@@ -26,7 +26,7 @@ import { configuredPostgresUrl, startPostgresServer, stopPostgresServer } from '
 import { seededRandom, sentences } from './synthetic-corpus.js';
 import { postgresConnectionOf, schemaTable } from '../src/stores/postgres/postgres-connection.js';
 import { sqliteConnectionOf } from '../src/stores/sqlite/sqlite-connection.js';
-import { hideChunksAfter, PURGE_BATCH, purgeRewoundChunks } from '../src/stores/sqlite/rewound-chunks.js';
+import { hideChunksAfter, PURGE_BATCH, purgeRewoundRows } from '../src/stores/sqlite/rewound-rows.js';
 import Database from 'better-sqlite3';
 
 const { values } = parseArgs({
@@ -157,7 +157,7 @@ function sqliteBackend(dir: string): Backend {
           const db = new Database(copy);
           db.pragma(`synchronous = ${durability === 'full' ? 'FULL' : 'NORMAL'}`);
           const started = performance.now();
-          while (db.transaction(() => purgeRewoundChunks(db, PURGE_BATCH)).immediate().pending);
+          while (db.transaction(() => purgeRewoundRows(db, PURGE_BATCH)).immediate().pending);
           const ms = performance.now() - started;
           db.close();
           return ms;

@@ -6,7 +6,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { NewChunk } from '../src/seams/chunk-store.js';
 import { openSqliteStore } from '../src/stores/sqlite/index.js';
 import type { SqliteStore } from '../src/stores/sqlite/index.js';
-import { PURGE_BATCH } from '../src/stores/sqlite/rewound-chunks.js';
+import { PURGE_BATCH } from '../src/stores/sqlite/rewound-rows.js';
 import { tempDir } from './helpers.js';
 
 const dir = tempDir();
@@ -33,6 +33,15 @@ function inFile(path: string, turnId: number): { rows: number; rewinds: number }
   const db = new Database(path, { readonly: true });
   const rows = (db.prepare("SELECT COUNT(*) AS n FROM chunks WHERE save_id = 'a' AND turn_id > ?").get(turnId) as { n: number }).n;
   const rewinds = (db.prepare('SELECT COUNT(*) AS n FROM chunk_rewinds').get() as { n: number }).n;
+  db.close();
+  return { rows, rewinds };
+}
+
+/** The same for facts: facts of save `a` after `turnId` still in the file, and pending fact rewinds. */
+function factsInFile(path: string, turnId: number): { rows: number; rewinds: number } {
+  const db = new Database(path, { readonly: true });
+  const rows = (db.prepare("SELECT COUNT(*) AS n FROM living_facts WHERE save_id = 'a' AND turn_id > ?").get(turnId) as { n: number }).n;
+  const rewinds = (db.prepare('SELECT COUNT(*) AS n FROM fact_rewinds').get() as { n: number }).n;
   db.close();
   return { rows, rewinds };
 }
@@ -99,6 +108,8 @@ describe('SQLite rewind with a background purge', () => {
   it('survives SIGKILL between purge steps: the file checks clean, reads still hide the rest, the purge finishes', async () => {
     const path = join(dir, 'killed.db');
     const store = await filled(path, 10);
+    // Facts too: the purge empties the chunks first, so the kill leaves every hidden fact in the file.
+    for (let turnId = 1; turnId <= 10; turnId++) await store.living.insertFacts('a', turnId, [{ statement: `A fact of turn ${turnId}.` }, { statement: `Another fact of turn ${turnId}.` }]);
     await store.close();
     const left = await new Promise<number>((resolve, reject) => {
       const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'fixtures', 'rewind-purge-child.ts'), path, '2'], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -111,12 +122,16 @@ describe('SQLite rewind with a background purge', () => {
     expect(left).toBeGreaterThan(0);
     expect(left).toBeLessThan(8 * PER_TURN);
     expect(inFile(path, 2)).toEqual({ rows: left, rewinds: 1 });
+    expect(factsInFile(path, 2)).toEqual({ rows: 16, rewinds: 1 });
     const reopened = openSqliteStore({ path, durability: 'normal' });
     expect(reopened.integrityCheck()).toBe('ok');
     expect(await reopened.countChunks('a')).toBe(2 * PER_TURN);
     expect((await reopened.listTurns('a')).map((summary) => summary.turnId)).toEqual([1, 2]);
+    expect(await reopened.living.countFacts('a')).toBe(4);
     await vi.waitFor(() => expect(inFile(path, 2)).toEqual({ rows: 0, rewinds: 0 }), { timeout: 30_000, interval: 20 });
+    await vi.waitFor(() => expect(factsInFile(path, 2)).toEqual({ rows: 0, rewinds: 0 }), { timeout: 30_000, interval: 20 });
     expect(await reopened.countChunks('a')).toBe(2 * PER_TURN);
+    expect(await reopened.living.countFacts('a')).toBe(4);
     await reopened.close();
   });
 

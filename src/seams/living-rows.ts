@@ -34,7 +34,7 @@ export interface LivingRows {
   insertFacts(saveId: string, facts: readonly Fact[]): number[];
   /** Deletes the facts of one turn; returns their ids. */
   deleteTurnFacts(saveId: string, turnId: number): number[];
-  /** Deletes the facts of turns after `turnId`; returns how many. */
+  /** Deletes the facts of turns after `turnId` from every read at once (a store may purge the rows later); returns how many. */
   deleteFactsAfter(saveId: string, turnId: number): number;
   /** Copies the facts of turns <= `atTurn` into `newSaveId`; returns [old id, new id] pairs, old ids ascending. */
   copyFacts(saveId: string, newSaveId: string, atTurn: number): [number, number][];

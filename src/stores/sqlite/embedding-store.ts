@@ -5,7 +5,7 @@ import type { JsonValue } from '../../core/types.js';
 import type { CachedVector, EmbedderIdentity, EmbeddingStore, IdentityClaim, ReindexItem, ReindexProgress, ReindexVector } from '../../seams/embedding-store.js';
 import { IDENTITY_KEY, REINDEX_KEY, sameIdentity } from '../embedder-meta.js';
 import type { SqliteConnection } from './sqlite-connection.js';
-import { visibleChunk } from './rewound-chunks.js';
+import { visibleChunk } from './rewound-rows.js';
 import { blobToVector, vectorToBlob } from './vectors.js';
 
 /** A layer whose entries are rewritten in place: staged with the `source` (what the vector was made from) they had. */

@@ -8,6 +8,7 @@ import type { JobFields, JobQuery, LivingRows, QueuedJobFields, StoredModelVersi
 import type { BeliefQuery, FactQuery, JobCounts, ModelQuery } from '../../seams/living-store.js';
 import { BELIEF_COLUMNS, FACT_COLUMNS, beliefFromRow, factFromRow, jobColumns, jobFromRow, modelFromRow, versionFromRow } from '../sql/living-columns.js';
 import type { BeliefRow, FactRow, JobRow, ModelRow, VersionRow } from '../sql/living-columns.js';
+import { hideRowsAfter, REWOUND_FACTS, visibleRow } from './rewound-rows.js';
 import type { SqliteConnection } from './sqlite-connection.js';
 
 const LIMIT_ALL = -1;
@@ -15,6 +16,8 @@ const MAX_TURN = Number.MAX_SAFE_INTEGER;
 /** A list of ids as one bound parameter, read back with `json_each` (one statement text whatever the count). */
 const idList = (ids: readonly number[]) => JSON.stringify(ids);
 const flag = (value: boolean) => (value ? 1 : 0);
+/** A fact no pending rewind hides (see rewound-rows.ts): every read of facts applies it. */
+const VISIBLE_FACT = visibleRow(REWOUND_FACTS, 'living_facts');
 
 /**
  * Living memory's rows in SQLite. Every method runs inside the caller's transaction (the store's write); a batch is
@@ -52,21 +55,22 @@ export class SqliteLivingRows implements LivingRows {
   }
 
   deleteTurnFacts(saveId: string, turnId: number): number[] {
-    return (this.sql('DELETE FROM living_facts WHERE save_id = ? AND turn_id = ? RETURNING fact_id').all(saveId, turnId) as { fact_id: number }[]).map((row) => row.fact_id);
+    return (this.sql(`DELETE FROM living_facts WHERE save_id = ? AND turn_id = ? AND ${VISIBLE_FACT} RETURNING fact_id`).all(saveId, turnId) as { fact_id: number }[]).map((row) => row.fact_id);
   }
 
   deleteFactsAfter(saveId: string, turnId: number): number {
-    return this.sql('DELETE FROM living_facts WHERE save_id = ? AND turn_id > ?').run(saveId, turnId).changes;
+    // Hidden at once and deleted by the store's background purge: deleting many rows here would hold the write lock.
+    return hideRowsAfter(this.connection.database(), REWOUND_FACTS, saveId, turnId);
   }
 
   copyFacts(saveId: string, newSaveId: string, atTurn: number): [number, number][] {
-    const old = this.sql('SELECT fact_id FROM living_facts WHERE save_id = ? AND turn_id <= ? ORDER BY fact_id').all(saveId, atTurn) as { fact_id: number }[];
+    const old = this.sql(`SELECT fact_id FROM living_facts WHERE save_id = ? AND turn_id <= ? AND ${VISIBLE_FACT} ORDER BY fact_id`).all(saveId, atTurn) as { fact_id: number }[];
     const copy = this.sql(`INSERT INTO living_facts (save_id, ${FACT_COLUMNS}) SELECT ?, ${FACT_COLUMNS} FROM living_facts WHERE fact_id = ?`);
     return old.map((row) => [row.fact_id, Number(copy.run(newSaveId, row.fact_id).lastInsertRowid)]);
   }
 
   selectFacts(saveId: string, query: FactQuery): Fact[] {
-    const clauses = ['save_id = ?', 'turn_id <= ?'];
+    const clauses = ['save_id = ?', 'turn_id <= ?', VISIBLE_FACT];
     const parameters: unknown[] = [saveId, query.maxTurnId ?? MAX_TURN];
     if (query.turnId !== undefined) {
       clauses.push('turn_id = ?');
@@ -82,11 +86,11 @@ export class SqliteLivingRows implements LivingRows {
   }
 
   countFacts(saveId: string): number {
-    return (this.sql('SELECT COUNT(*) AS n FROM living_facts WHERE save_id = ?').get(saveId) as { n: number }).n;
+    return (this.sql(`SELECT COUNT(*) AS n FROM living_facts WHERE save_id = ? AND ${VISIBLE_FACT}`).get(saveId) as { n: number }).n;
   }
 
   factsVersion(saveId: string): FactsVersion {
-    const row = this.sql('SELECT COUNT(*) AS n, COALESCE(MAX(fact_id), 0) AS last FROM living_facts WHERE save_id = ?').get(saveId) as { n: number; last: number };
+    const row = this.sql(`SELECT COUNT(*) AS n, COALESCE(MAX(fact_id), 0) AS last FROM living_facts WHERE save_id = ? AND ${VISIBLE_FACT}`).get(saveId) as { n: number; last: number };
     return { count: row.n, lastFactId: row.last };
   }
 
@@ -332,7 +336,7 @@ export class SqliteLivingRows implements LivingRows {
   // ---- the whole layer ----
 
   holdsData(saveId: string): boolean {
-    return ['living_facts', 'living_beliefs', 'living_models', 'living_jobs']
-      .some((table) => this.sql(`SELECT 1 FROM ${table} WHERE save_id = ? LIMIT 1`).get(saveId) !== undefined);
+    return this.sql(`SELECT 1 FROM living_facts WHERE save_id = ? AND ${VISIBLE_FACT} LIMIT 1`).get(saveId) !== undefined
+      || ['living_beliefs', 'living_models', 'living_jobs'].some((table) => this.sql(`SELECT 1 FROM ${table} WHERE save_id = ? LIMIT 1`).get(saveId) !== undefined);
   }
 }

@@ -29,7 +29,7 @@ import { LOCK_ATTEMPT_MS, openDatabase } from './open-database.js';
 import { registerSqliteConnection } from './sqlite-connection.js';
 import type { SqliteConnection } from './sqlite-connection.js';
 import { SqliteRecallStore } from './recall-store.js';
-import { hideChunksAfter, PURGE_BATCH, purgeRewoundChunks, releaseHiddenIds, visibleChunk } from './rewound-chunks.js';
+import { deleteAllRows, hideChunksAfter, PURGE_BATCH, purgePending, purgeRewoundRows, releaseHiddenIds, REWOUND_CHUNKS, REWOUND_FACTS, REWOUND_TABLES, visibleChunk } from './rewound-rows.js';
 import { blobAsVector, vectorToBlob } from './vectors.js';
 import { requireListChunksOptions } from '../list-chunks-options.js';
 
@@ -106,7 +106,7 @@ export class SqliteStore implements Store {
     isLive: Statement;
     deleteTurn: Statement;
   };
-  /** The next step of the purge of rewound chunks, when one is scheduled (see rewound-chunks.ts). */
+  /** The next step of the purge of rewound chunks and facts, when one is scheduled (see rewound-rows.ts). */
   private purgeTimer: NodeJS.Timeout | undefined;
 
   constructor(options: SqliteStoreOptions) {
@@ -117,8 +117,10 @@ export class SqliteStore implements Store {
     }
     this.db = openDatabase(options);
     // A file opened read-only before its schema knew rewinds: nothing is hidden (a temporary table says so).
-    if (options.readonly === true && this.db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'chunk_rewinds'").get() === undefined) {
-      this.db.exec('CREATE TEMP TABLE chunk_rewinds (save_id TEXT NOT NULL, turn_id INTEGER NOT NULL, seq INTEGER NOT NULL)');
+    for (const table of REWOUND_TABLES) {
+      if (options.readonly === true && this.db.prepare("SELECT 1 FROM sqlite_master WHERE name = ?").get(table.rewinds) === undefined) {
+        this.db.exec(`CREATE TEMP TABLE ${table.rewinds} (save_id TEXT NOT NULL, turn_id INTEGER NOT NULL, ${table.order} INTEGER NOT NULL)`);
+      }
     }
     this.statements = {
       insertChunk: this.db.prepare(
@@ -149,18 +151,19 @@ export class SqliteStore implements Store {
     // Living writes wait for another process's lock as every other write does: between attempts, on timers.
     this.living = new RowLivingStore(syncLivingBackend(this.livingRows, { read: (work) => work(), write: (work) => this.transact(work) }));
     // A purge a crash or `close` cut short goes on (the check is a read: opening takes no write lock for it).
-    if (options.readonly !== true && this.db.prepare('SELECT 1 FROM chunk_rewinds LIMIT 1').get() !== undefined) this.schedulePurge(0);
+    if (options.readonly !== true && purgePending(this.db)) this.schedulePurge(0);
   }
 
   /**
-   * Deletes the chunks rewinds hid, a batch per write transaction, between other work, until none is left: after
-   * each rewind and when the file is opened (a purge a crash or `close` cut short goes on). Reads never see them.
+   * Deletes the chunks and facts rewinds hid, a batch per write transaction, between other work, until none is
+   * left: after each rewind and when the file is opened (a purge a crash or `close` cut short goes on). Reads never
+   * see them.
    */
   private schedulePurge(delayMs: number): void {
     if (this.closed || this.purgeTimer !== undefined) return;
     this.purgeTimer = setTimeout(() => {
       this.purgeTimer = undefined;
-      this.transact(() => purgeRewoundChunks(this.db, PURGE_BATCH)).then(
+      this.transact(() => purgeRewoundRows(this.db, PURGE_BATCH)).then(
         ({ pending }) => (pending ? this.schedulePurge(0) : undefined),
         // Another process holds the lock: try again later. Any other failure leaves the rows hidden until the next open.
         (error: unknown) => (isMnemoError(error, 'STORE_BUSY') ? this.schedulePurge(1000) : undefined),
@@ -287,10 +290,10 @@ export class SqliteStore implements Store {
 
   async rewind(saveId: string, turnId: number): Promise<WriteResult & { removed: RewindCounts }> {
     return this.transact(() => {
-      // The chunks are hidden at once and deleted by the purge: deleting many rows here would hold the write lock.
+      // Chunks and facts are hidden at once and deleted by the purge: deleting many rows here would hold the write lock.
       const chunks = hideChunksAfter(this.db, saveId, turnId);
       const living = runRowProgram(rewindLiving(saveId, turnId), this.livingRows);
-      if (chunks > 0) this.schedulePurge(0);
+      if (chunks > 0 || living.facts > 0) this.schedulePurge(0);
       if (chunks === 0) {
         const version = this.currentVersion(saveId);
         return { previousVersion: version, version, count: 0, removed: { chunks, living } };
@@ -316,10 +319,10 @@ export class SqliteStore implements Store {
 
   async deleteSave(saveId: string): Promise<DeleteCounts> {
     return this.transact(() => {
-      const chunks = this.db.prepare(`DELETE FROM chunks WHERE save_id = ? AND ${visibleChunk('chunks')}`).run(saveId).changes;
-      this.db.prepare('DELETE FROM chunks WHERE save_id = ?').run(saveId);
-      this.db.prepare('DELETE FROM chunk_rewinds WHERE save_id = ?').run(saveId);
+      const chunks = deleteAllRows(this.db, REWOUND_CHUNKS, saveId);
       const living = runRowProgram(deleteLiving(saveId), this.livingRows);
+      // deleteLiving hid the facts; a deleted save's rows go now, hidden ones and the rewinds' records too.
+      deleteAllRows(this.db, REWOUND_FACTS, saveId);
       // The row stays as a tombstone one version on: a save written again under this id never has a version it
       // had before, so no index of the old save (another process's, or a persisted one) is ever taken as current.
       const now = Date.now();

@@ -33,7 +33,7 @@ export const CHUNK_MIGRATIONS: readonly Migration[] = [
   },
   {
     id: 'chunks-002',
-    description: 'chunk_rewinds: the chunks a rewind hid, until the purge deletes them (src/stores/sqlite/rewound-chunks.ts)',
+    description: 'chunk_rewinds: the chunks a rewind hid, until the purge deletes them (src/stores/sqlite/rewound-rows.ts)',
     up(db) {
       db.exec(`
         CREATE TABLE chunk_rewinds (

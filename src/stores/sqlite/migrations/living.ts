@@ -88,4 +88,18 @@ export const LIVING_MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    id: 'living-002',
+    description: 'fact_rewinds: the facts a rewind hid, until the purge deletes them (src/stores/sqlite/rewound-rows.ts)',
+    up(db) {
+      db.exec(`
+        CREATE TABLE fact_rewinds (
+          save_id TEXT NOT NULL,
+          turn_id INTEGER NOT NULL,
+          fact_id INTEGER NOT NULL,
+          PRIMARY KEY (save_id, turn_id, fact_id)
+        ) WITHOUT ROWID;
+      `);
+    },
+  },
 ];
