@@ -1,7 +1,9 @@
-// Shared test helpers: temporary folders that are removed after the run, and the mnemo command run in process.
+// Shared test helpers: temporary folders that are removed after the run, the mnemo command run in process, and what
+// a SQLite file holds past its store (rows a rewind hid).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll } from 'vitest';
 
 /** A fresh temporary folder, removed when the test file ends. */
@@ -33,4 +35,25 @@ export async function runCli(...args: string[]): Promise<CliRun> {
   const err: string[] = [];
   const code = await main(['node', 'mnemo', ...args], { out: (text) => out.push(text), err: (text) => err.push(text) });
   return { code, out: out.join('\n'), err: err.join('\n') };
+}
+
+/**
+ * What a SQLite file holds, read past the store: the rows of `table` of save `a` after `turnId` (hidden ones too)
+ * and its pending rewinds (`rewinds`).
+ *
+ * @example
+ * ```ts
+ * expect(rewoundInFile(path, 'chunks', 'chunk_rewinds', 3)).toEqual({ rows: 0, rewinds: 0 });
+ * ```
+ */
+export function rewoundInFile(path: string, table: 'chunks' | 'living_facts', rewinds: 'chunk_rewinds' | 'fact_rewinds', turnId: number): { rows: number; rewinds: number } {
+  const db = new Database(path, { readonly: true });
+  try {
+    return {
+      rows: (db.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE save_id = 'a' AND turn_id > ?`).get(turnId) as { n: number }).n,
+      rewinds: (db.prepare(`SELECT COUNT(*) AS n FROM ${rewinds}`).get() as { n: number }).n,
+    };
+  } finally {
+    db.close();
+  }
 }

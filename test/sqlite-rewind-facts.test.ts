@@ -5,7 +5,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { openSqliteStore } from '../src/stores/sqlite/index.js';
 import type { SqliteStore } from '../src/stores/sqlite/index.js';
 import { PURGE_BATCH } from '../src/stores/sqlite/rewound-rows.js';
-import { tempDir } from './helpers.js';
+import { rewoundInFile, tempDir } from './helpers.js';
 
 const dir = tempDir();
 const PER_TURN = 400;
@@ -22,14 +22,8 @@ async function filled(path: string, turns: number): Promise<SqliteStore> {
   return store;
 }
 
-/** What the file holds, read past the store: facts of save `a` after `turnId` (hidden ones too), pending records. */
-function inFile(path: string, turnId: number): { rows: number; rewinds: number } {
-  const db = new Database(path, { readonly: true });
-  const rows = (db.prepare("SELECT COUNT(*) AS n FROM living_facts WHERE save_id = 'a' AND turn_id > ?").get(turnId) as { n: number }).n;
-  const rewinds = (db.prepare('SELECT COUNT(*) AS n FROM fact_rewinds').get() as { n: number }).n;
-  db.close();
-  return { rows, rewinds };
-}
+/** Facts of save `a` after `turnId` still in the file (hidden ones too), and pending fact rewinds. */
+const inFile = (path: string, turnId: number) => rewoundInFile(path, 'living_facts', 'fact_rewinds', turnId);
 
 /** Every read of save `a`'s facts, as one value. */
 async function seen(store: SqliteStore) {

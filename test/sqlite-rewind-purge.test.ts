@@ -7,7 +7,7 @@ import type { NewChunk } from '../src/seams/chunk-store.js';
 import { openSqliteStore } from '../src/stores/sqlite/index.js';
 import type { SqliteStore } from '../src/stores/sqlite/index.js';
 import { PURGE_BATCH } from '../src/stores/sqlite/rewound-rows.js';
-import { tempDir } from './helpers.js';
+import { rewoundInFile, tempDir } from './helpers.js';
 
 const dir = tempDir();
 const PER_TURN = 400;
@@ -28,23 +28,10 @@ async function filled(path: string, turns: number): Promise<SqliteStore> {
   return store;
 }
 
-/** What the file holds, read past the store: rows of save `a` after `turnId`, and pending rewinds. */
-function inFile(path: string, turnId: number): { rows: number; rewinds: number } {
-  const db = new Database(path, { readonly: true });
-  const rows = (db.prepare("SELECT COUNT(*) AS n FROM chunks WHERE save_id = 'a' AND turn_id > ?").get(turnId) as { n: number }).n;
-  const rewinds = (db.prepare('SELECT COUNT(*) AS n FROM chunk_rewinds').get() as { n: number }).n;
-  db.close();
-  return { rows, rewinds };
-}
-
-/** The same for facts: facts of save `a` after `turnId` still in the file, and pending fact rewinds. */
-function factsInFile(path: string, turnId: number): { rows: number; rewinds: number } {
-  const db = new Database(path, { readonly: true });
-  const rows = (db.prepare("SELECT COUNT(*) AS n FROM living_facts WHERE save_id = 'a' AND turn_id > ?").get(turnId) as { n: number }).n;
-  const rewinds = (db.prepare('SELECT COUNT(*) AS n FROM fact_rewinds').get() as { n: number }).n;
-  db.close();
-  return { rows, rewinds };
-}
+/** Chunks of save `a` after `turnId` still in the file, and pending chunk rewinds. */
+const inFile = (path: string, turnId: number) => rewoundInFile(path, 'chunks', 'chunk_rewinds', turnId);
+/** The same for facts. */
+const factsInFile = (path: string, turnId: number) => rewoundInFile(path, 'living_facts', 'fact_rewinds', turnId);
 
 /** Every read of the store, as one value: what a caller can see of save `a`. */
 async function seen(store: SqliteStore) {
