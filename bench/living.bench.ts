@@ -1,6 +1,7 @@
 // Benchmark of living memory: the rewind of a large save across every layer (SQLite, the embedded default, or
 // PostgreSQL), and the background pipeline's own cost per turn (model time excluded, SQLite).
-// Usage: npm run bench:living [-- --turns 1000 --trials 5 --pipeline-turns 200 --store sqlite|postgres]
+// Usage: npm run bench:living [-- --turns 1000 --trials 5 --pipeline-turns 200 --store sqlite|postgres --keep FILE]
+// --keep FILE (SQLite): a copy of the built save is left at FILE, for bench/rewind-compare.ts.
 // PostgreSQL: MNEMO_BENCH_PG_URL, else MNEMO_TEST_PG_URL, else a throwaway server started (and stopped) with
 // scripts/postgres-test-server.sh. Each trial rewinds a fresh copy of the built database (CREATE DATABASE ... TEMPLATE).
 import { copyFileSync, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -36,6 +37,7 @@ const { values } = parseArgs({
     'pipeline-turns': { type: 'string', default: '200' },
     dims: { type: 'string', default: '100' },
     store: { type: 'string', default: 'sqlite' },
+    keep: { type: 'string' },
   },
 });
 if (values.store !== 'sqlite' && values.store !== 'postgres') throw new Error(`--store: expected sqlite or postgres, got ${values.store}`);
@@ -300,6 +302,10 @@ try {
   const built = await build(store);
   await store.close();
   console.log(`built in ${built.seconds.toFixed(1)} s: ${JSON.stringify(built.counts)}, ${await backend.describe()}\n`);
+  if (values.keep !== undefined && STORE === 'sqlite') {
+    for (const suffix of ['', '-wal']) if (existsSync(join(dir, 'source.db') + suffix)) copyFileSync(join(dir, 'source.db') + suffix, values.keep + suffix);
+    console.log(`kept a copy of the built save at ${values.keep}\n`);
+  }
 
   console.log(`Rewind to turn ${Math.floor(TURNS / 2)} (store.rewind: chunks, facts, beliefs, models and jobs in one transaction), ${TRIALS} trials on fresh copies`);
   const counted = STORE === 'postgres';
