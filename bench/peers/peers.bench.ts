@@ -185,7 +185,7 @@ try {
       const outcome = await runWorker<LocomoResult>({ kind: 'locomo', engine, work, folder, locomo, k }, timeoutMs, threads);
       if (!values.keep) await removeCollection(engine, folder);
       locomoResults.set(engine, outcome);
-      progress(`  ${ENGINE_NAMES[engine]} LoCoMo: ${outcome.ok ? `R@${k} hybrid ${outcome.value.recall.hybrid?.toFixed(1)}` : outcome.reason}`);
+      progress(`  ${ENGINE_NAMES[engine]} LoCoMo: ${outcome.ok ? `R@${k} hybrid ${outcome.value.recall.hybrid?.toFixed(1) ?? 'n/a'}, vector ${outcome.value.recall.vector?.toFixed(1) ?? 'n/a'}` : outcome.reason}`);
     }
   }
 } finally {
