@@ -86,8 +86,29 @@ describe('reading a lore repository', () => {
       "town.yaml:15:18, entry 'Bad level': scope_level must be one of continental, regional, local, faction, got \"city\"",
       "town.yaml:22:12, entry '#6': title must be a string (quote numbers and dates), got 1984",
       'town.yaml:24:25, entry \'#6\': scope_tags[1] must be a tag string such as "brackwater", got 7',
-      'town.yaml:26:5, entry \'#6\': unknown field "scope_tag" (expected title, content, scope_level, scope_tags)',
+      'town.yaml:26:5, entry \'#6\': unknown field "scope_tag" (expected title, content, scope_level, scope_tags, metadata)',
       "town.yaml:18:5, entry 'Good': title is used twice in source 'town.yaml' (first at town.yaml:3:5); titles must be unique within a source",
+    ]);
+  });
+
+  it('reads free metadata on an entry (a mapping, {} when absent) and reports a bad one at its line', async () => {
+    const root = repository({
+      'index.yaml': 'files: [town.yaml]\n',
+      'town.yaml': `${GOOD}  - title: Tagged
+    scope_level: local
+    scope_tags: [docks]
+    content: Words.
+    metadata:
+      quest: salt
+      order: 2
+      places: [docks, pier]
+`,
+    });
+    const reading = await readLoreRepository(root);
+    expect(reading.problems).toEqual([]);
+    expect(reading.entries.map((entry) => entry.metadata)).toEqual([{}, { quest: 'salt', order: 2, places: ['docks', 'pier'] }]);
+    expect(await problemsOf({ 'index.yaml': 'files: [town.yaml]\n', 'town.yaml': `${GOOD}    metadata: [quest]\n` })).toEqual([
+      "town.yaml:7:15, entry 'Good': metadata must be a mapping of keys to values, such as { district: \"docks\" }, got an array of 1",
     ]);
   });
 

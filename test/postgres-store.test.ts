@@ -106,6 +106,18 @@ for (const target of postgresTargets()) {
         expect(Number(rows[0]?.n)).toBe(POSTGRES_MIGRATIONS.length);
       });
 
+      it('gives lore entries written before lore-003 empty metadata', async () => {
+        const schema = target.newSchema();
+        const first = await target.open({ schema });
+        await new Mnemo({ store: first, embedder: null, logger: silentLogger }).lore.importEntries([{ source: 's', title: 'Old', content: 'An entry from before metadata.', scopeLevel: 'continental', scopeTags: [] }]);
+        await first.close();
+        await target.query(`ALTER TABLE "${schema}".lore_entries DROP COLUMN metadata`);
+        await target.query(`DELETE FROM "${schema}".schema_migrations WHERE id = 'lore-003'`);
+        const again = await target.open({ schema });
+        expect((await again.lore.list()).map((entry) => entry.metadata)).toEqual([{}]);
+        await again.close();
+      });
+
       it('refuses a schema holding a migration this build does not know', async () => {
         const schema = target.newSchema();
         await (await target.open({ schema })).close();

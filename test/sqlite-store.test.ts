@@ -139,6 +139,20 @@ describe('SQLite migrations', () => {
     await second.close();
   });
 
+  it('gives lore entries written before lore-003 empty metadata', async () => {
+    const path = join(dir, 'lore-before-metadata.db');
+    const first = await openMemory({ path, logger: silentLogger, embedder: null });
+    await first.lore.importEntries([{ source: 's', title: 'Old', content: 'An entry from before metadata.', scopeLevel: 'continental', scopeTags: [] }]);
+    await first.close();
+    const raw = new Database(path);
+    raw.exec("ALTER TABLE lore_entries DROP COLUMN metadata; DELETE FROM schema_migrations WHERE id = 'lore-003'");
+    raw.pragma(`user_version = ${SCHEMA_VERSION - 1}`);
+    raw.close();
+    const again = await openMemory({ path, logger: silentLogger, embedder: null });
+    expect((await again.lore.list()).map((entry) => entry.metadata)).toEqual([{}]);
+    await again.close();
+  });
+
   it('refuses a database holding a migration this build does not know', () => {
     const path = join(dir, 'unknown-migration.db');
     openSqliteStore({ path }).close();

@@ -19,7 +19,7 @@ import type { Embedder } from '../seams/embedder.js';
 import type { LoreEntry, LoreIndexRow, LoreOrigin, LoreOriginIdentity, ScopeLevel } from '../seams/lore-store.js';
 import type { Reranker } from '../seams/reranker.js';
 import type { Store } from '../seams/store.js';
-import { buildLoreChangeSet, embedLoreTexts } from './lore-change-set.js';
+import { buildLoreChangeSet, embedLoreTexts, textsToEmbed } from './lore-change-set.js';
 import type { LoreEntryDraft, LoreEntryInput } from './lore-schema.js';
 import { loreInvalidError } from './lore-problem.js';
 import { StoredParseCache } from './parse-cache.js';
@@ -113,6 +113,7 @@ export interface LoreHit {
   scopeLevel: ScopeLevel;
   scopeTags: string[];
   content: string;
+  metadata: Metadata;
   score: number;
   explanation: Explanation;
 }
@@ -135,9 +136,9 @@ function summary(entry: { source: string; title: string; scopeLevel: ScopeLevel 
   return { source: entry.source, title: entry.title, scopeLevel: entry.scopeLevel };
 }
 
-/** An entry as the book's index holds it: its content, and its scope tags as labels (none for continental lore, which everyone knows). */
+/** An entry as the book's index holds it: its content, its scope tags as labels (none for continental lore, which everyone knows), its metadata as fields. */
 function loreDocument(row: LoreIndexRow): IndexDocument {
-  return { id: row.id, text: row.content, embedding: row.embedding, labels: row.scopeLevel === 'continental' ? [] : row.scopeTags };
+  return { id: row.id, text: row.content, embedding: row.embedding, labels: row.scopeLevel === 'continental' ? [] : row.scopeTags, fields: row.metadata };
 }
 
 /**
@@ -242,7 +243,7 @@ export class LoreBook {
     };
     const changes = plan.create.length + plan.update.length + plan.remove.length > 0;
     if (report.dryRun || (!changes && sameOrigin(previous, origin))) return report;
-    const texts = [...plan.create.map((entry) => entry.content), ...plan.update.map(({ draft }) => draft.content)];
+    const texts = textsToEmbed(plan);
     const vectors = this.embedder === null || texts.length === 0 ? null : await embedLoreTexts(this.embedder, texts, options.onProgress);
     const now = this.clock();
     const result = await this.store.lore.apply({ ...buildLoreChangeSet(plan, vectors, vectors === null ? null : this.embeddingModel, now), origin: { ...origin, importedAt: now } });
@@ -307,12 +308,12 @@ export class LoreBook {
       idOf: (entry) => entry.id,
       textOf: (entry) => entry.content,
     });
-    return hits.map(({ document: entry, score, explanation }) => ({ entryId: entry.id, title: entry.title, source: entry.source, scopeLevel: entry.scopeLevel, scopeTags: entry.scopeTags, content: entry.content, score, explanation }));
+    return hits.map(({ document: entry, score, explanation }) => ({ entryId: entry.id, title: entry.title, source: entry.source, scopeLevel: entry.scopeLevel, scopeTags: entry.scopeTags, content: entry.content, metadata: entry.metadata, score, explanation }));
   }
 
   /**
    * Embeds a save's lore as chunks of type `lore` at turn 0 (so they survive any rewind), each carrying its entry
-   * id, replacing the save's previous lore chunks in one transaction (idempotent). Without `entries`, the whole
+   * id and metadata (the entry's own keys, under its title, source, scopeLevel and scopeTags, which win), replacing the save's previous lore chunks in one transaction (idempotent). Without `entries`, the whole
    * book is used. Returns the number of chunks written. Chunk queries leave them out unless they ask for them
    * (`chunkType: 'lore'` or `includeLore`), so lore never takes the narrative's k budget; `searchSave` searches
    * these chunks on their own.
@@ -323,7 +324,7 @@ export class LoreBook {
       throw new MnemoError('INVALID_INPUT', 'entries: expected an array of { entryId, text }, got something else. Leave it out to use the whole lore book.');
     }
     const chunks = entries === undefined
-      ? (await this.store.lore.list()).map((entry) => ({ entryId: entry.id, text: entry.content, metadata: { title: entry.title, source: entry.source, scopeLevel: entry.scopeLevel, scopeTags: entry.scopeTags } }))
+      ? (await this.store.lore.list()).map((entry) => ({ entryId: entry.id, text: entry.content, metadata: { ...entry.metadata, title: entry.title, source: entry.source, scopeLevel: entry.scopeLevel, scopeTags: entry.scopeTags } }))
       : entries.map((entry, index) => {
         if (typeof entry?.entryId !== 'string' || entry.entryId === '') {
           throw new MnemoError('INVALID_INPUT', `entries[${index}].entryId: expected the id of the lore entry (a non-empty string), got ${JSON.stringify(entry?.entryId)}.`, { details: { field: `entries[${index}].entryId` } });

@@ -31,9 +31,14 @@ export async function embedLoreTexts(embedder: Embedder, texts: readonly string[
   return vectors;
 }
 
+/** The texts an import embeds, in the order `buildLoreChangeSet` takes their vectors: the creates, then the updates that re-embed. */
+export function textsToEmbed(plan: LoreImportPlan): string[] {
+  return [...plan.create.map((entry) => entry.content), ...plan.update.flatMap(({ draft, reembed }) => (reembed ? [draft.content] : []))];
+}
+
 /**
  * The change set of a plan: creates with new ids, updates keeping ids, removals by id. `vectors` are aligned with
- * the plan's creates then updates (null: stored without vectors).
+ * `textsToEmbed(plan)` (null: stored without vectors); an update of metadata alone keeps its stored vector.
  *
  * @example
  * ```ts
@@ -44,11 +49,12 @@ export function buildLoreChangeSet(plan: LoreImportPlan, vectors: readonly Float
   const vectorAt = (index: number) => (vectors === null ? null : (vectors[index] ?? null));
   const create: NewLoreEntry[] = plan.create.map((draft, index) => ({
     id: newId(), source: draft.source, title: draft.title, content: draft.content, scopeLevel: draft.scopeLevel, scopeTags: draft.scopeTags,
-    contentHash: draft.contentHash, embeddingModel, embedding: vectorAt(index), createdAt: now, updatedAt: now,
+    metadata: draft.metadata, contentHash: draft.contentHash, embeddingModel, embedding: vectorAt(index), createdAt: now, updatedAt: now,
   }));
-  const update: LoreEntryUpdate[] = plan.update.map(({ existing, draft, contentHash }, index) => ({
-    id: existing.id, content: draft.content, scopeLevel: draft.scopeLevel, scopeTags: draft.scopeTags, contentHash,
-    embeddingModel, embedding: vectorAt(plan.create.length + index), updatedAt: now,
+  let next = plan.create.length;
+  const update: LoreEntryUpdate[] = plan.update.map(({ existing, draft, contentHash, reembed }) => ({
+    id: existing.id, content: draft.content, scopeLevel: draft.scopeLevel, scopeTags: draft.scopeTags, metadata: draft.metadata, contentHash,
+    ...(reembed ? { vector: { embeddingModel, embedding: vectorAt(next++) } } : {}), updatedAt: now,
   }));
   return { expectedVersion: plan.expectedVersion, create, update, remove: plan.remove.map((entry) => entry.id) };
 }

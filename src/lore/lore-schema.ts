@@ -1,7 +1,9 @@
 // The zod schemas of lore input (repository files, the manifest, entries passed in code) and their messages.
 import { z } from 'zod';
+import { isMnemoError } from '../core/errors.js';
 import { LIMITS } from '../core/limits.js';
-import { describe } from '../core/validate.js';
+import type { Metadata } from '../core/types.js';
+import { describe, optionalMetadata } from '../core/validate.js';
 import { SCOPE_LEVELS } from './scope-tags.js';
 
 /** A message for a value of the wrong type: "is required" when absent, else what was expected and what came. */
@@ -24,12 +26,32 @@ export const sourceSchema = nonEmptyText('a string naming the file, such as "bra
 export const scopeLevelSchema = z.enum(SCOPE_LEVELS, { error: (issue) => (issue.input === undefined ? 'is required' : `must be one of ${SCOPE_LEVELS.join(', ')}, got ${describe(issue.input)}`) });
 export const scopeTagsSchema = z.array(tagSchema, { error: wrongType('a list of tags, such as ["brackwater"]') });
 
+/**
+ * An entry's free metadata: a mapping of keys to JSON values, checked as a chunk's metadata is (`optionalMetadata`:
+ * plain values, at most LIMITS.jsonDepth levels), kept as its JSON copy; `{}` when absent. Searches filter on it
+ * (`where`) and a save's lore chunks carry it; it is never embedded, so a change of metadata alone re-embeds nothing.
+ */
+export const metadataSchema = z
+  .record(z.string(), z.unknown(), { error: wrongType('a mapping of keys to values, such as { district: "docks" }') })
+  .optional()
+  .transform((value, context): Metadata => {
+    try {
+      const checked = optionalMetadata(value, 'metadata');
+      return checked === undefined ? {} : (JSON.parse(JSON.stringify(checked)) as Metadata);
+    } catch (error) {
+      if (!isMnemoError(error)) throw error;
+      context.addIssue({ code: 'custom', message: `is not valid metadata (${error.message})` });
+      return z.NEVER;
+    }
+  });
+
 /** One entry of a repository file, as authored (snake_case). */
 export const repositoryEntrySchema = z.strictObject({
   title: titleSchema,
   content: contentSchema,
   scope_level: scopeLevelSchema,
   scope_tags: scopeTagsSchema,
+  metadata: metadataSchema,
 });
 
 /** A repository content file: its source and its entries (each checked on its own, to report every problem). */
@@ -59,8 +81,9 @@ export const entryInputSchema = z.strictObject(
     content: contentSchema,
     scopeLevel: scopeLevelSchema,
     scopeTags: scopeTagsSchema,
+    metadata: metadataSchema,
   },
-  { error: wrongType('an entry { source, title, content, scopeLevel, scopeTags }') },
+  { error: wrongType('an entry { source, title, content, scopeLevel, scopeTags, metadata? }') },
 );
 
 /** A validated entry, from a file or from code. Tags are sorted and distinct. */
@@ -70,6 +93,8 @@ export interface LoreEntryDraft {
   content: string;
   scopeLevel: (typeof SCOPE_LEVELS)[number];
   scopeTags: string[];
+  /** Free keys (`{}` when none). */
+  metadata: Metadata;
 }
 
 /** What the caller passes to `importEntries`, derived from the schema. */

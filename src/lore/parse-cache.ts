@@ -7,7 +7,7 @@ import { SCOPE_LEVELS } from './scope-tags.js';
 export const PARSE_CACHE_KEY = 'lore.parse-cache';
 
 /** Bump when validation rules or the entry shape change: older caches are then ignored. */
-const CACHE_VERSION = 1;
+const CACHE_VERSION = 2;
 
 interface CachedFile {
   sha256: string;
@@ -20,7 +20,8 @@ function isEntry(value: unknown): value is LocatedLoreEntry {
   const entry = value as Partial<LocatedLoreEntry> | null;
   return typeof entry?.source === 'string' && typeof entry.title === 'string' && typeof entry.content === 'string'
     && typeof entry.scopeLevel === 'string' && levels.includes(entry.scopeLevel)
-    && Array.isArray(entry.scopeTags) && entry.scopeTags.every((tag) => typeof tag === 'string');
+    && Array.isArray(entry.scopeTags) && entry.scopeTags.every((tag) => typeof tag === 'string')
+    && typeof entry.metadata === 'object' && entry.metadata !== null && !Array.isArray(entry.metadata);
 }
 
 /**

@@ -1,10 +1,11 @@
 // Compares the entries of a repository with the stored book: what to create, update, leave alone and remove.
+import { isDeepStrictEqual } from 'node:util';
 import type { LoreEntry, ScopeLevel } from '../seams/lore-store.js';
 import { loreContentHash } from './content-hash.js';
 import type { LoreEntryDraft } from './lore-schema.js';
 
-/** Why an entry is re-embedded: a field that changed, or vectors made by another embedder. */
-export type LoreChangeField = 'content' | 'scope_level' | 'scope_tags' | 'embedder';
+/** Why an entry is updated: a field that changed, or vectors made by another embedder (all but `metadata` re-embed it). */
+export type LoreChangeField = 'content' | 'scope_level' | 'scope_tags' | 'metadata' | 'embedder';
 
 /** An entry named in a report. */
 export interface LoreChangeSummary {
@@ -18,7 +19,8 @@ export interface LoreImportPlan {
   /** The book version the plan was made against. */
   expectedVersion: number;
   create: (LoreEntryDraft & { contentHash: string })[];
-  update: { existing: LoreEntry; draft: LoreEntryDraft; contentHash: string; changes: LoreChangeField[] }[];
+  /** `reembed` is false when only the metadata changed: the stored vector stays. */
+  update: { existing: LoreEntry; draft: LoreEntryDraft; contentHash: string; changes: LoreChangeField[]; reembed: boolean }[];
   unchanged: LoreEntry[];
   remove: LoreEntry[];
 }
@@ -28,7 +30,7 @@ const sameTags = (a: readonly string[], b: readonly string[]) => a.length === b.
 /**
  * Matches drafts to stored entries on (source, title). New ones are created; ones whose content hash differs are
  * updated (the report says which fields changed); ones whose vectors came from another embedder are re-embedded;
- * the rest are unchanged; stored entries the drafts no longer have are removed. Pure: reads and writes nothing.
+ * ones whose metadata alone differs (keys in any order) are updated without re-embedding; the rest are unchanged; stored entries the drafts no longer have are removed. Pure: reads and writes nothing.
  *
  * @example
  * ```ts
@@ -57,8 +59,10 @@ export function planLoreImport(drafts: readonly LoreEntryDraft[], existing: read
     } else if (embeddingModel !== null && current.embeddingModel !== embeddingModel) {
       changes.push('embedder');
     }
+    const reembed = changes.length > 0;
+    if (!isDeepStrictEqual(current.metadata, draft.metadata)) changes.push('metadata');
     if (changes.length === 0) plan.unchanged.push(current);
-    else plan.update.push({ existing: current, draft, contentHash, changes });
+    else plan.update.push({ existing: current, draft, contentHash, changes, reembed });
   }
   plan.remove = existing.filter((entry) => !seen.has(JSON.stringify([entry.source, entry.title])));
   return plan;

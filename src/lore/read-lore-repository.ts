@@ -70,7 +70,7 @@ function entryName(raw: unknown, index: number): string {
   return typeof title === 'string' && title.trim() !== '' ? title.trim() : `#${index + 1}`;
 }
 
-const ENTRY_KEYS = ['title', 'content', 'scope_level', 'scope_tags'];
+const ENTRY_KEYS = ['title', 'content', 'scope_level', 'scope_tags', 'metadata'];
 
 /** Validates one content file's entries; returns the good ones (with positions) and every problem. */
 function readEntries(parsed: ParsedFile): { entries: LocatedLoreEntry[]; problems: LoreProblem[] } {
@@ -92,8 +92,8 @@ function readEntries(parsed: ParsedFile): { entries: LocatedLoreEntry[]; problem
     if (rule !== null) found.push({ file: parsed.file, entry: name, ...positionAt(parsed, nodeAt(node, ['scope_tags'])), message: `scope_tags ${rule}` });
     problems.push(...found);
     if (result.success && found.length === 0) {
-      const { title, content, scope_level: scopeLevel, scope_tags: scopeTags } = result.data;
-      entries.push({ source: file.data.source, title, content, scopeLevel, scopeTags: canonicalTags(scopeTags), file: parsed.file, ...positionAt(parsed, node) });
+      const { title, content, scope_level: scopeLevel, scope_tags: scopeTags, metadata } = result.data;
+      entries.push({ source: file.data.source, title, content, scopeLevel, scopeTags: canonicalTags(scopeTags), metadata, file: parsed.file, ...positionAt(parsed, node) });
     }
   });
   return { entries, problems };
@@ -129,7 +129,7 @@ export function duplicateProblems(entries: readonly LocatedLoreEntry[]): LorePro
 
 /**
  * Reads a lore repository: `index.yaml` at its root lists the content files (`files: [...]`), each a mapping with a
- * `source` and a list of `entries` (title, content, scope_level, scope_tags). A file the manifest does not name
+ * `source` and a list of `entries` (title, content, scope_level, scope_tags, and optional metadata). A file the manifest does not name
  * is never read; a file it names but which is absent is a problem. Nothing throws for bad content: every problem
  * is collected with its file, entry and line:column, so one run shows them all. With a `cache`, files whose
  * bytes it has already seen validated are not parsed again. The same rules hold whatever the reader: a folder

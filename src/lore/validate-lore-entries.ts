@@ -26,7 +26,7 @@ export function validateLoreEntries(inputs: unknown): { entries: LocatedLoreEntr
     const result = entryInputSchema.safeParse(raw);
     const found: LoreProblem[] = result.success ? [] : result.error.issues.flatMap((issue) =>
       issue.code === 'unrecognized_keys'
-        ? issue.keys.map((key) => ({ file: null, entry, line: null, column: null, message: `unknown field ${JSON.stringify(key)} (expected source, title, content, scopeLevel, scopeTags)` }))
+        ? issue.keys.map((key) => ({ file: null, entry, line: null, column: null, message: `unknown field ${JSON.stringify(key)} (expected source, title, content, scopeLevel, scopeTags, metadata)` }))
         : [{ file: null, entry, line: null, column: null, message: issue.path.length === 0 ? `the entry ${issue.message}` : `${fieldName(issue.path)} ${issue.message}` }]);
     const values = raw as { scopeLevel?: unknown; scopeTags?: unknown } | null;
     const rule = scopeTagsProblem(values?.scopeLevel, values?.scopeTags);

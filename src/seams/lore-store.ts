@@ -1,4 +1,5 @@
 // The LoreStore seam: persistence of the lore book (scoped world knowledge), one transaction per change set.
+import type { Metadata } from '../core/types.js';
 
 /** How widely a lore entry is known: by everyone, in a zone, in a district, or within a faction. */
 export type ScopeLevel = 'continental' | 'regional' | 'local' | 'faction';
@@ -16,6 +17,8 @@ export interface LoreEntry {
   scopeLevel: ScopeLevel;
   /** Sorted, distinct tags. A non-continental entry reaches a character holding every one of them. */
   scopeTags: string[];
+  /** Free keys a search can filter on (`where`), as authored (`{}` when none); never embedded or hashed. */
+  metadata: Metadata;
   /** sha256 of the fields that matter for retrieval (content, scope level, tags); a change means re-embed. */
   contentHash: string;
   /** Which embedder made the stored vector (`provider/model/dimensions`), or null when there is none. */
@@ -29,15 +32,18 @@ export interface NewLoreEntry extends LoreEntry {
   embedding: Float32Array | null;
 }
 
-/** New values for an existing entry (matched by id); source, title and createdAt never change. */
+/**
+ * New values for an existing entry (matched by id); source, title and createdAt never change. Without `vector`
+ * (a change of metadata only), the stored vector and its embedding model stay as they are.
+ */
 export interface LoreEntryUpdate {
   id: string;
   content: string;
   scopeLevel: ScopeLevel;
   scopeTags: string[];
+  metadata: Metadata;
   contentHash: string;
-  embeddingModel: string | null;
-  embedding: Float32Array | null;
+  vector?: { embeddingModel: string | null; embedding: Float32Array | null };
   updatedAt: number;
 }
 
@@ -87,6 +93,7 @@ export interface LoreIndexRow {
   scopeLevel: ScopeLevel;
   scopeTags: string[];
   content: string;
+  metadata: Metadata;
   embedding: Float32Array | null;
 }
 

@@ -23,7 +23,8 @@ export function registerLoreList(lore: Command, output: Output): void {
         return;
       }
       for (const entry of entries) {
-        output.out(`${entry.source}: ${entry.title} [${entry.scopeLevel}${entry.scopeTags.length > 0 ? `: ${entry.scopeTags.join(', ')}` : ''}]`);
+        const metadata = Object.keys(entry.metadata).length === 0 ? '' : ` ${JSON.stringify(entry.metadata)}`;
+        output.out(`${entry.source}: ${entry.title} [${entry.scopeLevel}${entry.scopeTags.length > 0 ? `: ${entry.scopeTags.join(', ')}` : ''}]${metadata}`);
       }
       output.out(`${entries.length} entr${entries.length === 1 ? 'y' : 'ies'}`);
     });

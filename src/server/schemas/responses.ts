@@ -114,6 +114,7 @@ export const loreEntrySchema = z.object({
   content: z.string(),
   scopeLevel: scopeLevelSchema,
   scopeTags: z.array(z.string()),
+  metadata: z.record(z.string(), z.unknown()).describe('Free keys of the entry ({} when none); lore search filters on them (where).'),
   contentHash: z.string(),
   embeddingModel: z.string().nullable(),
   createdAt: z.number(),
@@ -127,6 +128,7 @@ export const loreHitSchema = z.object({
   scopeLevel: scopeLevelSchema,
   scopeTags: z.array(z.string()),
   content: z.string(),
+  metadata: z.record(z.string(), z.unknown()),
   score: z.number(),
   explanation: explanationSchema,
 });

@@ -15,7 +15,7 @@ function byteOrder(a: string, b: string): number {
 
 function toEntry(stored: StoredEntry): LoreEntry {
   const { seq: _seq, embedding: _embedding, ...entry } = stored;
-  return { ...entry, scopeTags: [...entry.scopeTags] };
+  return { ...entry, scopeTags: [...entry.scopeTags], metadata: structuredClone(entry.metadata) };
 }
 
 const keyOf = (source: string, title: string) => JSON.stringify([source, title]);
@@ -101,9 +101,10 @@ export class InMemoryLoreStore implements LoreStore {
     this.check(changes);
     const previousVersion = this.bookVersion;
     for (const id of changes.remove) this.entries.delete(id);
-    for (const update of changes.update) {
+    for (const { vector, ...update } of changes.update) {
       const entry = this.entries.get(update.id) as StoredEntry;
-      this.entries.set(update.id, { ...entry, ...structuredClone(update) });
+      // Without a vector (a change of metadata only), the stored one and its model stay.
+      this.entries.set(update.id, { ...entry, ...structuredClone(update), ...(vector === undefined ? {} : structuredClone(vector)) });
     }
     for (const entry of changes.create) {
       this.entries.set(entry.id, { ...structuredClone(entry), seq: ++this.seq });
@@ -128,7 +129,7 @@ export class InMemoryLoreStore implements LoreStore {
     this.ensureOpen();
     const rows = [...this.entries.values()].sort((a, b) => a.seq - b.seq);
     for (const row of rows) {
-      visit({ id: row.id, scopeLevel: row.scopeLevel, scopeTags: [...row.scopeTags], content: row.content, embedding: row.embedding === null ? null : new Float32Array(row.embedding) });
+      visit({ id: row.id, scopeLevel: row.scopeLevel, scopeTags: [...row.scopeTags], content: row.content, metadata: structuredClone(row.metadata), embedding: row.embedding === null ? null : new Float32Array(row.embedding) });
     }
     return this.bookVersion;
   }

@@ -1,5 +1,6 @@
 // The PostgreSQL adapter of the LoreStore seam: entries in `lore_entries`, the access rule in SQL, one transaction per write.
 import { MnemoError, isMnemoError } from '../../core/errors.js';
+import type { Metadata } from '../../core/types.js';
 import type { LoreChangeSet, LoreEntry, LoreIndexRow, LoreListOptions, LoreOrigin, LoreStore, LoreWriteResult, ScopeLevel } from '../../seams/lore-store.js';
 import { LORE_ORIGIN_COLUMNS, originValues, toLoreOrigin } from '../lore-origin-columns.js';
 import type { LoreOriginColumns } from '../lore-origin-columns.js';
@@ -15,6 +16,7 @@ interface EntryRow {
   content: string;
   scope_level: ScopeLevel;
   scope_tags: string;
+  metadata: string;
   content_hash: string;
   embedding_model: string | null;
   created_at: string | number;
@@ -27,10 +29,11 @@ interface ScanRow {
   scope_level: ScopeLevel;
   scope_tags: string;
   content: string;
+  metadata: string;
   embedding: string | null;
 }
 
-const ENTRY_COLUMNS = 'id, source, title, content, scope_level, scope_tags, content_hash, embedding_model, created_at, updated_at';
+const ENTRY_COLUMNS = 'id, source, title, content, scope_level, scope_tags, metadata, content_hash, embedding_model, created_at, updated_at';
 /** Rows per statement when scanning or reading by id. */
 const BATCH = 2000;
 
@@ -42,6 +45,7 @@ function toEntry(row: EntryRow): LoreEntry {
     content: row.content,
     scopeLevel: row.scope_level,
     scopeTags: JSON.parse(row.scope_tags) as string[],
+    metadata: JSON.parse(row.metadata) as Metadata,
     contentHash: row.content_hash,
     embeddingModel: row.embedding_model,
     createdAt: Number(row.created_at),
@@ -136,18 +140,22 @@ export class PostgresLoreStore implements LoreStore {
       if (deleted.rowCount !== 1) throw new MnemoError('CONFLICT', `Lore entry ${id} cannot be removed: it does not exist. Nothing was written.`, { details: { id } });
     }
     for (const entry of changes.update) {
-      const updated = await client.query(
-        `UPDATE ${this.entries} SET content = $2, scope_level = $3, scope_tags = $4, content_hash = $5, embedding_model = $6, embedding = $7::vector, updated_at = $8 WHERE id = $1`,
-        [entry.id, entry.content, entry.scopeLevel, JSON.stringify(entry.scopeTags), entry.contentHash, entry.embeddingModel, vectorToLiteral(entry.embedding), entry.updatedAt],
-      );
+      const values = [entry.id, entry.content, entry.scopeLevel, JSON.stringify(entry.scopeTags), JSON.stringify(entry.metadata), entry.contentHash, entry.updatedAt];
+      // Without a vector (a change of metadata only), the stored one and its model stay.
+      const updated = entry.vector === undefined
+        ? await client.query(`UPDATE ${this.entries} SET content = $2, scope_level = $3, scope_tags = $4, metadata = $5, content_hash = $6, updated_at = $7 WHERE id = $1`, values)
+        : await client.query(
+          `UPDATE ${this.entries} SET content = $2, scope_level = $3, scope_tags = $4, metadata = $5, content_hash = $6, updated_at = $7, embedding_model = $8, embedding = $9::vector WHERE id = $1`,
+          [...values, entry.vector.embeddingModel, vectorToLiteral(entry.vector.embedding)],
+        );
       if (updated.rowCount !== 1) throw new MnemoError('CONFLICT', `Lore entry ${entry.id} cannot be updated: it does not exist. Nothing was written.`, { details: { id: entry.id } });
     }
     for (const entry of changes.create) {
       // ON CONFLICT DO NOTHING keeps the transaction usable when an entry clashes, so the error can name it.
       const inserted = await client.query(
-        `INSERT INTO ${this.entries} (id, source, title, content, scope_level, scope_tags, content_hash, embedding_model, embedding, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::vector, $10, $11) ON CONFLICT DO NOTHING`,
-        [entry.id, entry.source, entry.title, entry.content, entry.scopeLevel, JSON.stringify(entry.scopeTags), entry.contentHash, entry.embeddingModel, vectorToLiteral(entry.embedding), entry.createdAt, entry.updatedAt],
+        `INSERT INTO ${this.entries} (id, source, title, content, scope_level, scope_tags, metadata, content_hash, embedding_model, embedding, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::vector, $11, $12) ON CONFLICT DO NOTHING`,
+        [entry.id, entry.source, entry.title, entry.content, entry.scopeLevel, JSON.stringify(entry.scopeTags), JSON.stringify(entry.metadata), entry.contentHash, entry.embeddingModel, vectorToLiteral(entry.embedding), entry.createdAt, entry.updatedAt],
       );
       if (inserted.rowCount !== 1) {
         throw new MnemoError('CONFLICT', `Lore entry '${entry.title}' of source '${entry.source}' already exists (entries are unique on source and title). Nothing was written.`, {
@@ -179,11 +187,11 @@ export class PostgresLoreStore implements LoreStore {
       let last = 0;
       for (;;) {
         const batch: SqlResult<ScanRow> = await client.query<ScanRow>(
-          `SELECT seq, id, scope_level, scope_tags, content, embedding::text AS embedding FROM ${this.entries} WHERE seq > $1 ORDER BY seq LIMIT ${BATCH}`,
+          `SELECT seq, id, scope_level, scope_tags, content, metadata, embedding::text AS embedding FROM ${this.entries} WHERE seq > $1 ORDER BY seq LIMIT ${BATCH}`,
           [last],
         );
         for (const row of batch.rows) {
-          visit({ id: row.id, scopeLevel: row.scope_level, scopeTags: JSON.parse(row.scope_tags) as string[], content: row.content, embedding: literalToVector(row.embedding) });
+          visit({ id: row.id, scopeLevel: row.scope_level, scopeTags: JSON.parse(row.scope_tags) as string[], content: row.content, metadata: JSON.parse(row.metadata) as Metadata, embedding: literalToVector(row.embedding) });
         }
         if (batch.rows.length < BATCH) return version;
         last = Number(batch.rows[batch.rows.length - 1]!.seq);

@@ -1,6 +1,7 @@
 // The SQLite adapter of the LoreStore seam: entries in `lore_entries`, the access rule in SQL, one IMMEDIATE transaction per write.
 import type { Statement } from 'better-sqlite3';
 import { MnemoError, isMnemoError } from '../../core/errors.js';
+import type { Metadata } from '../../core/types.js';
 import type { LoreChangeSet, LoreEntry, LoreIndexRow, LoreListOptions, LoreOrigin, LoreStore, LoreWriteResult, ScopeLevel } from '../../seams/lore-store.js';
 import { LORE_ORIGIN_COLUMNS, originValues, toLoreOrigin } from '../lore-origin-columns.js';
 import type { LoreOriginColumns } from '../lore-origin-columns.js';
@@ -14,13 +15,14 @@ interface EntryRow {
   content: string;
   scope_level: ScopeLevel;
   scope_tags: string;
+  metadata: string;
   content_hash: string;
   embedding_model: string | null;
   created_at: number;
   updated_at: number;
 }
 
-const ENTRY_COLUMNS = 'id, source, title, content, scope_level, scope_tags, content_hash, embedding_model, created_at, updated_at';
+const ENTRY_COLUMNS = 'id, source, title, content, scope_level, scope_tags, metadata, content_hash, embedding_model, created_at, updated_at';
 
 /**
  * The access rule in SQL: continental, or no tag of the entry missing from the character's tags (a JSON array
@@ -37,6 +39,7 @@ function toEntry(row: EntryRow): LoreEntry {
     content: row.content,
     scopeLevel: row.scope_level,
     scopeTags: JSON.parse(row.scope_tags) as string[],
+    metadata: JSON.parse(row.metadata) as Metadata,
     contentHash: row.content_hash,
     embeddingModel: row.embedding_model,
     createdAt: row.created_at,
@@ -58,7 +61,7 @@ function isUniqueViolation(error: unknown): boolean {
  * ```
  */
 export class SqliteLoreStore implements LoreStore {
-  private prepared: Record<'insert' | 'update' | 'remove' | 'version' | 'bump' | 'origin' | 'setOrigin', Statement> | null = null;
+  private prepared: Record<'insert' | 'update' | 'updateKeepingVector' | 'remove' | 'version' | 'bump' | 'origin' | 'setOrigin', Statement> | null = null;
 
   constructor(private readonly connection: SqliteConnection) {}
 
@@ -66,12 +69,16 @@ export class SqliteLoreStore implements LoreStore {
     const db = this.connection.database();
     this.prepared ??= {
       insert: db.prepare(
-        `INSERT INTO lore_entries (id, source, title, content, scope_level, scope_tags, content_hash, embedding_model, embedding, created_at, updated_at)
-         VALUES (@id, @source, @title, @content, @scopeLevel, @scopeTags, @contentHash, @embeddingModel, @embedding, @createdAt, @updatedAt)`,
+        `INSERT INTO lore_entries (id, source, title, content, scope_level, scope_tags, metadata, content_hash, embedding_model, embedding, created_at, updated_at)
+         VALUES (@id, @source, @title, @content, @scopeLevel, @scopeTags, @metadata, @contentHash, @embeddingModel, @embedding, @createdAt, @updatedAt)`,
       ),
       update: db.prepare(
-        `UPDATE lore_entries SET content = @content, scope_level = @scopeLevel, scope_tags = @scopeTags, content_hash = @contentHash,
+        `UPDATE lore_entries SET content = @content, scope_level = @scopeLevel, scope_tags = @scopeTags, metadata = @metadata, content_hash = @contentHash,
          embedding_model = @embeddingModel, embedding = @embedding, updated_at = @updatedAt WHERE id = @id`,
+      ),
+      updateKeepingVector: db.prepare(
+        `UPDATE lore_entries SET content = @content, scope_level = @scopeLevel, scope_tags = @scopeTags, metadata = @metadata, content_hash = @contentHash,
+         updated_at = @updatedAt WHERE id = @id`,
       ),
       remove: db.prepare('DELETE FROM lore_entries WHERE id = ?'),
       version: db.prepare('SELECT version FROM lore_book WHERE id = 1'),
@@ -128,7 +135,7 @@ export class SqliteLoreStore implements LoreStore {
   }
 
   private applyInTransaction(changes: LoreChangeSet): Promise<LoreWriteResult> {
-    const { insert, update, remove, bump, setOrigin } = this.statements;
+    const { insert, update, updateKeepingVector, remove, bump, setOrigin } = this.statements;
     return this.connection.transact(() => {
       const previousVersion = this.currentVersion();
       if (previousVersion !== changes.expectedVersion) {
@@ -139,13 +146,14 @@ export class SqliteLoreStore implements LoreStore {
       for (const id of changes.remove) {
         if (remove.run(id).changes !== 1) throw new MnemoError('CONFLICT', `Lore entry ${id} cannot be removed: it does not exist. Nothing was written.`, { details: { id } });
       }
-      for (const entry of changes.update) {
-        const values = { ...entry, scopeTags: JSON.stringify(entry.scopeTags), embedding: vectorToBlob(entry.embedding) };
-        if (update.run(values).changes !== 1) throw new MnemoError('CONFLICT', `Lore entry ${entry.id} cannot be updated: it does not exist. Nothing was written.`, { details: { id: entry.id } });
+      for (const { vector, ...entry } of changes.update) {
+        const values = { ...entry, scopeTags: JSON.stringify(entry.scopeTags), metadata: JSON.stringify(entry.metadata) };
+        const changed = vector === undefined ? updateKeepingVector.run(values) : update.run({ ...values, embeddingModel: vector.embeddingModel, embedding: vectorToBlob(vector.embedding) });
+        if (changed.changes !== 1) throw new MnemoError('CONFLICT', `Lore entry ${entry.id} cannot be updated: it does not exist. Nothing was written.`, { details: { id: entry.id } });
       }
       for (const entry of changes.create) {
         try {
-          insert.run({ ...entry, scopeTags: JSON.stringify(entry.scopeTags), embedding: vectorToBlob(entry.embedding) });
+          insert.run({ ...entry, scopeTags: JSON.stringify(entry.scopeTags), metadata: JSON.stringify(entry.metadata), embedding: vectorToBlob(entry.embedding) });
         } catch (error) {
           if (!isUniqueViolation(error)) throw error;
           throw new MnemoError('CONFLICT', `Lore entry '${entry.title}' of source '${entry.source}' already exists (entries are unique on source and title). Nothing was written.`, {
@@ -179,10 +187,10 @@ export class SqliteLoreStore implements LoreStore {
     const db = this.connection.database();
     return db.transaction(() => {
       const version = this.currentVersion();
-      const rows = db.prepare('SELECT id, scope_level, scope_tags, content, embedding FROM lore_entries ORDER BY seq')
-        .iterate() as Iterable<{ id: string; scope_level: ScopeLevel; scope_tags: string; content: string; embedding: Buffer | null }>;
+      const rows = db.prepare('SELECT id, scope_level, scope_tags, content, metadata, embedding FROM lore_entries ORDER BY seq')
+        .iterate() as Iterable<{ id: string; scope_level: ScopeLevel; scope_tags: string; content: string; metadata: string; embedding: Buffer | null }>;
       for (const row of rows) {
-        visit({ id: row.id, scopeLevel: row.scope_level, scopeTags: JSON.parse(row.scope_tags) as string[], content: row.content, embedding: blobToVector(row.embedding) });
+        visit({ id: row.id, scopeLevel: row.scope_level, scopeTags: JSON.parse(row.scope_tags) as string[], content: row.content, metadata: JSON.parse(row.metadata) as Metadata, embedding: blobToVector(row.embedding) });
       }
       return version;
     }).deferred();

@@ -16,7 +16,7 @@ import type { StoreFactory } from './store-factory.js';
 
 function newEntry(source: string, title: string, scopeLevel: NewLoreEntry['scopeLevel'], scopeTags: string[], content = `${title}: words about ${title}.`): NewLoreEntry {
   return {
-    id: `${source}#${title}`, source, title, content, scopeLevel, scopeTags: [...scopeTags].sort(),
+    id: `${source}#${title}`, source, title, content, scopeLevel, scopeTags: [...scopeTags].sort(), metadata: {},
     contentHash: loreContentHash({ content, scopeLevel, scopeTags }), embeddingModel: null, embedding: null, createdAt: 1, updatedAt: 1,
   };
 }
@@ -84,13 +84,29 @@ export function runLoreContract(name: string, factory: StoreFactory): void {
         const result = await store.lore.apply({
           expectedVersion: 1,
           create: [],
-          update: [{ id: 's#One', content: 'New words.', scopeLevel: 'regional', scopeTags: ['town'], contentHash: 'h', embeddingModel: 'm', embedding: new Float32Array([1, 0]), updatedAt: 9 }],
+          update: [{ id: 's#One', content: 'New words.', scopeLevel: 'regional', scopeTags: ['town'], metadata: { district: 'docks' }, contentHash: 'h', vector: { embeddingModel: 'm', embedding: new Float32Array([1, 0]) }, updatedAt: 9 }],
           remove: ['s#Two'],
         });
         expect(result).toEqual({ previousVersion: 1, version: 2, created: 0, updated: 1, removed: 1 });
-        expect(await store.lore.list()).toEqual([expect.objectContaining({ id: 's#One', content: 'New words.', scopeLevel: 'regional', scopeTags: ['town'], contentHash: 'h', embeddingModel: 'm', createdAt: 1, updatedAt: 9 })]);
+        expect(await store.lore.list()).toEqual([expect.objectContaining({ id: 's#One', content: 'New words.', scopeLevel: 'regional', scopeTags: ['town'], metadata: { district: 'docks' }, contentHash: 'h', embeddingModel: 'm', createdAt: 1, updatedAt: 9 })]);
         expect(await store.lore.apply({ expectedVersion: 2, create: [], update: [], remove: [] })).toMatchObject({ version: 2 });
         expect(await store.lore.version()).toBe(2);
+      });
+
+      it('keeps metadata as written (keys in order, nested values), and an update without a vector keeps the stored one', async () => {
+        const metadata = { quest: 'salt', order: 2, secret: false, nested: { where: ['docks', 'pier'] }, none: null };
+        const vector = new Float32Array([0.6, 0.8]);
+        await store.lore.apply({ expectedVersion: 0, create: [{ ...newEntry('s', 'One', 'local', ['a']), metadata, embeddingModel: 'm', embedding: vector }], update: [], remove: [] });
+        const [stored] = await store.lore.list();
+        expect(stored?.metadata).toEqual(metadata);
+        expect(Object.keys(stored?.metadata ?? {})).toEqual(['quest', 'order', 'secret', 'nested', 'none']);
+        expect((await store.lore.get(['s#One']))[0]?.metadata).toEqual(metadata);
+        await store.lore.apply({ expectedVersion: 1, create: [], update: [{ id: 's#One', content: stored!.content, scopeLevel: 'local', scopeTags: ['a'], metadata: { quest: 'tide' }, contentHash: stored!.contentHash, updatedAt: 7 }], remove: [] });
+        const rows: { metadata: object; embedding: Float32Array | null }[] = [];
+        await store.lore.scan((row) => rows.push(row));
+        expect(rows[0]?.metadata).toEqual({ quest: 'tide' });
+        expect(Array.from(rows[0]?.embedding ?? [])).toEqual(Array.from(vector));
+        expect((await store.lore.list())[0]).toMatchObject({ metadata: { quest: 'tide' }, embeddingModel: 'm', updatedAt: 7 });
       });
 
       it('applies a change set whole or not at all: a clash on (source, title) at its end leaves the book as it was', async () => {
@@ -100,7 +116,7 @@ export function runLoreContract(name: string, factory: StoreFactory): void {
         await expect(store.lore.apply({
           expectedVersion: 1,
           create: [newEntry('s', 'Fresh', 'local', ['a']), clash],
-          update: [{ id: 's#Keep', content: 'changed', scopeLevel: 'local', scopeTags: ['a'], contentHash: 'x', embeddingModel: null, embedding: null, updatedAt: 5 }],
+          update: [{ id: 's#Keep', content: 'changed', scopeLevel: 'local', scopeTags: ['a'], metadata: { changed: true }, contentHash: 'x', vector: { embeddingModel: null, embedding: null }, updatedAt: 5 }],
           remove: ['s#Doomed'],
         })).rejects.toMatchObject({ code: 'CONFLICT' });
         expect(await store.lore.list()).toEqual(before);
@@ -251,6 +267,35 @@ export function runLoreContract(name: string, factory: StoreFactory): void {
         expect(after.get('The Sunken Bell')).toEqual(before.get('The Sunken Bell'));
         const [hit] = await memory.lore.search('one sack in ten', { tags: ['brackwater'], k: 1 });
         expect(hit?.content).toContain('one sack in ten');
+      });
+
+      it("updates metadata alone without re-embedding, and a save's lore chunks carry it for a where query", async () => {
+        const tagged = ORSA_LORE.map((entry): LoreEntryInput => {
+          if (entry.title === 'The Salt Toll') return { ...entry, metadata: { quest: 'salt', district: 'toll-bridge' } };
+          if (entry.title === 'The Sunken Bell') return { ...entry, metadata: { quest: 'bell' } };
+          return entry;
+        });
+        const report = await memory.lore.importEntries(tagged);
+        expect(report.updated.map((change) => [change.title, change.changes])).toEqual([['The Salt Toll', ['metadata']], ['The Sunken Bell', ['metadata']]]);
+        expect(report).toMatchObject({ embedded: 0, written: true });
+        expect(embedder.calls).toBe(0);
+        const entries = await memory.lore.list();
+        expect(entries.find((entry) => entry.title === 'The Salt Toll')?.metadata).toEqual({ quest: 'salt', district: 'toll-bridge' });
+        expect(entries.find((entry) => entry.title === 'The tidelines')?.metadata).toEqual({});
+        expect((await memory.lore.search('salt barge toll', { tags: ORSA_CHARACTERS.bartender, k: 1 }))[0]?.metadata).toEqual({ quest: 'salt', district: 'toll-bridge' });
+        // Keys in another order are the same metadata: nothing to write.
+        const reordered = tagged.map((entry) => (entry.title === 'The Salt Toll' ? { ...entry, metadata: { district: 'toll-bridge', quest: 'salt' } } : entry));
+        expect(await memory.lore.importEntries(reordered)).toMatchObject({ updated: [], written: false });
+        await expect(memory.lore.importEntries([{ ...ORSA_LORE[0]!, metadata: ['not', 'a', 'mapping'] as never }])).rejects.toMatchObject({ code: 'LORE_INVALID' });
+        expect(await memory.lore.syncToSave('run')).toBe(ORSA_LORE.length);
+        const hits = await memory.query('run', 'salt bell toll barge', { k: 10, chunkType: 'lore', where: { quest: { exists: true } } });
+        expect(hits.map((hit) => hit.metadata['title']).sort()).toEqual(['The Salt Toll', 'The Sunken Bell']);
+        expect(hits.find((hit) => hit.metadata['title'] === 'The Salt Toll')?.metadata).toMatchObject({ quest: 'salt', district: 'toll-bridge', source: 'brackwater/regional.yaml', scopeLevel: 'regional' });
+        expect((await memory.query('run', 'salt bell toll barge', { k: 10, chunkType: 'lore', where: { quest: 'bell' } })).map((hit) => hit.metadata['title'])).toEqual(['The Sunken Bell']);
+        // The entry's own keys never override what the chunk says of its entry.
+        await memory.lore.importEntries(tagged.map((entry) => (entry.title === 'The Sunken Bell' ? { ...entry, metadata: { title: 'forged', quest: 'bell' } } : entry)));
+        await memory.lore.syncToSave('run');
+        expect((await memory.query('run', 'bell', { k: 10, chunkType: 'lore', where: { quest: 'bell' } }))[0]?.metadata['title']).toBe('The Sunken Bell');
       });
 
       it('removes entries the repository no longer has, and they stop surfacing', async () => {

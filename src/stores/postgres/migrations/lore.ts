@@ -1,7 +1,7 @@
 // Schema of the lore book: its entries (unique on source and title), the book's version and where its live lore came from.
 import type { PostgresMigration } from './migration.js';
 
-/** Migrations of the lore layer, oldest first (the same tables as SQLite's `lore-001` and `lore-002`). */
+/** Migrations of the lore layer, oldest first (the same tables as SQLite's `lore-001` to `lore-003`). */
 export const LORE_MIGRATIONS: readonly PostgresMigration[] = [
   {
     id: 'lore-001',
@@ -39,6 +39,16 @@ export const LORE_MIGRATIONS: readonly PostgresMigration[] = [
           ADD COLUMN origin_ref TEXT,
           ADD COLUMN origin_commit TEXT,
           ADD COLUMN origin_imported_at BIGINT`);
+    },
+  },
+  {
+    id: 'lore-003',
+    description: 'free metadata on lore entries (a JSON object; existing entries get {})',
+    async up(client) {
+      // JSON text as Mnemo wrote it (like scope_tags), so keys keep their order on every store. The CHECK is added on
+      // its own, named: Citus refuses a column added with a constraint to a distributed or reference table.
+      await client.query(`ALTER TABLE lore_entries ADD COLUMN metadata TEXT NOT NULL DEFAULT '{}'`);
+      await client.query(`ALTER TABLE lore_entries ADD CONSTRAINT lore_entries_metadata_object CHECK (jsonb_typeof(metadata::jsonb) = 'object')`);
     },
   },
 ];

@@ -45,4 +45,11 @@ export const LORE_MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    id: 'lore-003',
+    description: 'free metadata on lore entries (a JSON object; existing entries get {})',
+    up(db) {
+      db.exec(`ALTER TABLE lore_entries ADD COLUMN metadata TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(metadata) AND json_type(metadata) = 'object')`);
+    },
+  },
 ];
