@@ -64,6 +64,53 @@ describe('mnemo lore', () => {
     expect((await runCli('--db', path, 'lore', 'import', EXAMPLE)).out).toContain('34 created');
   });
 
+  it('imports, lists and filters lore on metadata: lore search --where, the same syntax as mnemo query --where', async () => {
+    const root = join(dir, 'tagged');
+    mkdirSync(root, { recursive: true });
+    writeFileSync(join(root, 'index.yaml'), 'files: [town.yaml]\n');
+    const town = (quest: string) => `source: town.yaml
+entries:
+  - title: Salt road
+    scope_level: regional
+    scope_tags: [brackwater]
+    content: The salt road runs from the pans to the Toll Bridge.
+    metadata: { quest: ${quest}, order: 1 }
+  - title: Salt ghosts
+    scope_level: regional
+    scope_tags: [brackwater]
+    content: Salt salt salt, the ghosts of the salt pans whisper of salt.
+    metadata: { quest: ghosts }
+  - title: Salt secret
+    scope_level: faction
+    scope_tags: [mudlarks]
+    content: The mudlarks hide salt in the drowned market.
+    metadata: { quest: salt }
+`;
+    writeFileSync(join(root, 'town.yaml'), town('salt'));
+    const path = join(dir, 'tagged.db');
+    expect((await runCli('--db', path, 'lore', 'import', root)).code).toBe(0);
+    expect((await runCli('--db', path, 'lore', 'list')).out).toContain('town.yaml: Salt road [regional: brackwater] {"quest":"salt","order":1}');
+    const search = async (...where: string[]) => {
+      const result = await runCli('--db', path, 'lore', 'search', 'salt', '--tags', 'brackwater', '-k', '5', '--json', '--where', ...where);
+      expect(result.code).toBe(0);
+      return (JSON.parse(result.out) as { title: string }[]).map((hit) => hit.title);
+    };
+    expect(await search('quest=salt')).toEqual(['Salt road']);
+    expect(await search('quest=salt', 'quest=ghosts')).toEqual(['Salt ghosts', 'Salt road']);
+    expect(await search('order:=1')).toEqual(['Salt road']);
+    expect(await search('!order')).toEqual(['Salt ghosts']);
+    const human = await runCli('--db', path, 'lore', 'search', 'salt', '--tags', 'brackwater', '--where', 'quest=salt');
+    expect(human.out).toMatch(/^1\. \[regional: brackwater\] Salt road \(town\.yaml\) \{"quest":"salt","order":1\}/);
+    const bad = await runCli('--db', path, 'lore', 'search', 'salt', '--tags', 'brackwater', '--where', 'quest:=[1]');
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain('error INVALID_INPUT: where.quest');
+    writeFileSync(join(root, 'town.yaml'), town('tolls'));
+    const edited = await runCli('--db', path, 'lore', 'import', root);
+    expect(edited.out).toContain('1 updated');
+    expect(edited.out).toContain('0 embedded');
+    expect(await search('quest=tolls')).toEqual(['Salt road']);
+  });
+
   it('exits 2 listing every problem of an invalid repository, and writes nothing', async () => {
     const root = join(dir, 'broken');
     mkdirSync(root, { recursive: true });

@@ -83,6 +83,9 @@ async function exerciseTools(client: Client, call: (name: string, args: Record<s
   expect(titles).toContain('Founding of Brackwater');
   expect(titles).not.toContain('The Brackwater lantern house');
   expect(titles).not.toContain('The tidelines');
+  const trade = await call('lore_search', { query: 'salt toll market trade', tags: MARTA_TAGS, k: 20, where: { topic: 'trade' } });
+  expect((trade.structuredContent?.hits as { title: string }[]).map((hit) => hit.title)).toEqual(['The Salt Toll']);
+  expect((await call('lore_search', { query: 'salt', tags: MARTA_TAGS, where: { topic: ['trade'] } })).content[0]?.text).toMatch(/^error INVALID_INPUT: /u);
   const withoutTags = await call('lore_search', { query: 'tidelines' }).catch((error: Error) => ({ isError: true, content: [{ type: 'text', text: error.message }] }));
   expect(withoutTags.isError).toBe(true);
 

@@ -277,10 +277,21 @@ describe('HTTP API: lore', () => {
     expect(titles((await api.ok('searchLore', '/v1/lore/search', { token: ADMIN, body: { query: question, k: 20 } })).hits)).toContain('Mudlark safe houses');
   });
 
+  it('filters lore search on metadata (where) with the tags still applied; a bad filter is a coded 400', async () => {
+    const question = 'salt toll market trade';
+    const marta = (await api.ok('searchLore', '/v1/lore/search', { body: { query: question, tags: MARTA_TAGS, k: 20, where: { topic: 'trade' } } })).hits as { title: string; metadata: object }[];
+    expect(marta).toEqual([expect.objectContaining({ title: 'The Salt Toll', metadata: { topic: 'trade', toll: true } })]);
+    const admin = (await api.ok('searchLore', '/v1/lore/search', { token: ADMIN, body: { query: question, k: 20, where: { topic: { in: ['trade', 'magic'] }, toll: { exists: false } } } })).hits;
+    expect(titles(admin).sort()).toEqual(['The drowned market', 'The tidelines']);
+    await api.fails('/v1/lore/search', 400, 'INVALID_INPUT', { body: { query: question, tags: MARTA_TAGS, where: { topic: ['trade'] } } });
+    await api.fails('/v1/lore/search', 400, 'LIMIT_EXCEEDED', { body: { query: question, tags: MARTA_TAGS, where: Object.fromEntries(Array.from({ length: 17 }, (_, index) => [`key${index}`, 1])) } });
+  });
+
   it('lists and reads entries within the character\'s scope; a hidden entry is a 404', async () => {
     const entries = (await api.ok('listLore', `/v1/lore/entries?tags=${MARTA_TAGS.join(',')}`)).entries as { id: string; title: string; embedding?: unknown }[];
     expect(entries.map((entry) => entry.title).sort()).toEqual(['Founding of Brackwater', 'The Lantern Compact', 'The Long Drowning', 'The Salt Toll', 'The Sunken Bell']);
     expect(entries[0]).not.toHaveProperty('embedding');
+    expect(entries.find((entry) => entry.title === 'The Salt Toll')).toMatchObject({ metadata: { topic: 'trade', toll: true } });
     expect(((await api.ok('listLore', '/v1/lore/entries?tags=')).entries as unknown[]).length).toBe(2);
     await api.fails('/v1/lore/entries', 400, 'INVALID_INPUT');
     const listing = await api.ok('listLore', '/v1/lore/entries', { token: ADMIN });

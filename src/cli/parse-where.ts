@@ -2,6 +2,9 @@
 import { MnemoError } from '../core/errors.js';
 import type { MetadataCondition, MetadataScalar, MetadataWhere } from '../core/types.js';
 
+/** The help of a `--where` flag (mnemo query, mnemo lore search). */
+export const WHERE_FLAG_HELP = 'KEY=VALUE (again for one of several), KEY:=JSON (3, true), KEY (present), !KEY (missing)';
+
 /**
  * Turns `--where` flags into a `where` filter: `KEY=VALUE` (the string value; the same key again adds a value it
  * may take instead), `KEY:=JSON` (a JSON value: a number, a boolean, or `{"in":[...]}`), `KEY` (the key present)

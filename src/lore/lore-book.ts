@@ -3,10 +3,11 @@ import { systemClock } from '../core/clock.js';
 import type { Clock } from '../core/clock.js';
 import { MnemoError } from '../core/errors.js';
 import { LIMITS, limitExceeded } from '../core/limits.js';
+import { resolveMetadataWhere } from '../core/metadata-filter.js';
 import { onceLogger, silentLogger } from '../core/logger.js';
 import type { Logger } from '../core/logger.js';
 import { LORE_CHUNK_TYPE } from '../core/types.js';
-import type { Explanation, Hit, Metadata, QueryOptions } from '../core/types.js';
+import type { Explanation, Hit, Metadata, MetadataWhere, QueryOptions } from '../core/types.js';
 import { optionalCount, requireSaveId } from '../core/validate.js';
 import { NarrativeMemory } from '../narrative/narrative-memory.js';
 import type { Analyzer, IndexDocument } from '../retrieval/corpus-index.js';
@@ -103,6 +104,11 @@ export interface LoreSearchOptions extends SearchOptions {
   tags?: readonly string[];
   /** Search every entry whatever its scope (for authors and admins, never for a character's prompt). */
   ignoreScope?: boolean;
+  /**
+   * Conditions on the entries' metadata, every one of which must hold (AND), as in a chunk query (`MetadataWhere`:
+   * a value, `{ in: [...] }`, `{ exists: boolean }`). Applied before ranking in both arms, with the tags.
+   */
+  where?: MetadataWhere;
 }
 
 /** A lore search result: the entry it maps back to, its score and why it ranked. */
@@ -287,20 +293,27 @@ export class LoreBook {
    * Hybrid search of the book as one character: entries it may not know are filtered out before ranking in both
    * arms, so when the best matches are hidden from it, the ones it may know still fill k, and every statistic a
    * score rests on (BM25's, the z-score standardisation) is that of the entries it may know: adding, changing or
-   * removing an entry it may not know changes none of its scores. Each hit maps back to its entry and says why it
-   * ranked.
+   * removing an entry it may not know changes none of its scores. A `where` filter on the entries' metadata is
+   * applied the same way (before ranking, with the tags; the scores are then those of the entries both let
+   * through). Each hit maps back to its entry and says why it ranked.
+   *
+   * @example
+   * ```ts
+   * await memory.lore.search('who collects the toll?', { tags: ['brackwater'], where: { quest: 'salt' }, k: 3 });
+   * ```
    */
   async search(query: string, searchOptions: LoreSearchOptions = {}): Promise<LoreHit[]> {
     const options: LoreSearchOptions = { ...this.searchDefaults, ...searchOptions };
     const request = resolveSearchRequest('lore', query, options);
     const held = options.ignoreScope === true ? undefined : requireCharacterTags(options.tags);
+    const fields = resolveMetadataWhere(options.where);
     const index = await this.cache.get(BOOK);
     const { hits } = await searchCorpus({
       request,
       index,
       embedder: this.embedder,
       logger: this.logger,
-      accept: index.filterFor({ labelsWithin: held }),
+      accept: index.filterFor({ labelsWithin: held, fields }),
       // The entries a character may not know weigh on no score: a score or an order never tells what they hold.
       statisticsOfAccepted: true,
       reranker: this.reranker,

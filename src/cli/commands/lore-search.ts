@@ -5,14 +5,16 @@ import type { Output } from '../context.js';
 import { parseInteger, withMemory } from '../context.js';
 import { formatScore } from '../format-hit.js';
 import { parseTags } from '../parse-tags.js';
+import { parseWhere, WHERE_FLAG_HELP } from '../parse-where.js';
 
-/** A lore hit for people: rank, scope, title and source, the content, then why it ranked. */
+/** A lore hit for people: rank, scope, title, source and metadata, the content, then why it ranked. */
 export function formatLoreHit(hit: LoreHit, rank: number): string {
   const scope = hit.scopeTags.length === 0 ? hit.scopeLevel : `${hit.scopeLevel}: ${hit.scopeTags.join(', ')}`;
-  return [`${rank}. [${scope}] ${hit.title} (${hit.source})`, `   ${hit.content.replace(/\s+/g, ' ').trim()}`, ...formatScore(hit.score, hit.explanation)].join('\n');
+  const metadata = Object.keys(hit.metadata).length === 0 ? '' : ` ${JSON.stringify(hit.metadata)}`;
+  return [`${rank}. [${scope}] ${hit.title} (${hit.source})${metadata}`, `   ${hit.content.replace(/\s+/g, ' ').trim()}`, ...formatScore(hit.score, hit.explanation)].join('\n');
 }
 
-/** Registers `mnemo lore search <query...> --tags a,b [-k N]`. */
+/** Registers `mnemo lore search <query...> --tags a,b [-k N] [--where CONDITION...]`. */
 export function registerLoreSearch(lore: Command, output: Output): void {
   lore
     .command('search')
@@ -21,9 +23,10 @@ export function registerLoreSearch(lore: Command, output: Output): void {
     .option('--tags <tags>', "the character's lore tags, comma-separated (zone, district, faction); none = continental only", parseTags, [])
     .option('--all', 'ignore scope and search every entry (for authors)')
     .option('-k, --k <k>', 'number of hits', parseInteger('k'), 5)
+    .option('--where <condition...>', `conditions on the entries' metadata, all must hold: ${WHERE_FLAG_HELP}`)
     .option('--json', 'print JSON')
-    .action(async (words: string[], flags: { tags: string[]; all?: boolean; k: number; json?: boolean }, command: Command) => {
-      const hits = await withMemory(command, (memory) => memory.lore.search(words.join(' '), { tags: flags.tags, ignoreScope: flags.all === true, k: flags.k }));
+    .action(async (words: string[], flags: { tags: string[]; all?: boolean; k: number; where?: string[]; json?: boolean }, command: Command) => {
+      const hits = await withMemory(command, (memory) => memory.lore.search(words.join(' '), { tags: flags.tags, ignoreScope: flags.all === true, k: flags.k, where: parseWhere(flags.where) }));
       if (flags.json) output.out(JSON.stringify(hits, null, 2));
       else output.out(hits.length === 0 ? 'no lore this character knows matches' : hits.map((hit, index) => formatLoreHit(hit, index + 1)).join('\n'));
     });

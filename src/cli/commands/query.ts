@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import type { Output } from '../context.js';
 import { parseInteger, withMemory } from '../context.js';
 import { formatHit } from '../format-hit.js';
-import { parseWhere } from '../parse-where.js';
+import { parseWhere, WHERE_FLAG_HELP } from '../parse-where.js';
 
 interface QueryFlags {
   k: number;
@@ -31,7 +31,7 @@ export function registerQuery(program: Command, output: Output): void {
     .option('--type <chunkType>', 'only this chunk type')
     .option('--exclude-type <chunkType>', 'never this chunk type')
     .option('--include-lore', "let the save's lore chunks rank too (left out by default; --type lore searches only them)")
-    .option('--where <condition...>', 'metadata conditions, all must hold: KEY=VALUE (again for one of several), KEY:=JSON (3, true), KEY (present), !KEY (missing)')
+    .option('--where <condition...>', `metadata conditions, all must hold: ${WHERE_FLAG_HELP}`)
     .option('--json', 'print JSON')
     .action(async (saveId: string, words: string[], flags: QueryFlags, command: Command) => {
       let chunks = 0;

@@ -78,6 +78,7 @@ const loreSearchTool = z.strictObject({
   query: loreSearchBody.shape.query.describe('What the player asks about.'),
   tags: z.array(z.string().regex(/^\S+$/u).max(100)).max(LIMITS.tags, `must be at most ${LIMITS.tags} tags (limit tags, see docs/limits.md)`).describe("The character's lore tags (zone, district, faction); [] = continental lore only."),
   k: z.number().int().min(1).max(100).optional().describe('Entries to return (default 5).'),
+  where: loreSearchBody.shape.where,
 });
 
 /**

@@ -50,14 +50,14 @@ export const loreRoutes: Route[] = [
     path: '/v1/lore/search',
     operationId: 'searchLore',
     summary: 'Search the lore a character may know (continental, plus entries whose every tag it holds)',
-    description: 'tags are required unless the token is an admin\'s; hidden entries are filtered before ranking.',
+    description: 'tags are required unless the token is an admin\'s; hidden entries, and entries whose metadata fails `where`, are filtered before ranking.',
     tag: 'lore',
     access: 'any',
     body: loreSearchBody,
     response: z.object({ hits: z.array(loreHitSchema) }),
     async handle({ body, principal, memory }) {
       const tags = characterTags(principal, body.tags, 'lore search', body.ignoreScope === true);
-      return { hits: await memory.lore.search(body.query, { tags, ignoreScope: tags === undefined, k: body.k, focusTerms: body.focusTerms }) };
+      return { hits: await memory.lore.search(body.query, { tags, ignoreScope: tags === undefined, k: body.k, where: body.where, focusTerms: body.focusTerms }) };
     },
   }),
   defineRoute({

@@ -165,6 +165,7 @@ export const loreSearchBody = z.strictObject({
   tags: tagsSchema.optional().describe("The character's lore tags ([] = continental only). Required unless the token is an admin's."),
   ignoreScope: z.boolean().optional().describe('Search every entry whatever its scope (admin tokens only).'),
   k: kSchema.optional().describe('Entries to return (default 5).'),
+  where: whereSchema.optional().describe("Conditions on the entries' metadata, all of which must hold, applied before ranking with the tags: { \"quest\": \"salt\", \"district\": { \"in\": [\"docks\", \"pier\"] }, \"secret\": { \"exists\": false } }."),
   focusTerms: focusTermsSchema.optional().describe('Here-and-now terms: entries mentioning one get a small boost.'),
 });
 

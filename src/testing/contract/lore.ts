@@ -224,6 +224,33 @@ export function runLoreContract(name: string, factory: StoreFactory): void {
         await expect(memory.lore.search('obsidian', { tags: [], fusion: 'borda' as 'rrf' })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
       });
 
+      it('filters on metadata (where) before ranking in both arms: filtered-out best matches never take the permitted ones\' slots', async () => {
+        const decoys = Array.from({ length: 20 }, (_, index): LoreEntryInput => ({ source: 'decoys.yaml', title: `Decoy ${index}`, scopeLevel: 'regional', scopeTags: ['brackwater'], content: 'obsidian obsidian obsidian tower of obsidian obsidian', metadata: { quest: 'decoy' } }));
+        const wanted = Array.from({ length: 6 }, (_, index): LoreEntryInput => ({ source: 'common.yaml', title: `Rumour ${index}`, scopeLevel: 'regional', scopeTags: ['brackwater'], content: `a single obsidian shard among many other ordinary harbour words, number ${index}`, metadata: { quest: 'salt', order: index } }));
+        const secrets = Array.from({ length: 4 }, (_, index): LoreEntryInput => ({ source: 'secrets.yaml', title: `Secret ${index}`, scopeLevel: 'faction', scopeTags: ['inner_circle'], content: 'obsidian obsidian obsidian tower of obsidian', metadata: { quest: 'salt' } }));
+        await memory.lore.importEntries([...ORSA_LORE, ...decoys, ...wanted, ...secrets]);
+        const search = (where: object, options: { k?: number; fusion?: 'rrf' | 'zscore'; tags?: readonly string[] } = {}) =>
+          memory.lore.search('obsidian', { tags: ORSA_CHARACTERS.bartender, k: 5, capPerSource: options.k === undefined ? 5 : 0, ...options, where: where as never });
+        // Unfiltered, the decoys are the best matches and fill k.
+        expect(titles(await search({})).every((title) => title.startsWith('Decoy'))).toBe(true);
+        // The same order on every store (this contract runs on each): rankings are identical.
+        expect(titles(await search({ quest: 'salt' }))).toEqual(['Rumour 1', 'Rumour 3', 'Rumour 0', 'Rumour 2', 'Rumour 4']);
+        expect(titles(await search({ quest: 'salt' }, { fusion: 'zscore' })).sort()).toEqual(['Rumour 0', 'Rumour 1', 'Rumour 2', 'Rumour 3', 'Rumour 4']);
+        // Tags still apply: the faction's secrets hold the key too, and stay hidden from the bar.
+        expect(titles(await search({ quest: 'salt' }, { k: 50 })).sort()).toEqual(wanted.map((entry) => entry.title));
+        expect(titles(await search({ quest: 'salt' }, { tags: ['inner_circle'], k: 50 })).sort()).toEqual(secrets.map((entry) => entry.title));
+        expect(titles(await search({ quest: { in: ['salt', 'decoy'] } }, { k: 50 }))).toHaveLength(26);
+        expect(titles(await search({ quest: 'salt', order: { in: [1, 4] } }, { k: 50 })).sort()).toEqual(['Rumour 1', 'Rumour 4']);
+        expect(await search({ order: '1' }, { k: 50 })).toEqual([]);
+        const unkeyed = await search({ quest: { exists: false } }, { k: 50 });
+        expect(unkeyed.length).toBeGreaterThan(0);
+        expect(unkeyed.every((hit) => !('quest' in hit.metadata) && hit.source !== 'decoys.yaml')).toBe(true);
+        expect(titles(await memory.lore.search('obsidian', { ignoreScope: true, k: 50, where: { quest: 'salt' } })).sort()).toEqual([...secrets, ...wanted].map((entry) => entry.title).sort());
+        await expect(search({ quest: ['salt'] })).rejects.toMatchObject({ code: 'INVALID_INPUT', details: { field: 'where.quest' } });
+        await expect(search(Object.fromEntries(Array.from({ length: 17 }, (_, index) => [`key${index}`, 1])))).rejects.toMatchObject({ code: 'LIMIT_EXCEEDED' });
+        await expect(memory.lore.search('obsidian', { tags: [], where: 'quest' as never })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+      });
+
       it('maps every hit back to its entry, with the explanation', async () => {
         const [hit] = await memory.lore.search('salt barge toll', { tags: ORSA_CHARACTERS.bartender, k: 1 });
         const entry = await memory.lore.get(hit?.entryId ?? '');
@@ -281,7 +308,7 @@ export function runLoreContract(name: string, factory: StoreFactory): void {
         expect(embedder.calls).toBe(0);
         const entries = await memory.lore.list();
         expect(entries.find((entry) => entry.title === 'The Salt Toll')?.metadata).toEqual({ quest: 'salt', district: 'toll-bridge' });
-        expect(entries.find((entry) => entry.title === 'The tidelines')?.metadata).toEqual({});
+        expect(entries.find((entry) => entry.title === 'The Long Drowning')?.metadata).toEqual({});
         expect((await memory.lore.search('salt barge toll', { tags: ORSA_CHARACTERS.bartender, k: 1 }))[0]?.metadata).toEqual({ quest: 'salt', district: 'toll-bridge' });
         // Keys in another order are the same metadata: nothing to write.
         const reordered = tagged.map((entry) => (entry.title === 'The Salt Toll' ? { ...entry, metadata: { district: 'toll-bridge', quest: 'salt' } } : entry));
@@ -292,6 +319,11 @@ export function runLoreContract(name: string, factory: StoreFactory): void {
         expect(hits.map((hit) => hit.metadata['title']).sort()).toEqual(['The Salt Toll', 'The Sunken Bell']);
         expect(hits.find((hit) => hit.metadata['title'] === 'The Salt Toll')?.metadata).toMatchObject({ quest: 'salt', district: 'toll-bridge', source: 'brackwater/regional.yaml', scopeLevel: 'regional' });
         expect((await memory.query('run', 'salt bell toll barge', { k: 10, chunkType: 'lore', where: { quest: 'bell' } })).map((hit) => hit.metadata['title'])).toEqual(['The Sunken Bell']);
+        // A save file carries its lore chunks with that metadata: the copy filters the same.
+        let file = '';
+        for await (const line of memory.exportSave('run')) file += line;
+        await memory.importSave({ text: file }, { as: 'run-copy' });
+        expect((await memory.query('run-copy', 'salt bell toll barge', { k: 10, chunkType: 'lore', where: { quest: 'bell' } })).map((hit) => hit.metadata['title'])).toEqual(['The Sunken Bell']);
         // The entry's own keys never override what the chunk says of its entry.
         await memory.lore.importEntries(tagged.map((entry) => (entry.title === 'The Sunken Bell' ? { ...entry, metadata: { title: 'forged', quest: 'bell' } } : entry)));
         await memory.lore.syncToSave('run');
