@@ -1,5 +1,5 @@
 // The lore commands end to end through main(): import (and dry run), search as a character, list, wipe with confirmation.
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli, tempDir } from './helpers.js';
@@ -109,6 +109,21 @@ entries:
     expect(edited.out).toContain('1 updated');
     expect(edited.out).toContain('0 embedded');
     expect(await search('quest=tolls')).toEqual(['Salt road']);
+
+    // Exported as a repository, the book comes back whole: metadata included, nothing to change.
+    const out = join(dir, 'tagged-export');
+    const exported = await runCli('--db', path, 'lore', 'export', out);
+    expect(exported.out).toBe(`Exported 3 entries in 1 file to ${out}`);
+    expect(readFileSync(join(out, 'town.yaml'), 'utf8')).toContain('metadata:');
+    const copy = join(dir, 'tagged-copy.db');
+    expect((await runCli('--db', copy, 'lore', 'import', out)).code).toBe(0);
+    const strip = (entries: Record<string, unknown>[]) => entries.map(({ id: _id, createdAt: _created, updatedAt: _updated, ...rest }) => rest);
+    const listing = async (db: string) => strip(JSON.parse((await runCli('--db', db, 'lore', 'list', '--json')).out) as Record<string, unknown>[]);
+    expect(await listing(copy)).toEqual(await listing(path));
+    expect(JSON.parse((await runCli('--db', path, 'lore', 'import', out, '--json')).out)).toMatchObject({ created: [], updated: [], removed: [], embedded: 0 });
+    const again = await runCli('--db', path, 'lore', 'export', out);
+    expect(again.code).toBe(2);
+    expect(again.err).toContain('error CONFLICT: lore export:');
   });
 
   it('exits 2 listing every problem of an invalid repository, and writes nothing', async () => {

@@ -8,6 +8,8 @@ import { hashingEmbedder } from '../src/embedders/hashing/index.js';
 import { formatProblem } from '../src/lore/lore-problem.js';
 import { StoredParseCache } from '../src/lore/parse-cache.js';
 import { readLoreRepository } from '../src/lore/read-lore-repository.js';
+import { writeLoreRepository } from '../src/lore/write-lore-repository.js';
+import type { LoreEntry } from '../src/seams/lore-store.js';
 import { Mnemo } from '../src/open-memory.js';
 import { openSqliteStore } from '../src/stores/sqlite/index.js';
 import { countingEmbedder } from '../src/testing/counting-embedder.js';
@@ -178,6 +180,27 @@ entries:
     expect(await problemsOf({ 'index.yaml': 'files: [a.yaml]\n', 'a.yaml': 'entries: []\n' })).toEqual(['a.yaml:1:1: source is required']);
     expect(await problemsOf({ 'index.yaml': 'files: [a.yaml]\n', 'a.yaml': 'source: a.yaml\nentries: none\n' })).toEqual(['a.yaml:2:10: entries must be a list of entries, got "none"']);
     expect(await problemsOf({ 'index.yaml': 'files: [a.yaml]\n', 'a.yaml': '' })).toEqual(['a.yaml: the file must be a mapping with `source` and `entries`, got null']);
+  });
+});
+
+describe('writing a lore repository', () => {
+  it('writes a file per source (a source that is no path goes under sources/) that reads back as the same entries', async () => {
+    const drafts: Omit<LoreEntry, 'id' | 'contentHash' | 'embeddingModel' | 'createdAt' | 'updatedAt'>[] = [
+      { source: 'brackwater/regional.yaml', title: 'Toll', content: 'The toll is one sack in twenty.\nPaid at the bridge.', scopeLevel: 'regional', scopeTags: ['brackwater'], metadata: { quest: 'salt', order: 2, nested: { deep: [true, null] } } },
+      { source: 'code', title: '1984', content: 'A year, quoted as a title.', scopeLevel: 'continental', scopeTags: [], metadata: {} },
+      { source: 'Code', title: 'Yes', content: 'no', scopeLevel: 'faction', scopeTags: ['a', 'b'], metadata: { on: 'off' } },
+      { source: 'index.yaml', title: 'Odd', content: 'A source named like the manifest.', scopeLevel: 'local', scopeTags: ['docks'], metadata: {} },
+      { source: '../outside.yaml', title: 'Escape', content: 'Stays inside.', scopeLevel: 'local', scopeTags: ['docks'], metadata: {} },
+    ];
+    const entries: LoreEntry[] = drafts.map((entry, index) => ({ ...entry, id: `id-${index}`, contentHash: 'h', embeddingModel: null, createdAt: 1, updatedAt: 1 }));
+    const folder = join(dir, `written-${++counter}`);
+    const report = await writeLoreRepository(entries, folder);
+    expect(report.files).toEqual(['brackwater/regional.yaml', 'sources/code.yaml', 'sources/Code-2.yaml', 'sources/index-yaml.yaml', 'sources/outside-yaml.yaml']);
+    const reading = await readLoreRepository(folder);
+    expect(reading.problems).toEqual([]);
+    const fields = ({ source, title, content, scopeLevel, scopeTags, metadata }: Omit<LoreEntry, 'id'>) => ({ source, title, content, scopeLevel, scopeTags, metadata });
+    expect(reading.entries.map((entry) => fields({ ...entry, contentHash: '', embeddingModel: null, createdAt: 0, updatedAt: 0 }))).toEqual(drafts.map((entry) => fields({ ...entry, contentHash: '', embeddingModel: null, createdAt: 0, updatedAt: 0 })));
+    await expect(writeLoreRepository(entries, folder)).rejects.toMatchObject({ code: 'CONFLICT' });
   });
 });
 

@@ -31,6 +31,8 @@ import { requireCharacterTags } from './scope-tags.js';
 import { loreSourceOf } from './sources/lore-source-of.js';
 import type { LoreRepository } from './sources/lore-source-of.js';
 import { validateLoreEntries } from './validate-lore-entries.js';
+import { writeLoreRepository } from './write-lore-repository.js';
+import type { LoreExportReport } from './write-lore-repository.js';
 
 export { LORE_CHUNK_TYPE } from '../core/types.js';
 
@@ -254,6 +256,19 @@ export class LoreBook {
     const now = this.clock();
     const result = await this.store.lore.apply({ ...buildLoreChangeSet(plan, vectors, vectors === null ? null : this.embeddingModel, now), origin: { ...origin, importedAt: now } });
     return { ...report, embedded: vectors === null ? 0 : texts.length, written: true, version: result.version };
+  }
+
+  /**
+   * Writes the whole book as a lore repository into a new or empty folder (see writeLoreRepository): index.yaml and
+   * one YAML file per source, metadata included, which `importRepository` reads back with nothing to change.
+   *
+   * @example
+   * ```ts
+   * const { files, entries } = await memory.lore.exportRepository('lore-backup');
+   * ```
+   */
+  async exportRepository(folder: string): Promise<LoreExportReport> {
+    return writeLoreRepository(await this.store.lore.list(), folder);
   }
 
   /** How many entries the book holds, its version, and where its live lore came from. */

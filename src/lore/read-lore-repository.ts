@@ -100,7 +100,7 @@ function readEntries(parsed: ParsedFile): { entries: LocatedLoreEntry[]; problem
 }
 
 /** Checks a manifest path: relative, inside the repository, a .yaml file. Returns the normalised path or a problem. */
-function checkManifestPath(path: string): { path: string } | { message: string } {
+export function checkManifestPath(path: string): { path: string } | { message: string } {
   const slashed = path.replaceAll('\\', '/');
   if (isAbsolute(path) || slashed.startsWith('/')) return { message: `must be a path relative to the repository root, got ${JSON.stringify(path)}` };
   const normalised = posix.normalize(slashed);
