@@ -30,7 +30,8 @@ const sameTags = (a: readonly string[], b: readonly string[]) => a.length === b.
 /**
  * Matches drafts to stored entries on (source, title). New ones are created; ones whose content hash differs are
  * updated (the report says which fields changed); ones whose vectors came from another embedder are re-embedded;
- * ones whose metadata alone differs (keys in any order) are updated without re-embedding; the rest are unchanged; stored entries the drafts no longer have are removed. Pure: reads and writes nothing.
+ * ones whose metadata alone differs (keys in any order) are updated without re-embedding; the rest are unchanged;
+ * stored entries the drafts no longer have are removed. Pure: reads and writes nothing.
  *
  * @example
  * ```ts
