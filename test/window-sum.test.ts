@@ -5,7 +5,7 @@ import { resolveSearchRequest } from '../src/retrieval/resolve-search-request.js
 import { ScoreStatistics } from '../src/retrieval/score-statistics.js';
 import { LexicalMatches, windowSums } from '../src/retrieval/window-sum.js';
 
-const line = (size: number) => (slot: number, direction: -1 | 1) => (slot + direction >= 0 && slot + direction < size ? slot + direction : null);
+const line = (size: number) => ({ previous: Int32Array.from({ length: size }, (_, slot) => slot - 1), next: Int32Array.from({ length: size }, (_, slot) => (slot + 1 < size ? slot + 1 : -1)) });
 const matchesOf = (pairs: [number, number][]) => ({ slots: pairs.map(([slot]) => slot), scores: pairs.map(([, score]) => score), count: pairs.length });
 const sumsOf = (scores: ReturnType<typeof windowSums>, size: number) => Array.from({ length: size }, (_, slot) => scores.scoreOf(slot));
 
@@ -23,10 +23,9 @@ describe('windowSums', () => {
   });
   it('stops at the ends of the order and follows the neighbour links, not the slot numbers', () => {
     // order 0 -> 5 -> 9 (slots removed in between)
-    const next = new Map([[0, 5], [5, 9]]);
-    const previous = new Map([[5, 0], [9, 5]]);
-    const neighbourOf = (slot: number, direction: -1 | 1) => (direction === 1 ? next.get(slot) : previous.get(slot)) ?? null;
-    expect(sumsOf(windowSums(matchesOf([[0, 2]]), neighbourOf, 2, 10), 10)).toEqual([2, 0, 0, 0, 0, 2, 0, 0, 0, 2]);
+    const order = { previous: new Int32Array(10).fill(-1), next: new Int32Array(10).fill(-1) };
+    [order.next[0], order.next[5], order.previous[5], order.previous[9]] = [5, 9, 0, 5];
+    expect(sumsOf(windowSums(matchesOf([[0, 2]]), order, 2, 10), 10)).toEqual([2, 0, 0, 0, 0, 2, 0, 0, 0, 2]);
   });
   it('scores nothing for reach 0 beyond the matches, and ignores zero scores', () => {
     expect(sumsOf(windowSums(matchesOf([[1, 2], [3, 0]]), line(5), 0, 5), 5)).toEqual([0, 2, 0, 0, 0]);

@@ -16,6 +16,7 @@ import type { SnapshotReader, SnapshotWriter } from './snapshot-format.js';
 import { TokenIds } from './token-ids.js';
 import { tokenize } from './tokenize.js';
 import { dotProduct, VectorIndex } from './vector-index.js';
+import type { SlotOrder } from './window-sum.js';
 
 /** Turns text into index terms. The default is `tokenize`. */
 export interface Analyzer {
@@ -535,6 +536,11 @@ export class CorpusIndex {
   neighbourOf(slot: number, direction: -1 | 1): number | null {
     const other = direction === -1 ? this.sequencePrevious[slot] : this.sequenceNext[slot];
     return other === undefined || other < 0 ? null : other;
+  }
+
+  /** The order of the live documents (insertion order) as slot chains, for window sums: views, valid until the next write. */
+  get order(): SlotOrder {
+    return { previous: this.sequencePrevious, next: this.sequenceNext };
   }
 
   /** The neighbouring live slot with a vector before (-1) or after (+1) `slot`, or null. */

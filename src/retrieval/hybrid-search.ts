@@ -132,7 +132,7 @@ export async function hybridSearch(input: HybridSearchInput): Promise<RankedId[]
   if (corpus !== undefined && statistics !== undefined && input.queryVector !== null && runSemantic && input.vectorArm === undefined) {
     index.exactSemanticStatistics(input.queryVector, corpus.mask, statistics.semantic);
   }
-  const windowScores = window === undefined || matches === undefined ? undefined : windowSums(matches, (slot, direction) => index.neighbourOf(slot, direction), window.reach, index.bm25.slots, input.accept);
+  const windowScores = window === undefined || matches === undefined ? undefined : windowSums(matches, index.order, window.reach, index.bm25.slots, input.accept);
   const windowResults = windowScores?.top(armLimit) ?? [];
   const lexicalRanks = armRanks(index, lexical);
   const semanticRanks = armRanks(index, semantic);

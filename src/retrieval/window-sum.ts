@@ -4,8 +4,14 @@ import { ScoreStatistics } from './score-statistics.js';
 import type { ScoreSink } from './score-statistics.js';
 import { TopK } from './top-k.js';
 
-/** The neighbouring live slot of `slot` before (-1) or after (+1) it in the corpus's order, or null at an end. */
-export type NeighbourOf = (slot: number, direction: -1 | 1) => number | null;
+/**
+ * The corpus's order of live documents as two slot chains (see slot-chain.ts): each slot's previous and next live
+ * slot, -1 (or beyond the arrays) at an end.
+ */
+export interface SlotOrder {
+  readonly previous: Int32Array;
+  readonly next: Int32Array;
+}
 
 /** Window-sum settings: the chunks within `reach` places on each side, the arm's `weight` in z-score fusion. */
 export interface WindowSumOptions {
@@ -50,47 +56,59 @@ export class LexicalMatches implements ScoreSink {
  * @example
  * ```ts
  * // slots 0..4 in order, a match at 2 (score 3) and at 4 (score 1)
- * const neighbourOf = (slot: number, direction: -1 | 1) => (slot + direction >= 0 && slot + direction <= 4 ? slot + direction : null);
- * const sums = windowSums({ slots: [2, 4], scores: [3, 1], count: 2 }, neighbourOf, 1, 5);
+ * const order = { previous: Int32Array.of(-1, 0, 1, 2, 3), next: Int32Array.of(1, 2, 3, 4, -1) };
+ * const sums = windowSums({ slots: [2, 4], scores: [3, 1], count: 2 }, order, 1, 5);
  * sums.scoreOf(3); // 4
  * ```
  */
 export function windowSums(
   matches: { slots: ArrayLike<number>; scores: ArrayLike<number>; count: number },
-  neighbourOf: NeighbourOf,
+  order: SlotOrder,
   reach: number,
   slotCount: number,
   accept?: (slot: number) => boolean,
 ): WindowScores {
   const sums = new Float64Array(slotCount);
-  const touched: number[] = [];
-  const add = (slot: number, score: number) => {
-    if (sums[slot] === 0) touched.push(slot);
-    sums[slot] = (sums[slot] as number) + score;
-  };
+  const window = { sums, touched: new Int32Array(Math.min(slotCount, Math.max(64, matches.count))), count: 0 };
+  // Those before a match, then those after it: the order the sums are made in, so they are the same numbers each time.
+  const chains = [order.previous, order.next];
   for (let index = 0; index < matches.count; index++) {
     const slot = matches.slots[index] as number;
     const score = matches.scores[index] as number;
     if (!(score > 0)) continue;
-    add(slot, score);
-    for (const direction of [-1, 1] as const) {
-      let other: number | null = slot;
+    addTo(window, slot, score);
+    for (const chain of chains) {
+      let other = slot;
       for (let step = 0; step < reach; step++) {
-        other = neighbourOf(other, direction);
-        if (other === null) break;
-        if (accept === undefined || accept(other)) add(other, score);
+        other = chain[other] ?? -1;
+        if (other < 0) break;
+        if (accept === undefined || accept(other)) addTo(window, other, score);
       }
     }
   }
-  return new WindowScores(sums, touched);
+  return new WindowScores(sums, window.touched, window.count);
+}
+
+/** Adds `score` to a slot's window sum, noting the slot the first time. */
+function addTo(window: { sums: Float64Array; touched: Int32Array; count: number }, slot: number, score: number): void {
+  const { sums } = window;
+  if (sums[slot] === 0) {
+    window.touched = grow(window.touched, window.count + 1);
+    window.touched[window.count++] = slot;
+  }
+  sums[slot] = (sums[slot] as number) + score;
 }
 
 /** The window scores of one query (see `windowSums`). */
 export class WindowScores {
   readonly statistics = new ScoreStatistics();
 
-  constructor(private readonly sums: Float64Array, private readonly touched: readonly number[]) {
-    for (const slot of touched) this.statistics.add(sums[slot] as number, slot);
+  /** `touched`: the first `count` entries are the slots with a sum, in the order they got one. */
+  constructor(private readonly sums: Float64Array, private readonly touched: Int32Array, private readonly count: number) {
+    for (let index = 0; index < count; index++) {
+      const slot = touched[index] as number;
+      this.statistics.add(sums[slot] as number, slot);
+    }
   }
 
   /** The window score of a slot (0 when no match is within reach). */
@@ -100,13 +118,22 @@ export class WindowScores {
 
   /** How many slots have a window score. */
   get size(): number {
-    return this.touched.length;
+    return this.count;
   }
 
   /** The `limit` best slots by window score, best first (ties: lower slot first). */
   top(limit: number): { slot: number; score: number }[] {
     const top = new TopK(limit);
-    for (const slot of this.touched) top.push(slot, this.sums[slot] as number);
+    const { sums, touched } = this;
+    let threshold = top.threshold;
+    for (let index = 0; index < this.count; index++) {
+      const slot = touched[index] as number;
+      const score = sums[slot] as number;
+      // Below the threshold it cannot enter (TopK.push would refuse it): skip the call.
+      if (score < threshold) continue;
+      top.push(slot, score);
+      threshold = top.threshold;
+    }
     return top.sorted();
   }
 }
