@@ -323,15 +323,19 @@ if (locomoResults.size > 0) {
     { label: 'LoCoMo hybrid query p50 ms (about 590 turns per collection)', direction: 'lower', digits: 2, value: (engine) => { const outcome = locomoResults.get(engine); return outcome?.ok ? (outcome.value.p50.hybrid ?? null) : 'n/a'; } },
   ]));
 }
-out.push('', '### Cost curve: query p50 ms against corpus size', '');
-out.push(`| chunks | ${engines.flatMap((engine) => QUERY_MODES.map((mode) => `${ENGINE_NAMES[engine]} ${mode}`)).join(' | ')} |`);
-out.push(`|---:|${engines.flatMap(() => QUERY_MODES.map(() => '---:')).join('|')}|`);
+out.push('', '### Cost curve: query p50 ms against corpus size (and cold open + first query: wall ms, CPU ms)', '');
+out.push(`| chunks | ${engines.flatMap((engine) => [...QUERY_MODES.map((mode) => `${ENGINE_NAMES[engine]} ${mode}`), `${ENGINE_NAMES[engine]} cold open`]).join(' | ')} |`);
+out.push(`|---:|${engines.flatMap(() => [...QUERY_MODES, 'cold open'].map(() => '---:')).join('|')}|`);
 for (const size of sizes) {
-  const cells = engines.flatMap((engine) => QUERY_MODES.map((mode) => {
+  const cells = engines.flatMap((engine) => {
     const result = results.find((candidate) => candidate.engine === engine && candidate.size === size);
-    const latency = result?.query?.ok ? result.query.value.latency[mode] : undefined;
-    return latency === undefined ? '—' : `${format(latency.p50, 2)}${latency.count < queryCount ? ` (n = ${latency.count})` : ''}`;
-  }));
+    const query = result?.query?.ok ? result.query.value : undefined;
+    const latencies = QUERY_MODES.map((mode) => {
+      const latency = query?.latency[mode];
+      return latency === undefined ? '—' : `${format(latency.p50, 2)}${latency.count < queryCount ? ` (n = ${latency.count})` : ''}`;
+    });
+    return [...latencies, query === undefined ? '—' : `${format(query.coldOpenMs, 0)} (CPU ${format(query.coldOpenCpuMs, 0)})`];
+  });
   out.push(`| ${size.toLocaleString('en-US')} | ${cells.join(' | ')} |`);
 }
 if (failures.length > 0) out.push('', ...failures.map((failure, index) => `[${index + 1}] ${failure}`));
