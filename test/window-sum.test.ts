@@ -46,6 +46,20 @@ describe('LexicalMatches', () => {
     expect(statistics.count).toBe(100);
     expect(statistics.mean).toBeCloseTo(50.5);
   });
+  it('takes a whole arm at once with the same matches and, to the last bit, the same statistics', () => {
+    const scores = Float64Array.from({ length: 1000 }, (_, index) => Math.sin(index) * 7 + 1 / (index + 3));
+    const slots = Int32Array.from({ length: 1000 }, (_, index) => index * 3);
+    const one = new ScoreStatistics();
+    const each = new LexicalMatches(one);
+    for (let index = 0; index < 1000; index++) each.add(scores[index] as number, slots[index] as number);
+    const many = new ScoreStatistics();
+    const whole = new LexicalMatches(many);
+    whole.add(scores[0] as number, slots[0] as number);
+    whole.addMany(scores.subarray(1), slots.subarray(1), 999);
+    expect([many.count, many.sum, many.sumOfSquares]).toEqual([one.count, one.sum, one.sumOfSquares]);
+    expect([...whole.slots.subarray(0, whole.count)]).toEqual([...each.slots.subarray(0, each.count)]);
+    expect([...whole.scores.subarray(0, whole.count)]).toEqual([...each.scores.subarray(0, each.count)]);
+  });
 });
 
 describe('window sum in the hybrid search', () => {

@@ -89,6 +89,9 @@ export class Bm25Index {
   private seenIn = new Int32Array(64);
   private countScratch = new Int32Array(64);
   private uniqueScratch = new Int32Array(64);
+  /** The accepted matches of one `collect`, handed to its statistics at once. */
+  private matchSlots = new Int32Array(64);
+  private matchScores = new Float64Array(64);
   private touchedCount = 0;
   /** Per-slot length normalisation k1·(1 - b + b·length / average), valid for `normsKey`. */
   private norms = new Float64Array(0);
@@ -704,13 +707,21 @@ export class Bm25Index {
     const scores = this.scratch;
     const touched = this.touched;
     let threshold = top.threshold;
+    if (statistics !== undefined) {
+      this.matchSlots = grow(this.matchSlots, this.touchedCount);
+      this.matchScores = grow(this.matchScores, this.touchedCount);
+    }
+    const matchSlots = this.matchSlots;
+    const matchScores = this.matchScores;
+    let matches = 0;
     for (let index = 0; index < this.touchedCount; index++) {
       const slot = touched[index] as number;
       const score = scores[slot] as number;
       if (reset) scores[slot] = 0;
       if (statistics !== undefined) {
         if (score > 0 && (accept === undefined || accept(slot))) {
-          statistics.add(score, slot);
+          matchSlots[matches] = slot;
+          matchScores[matches++] = score;
           if (score >= threshold) {
             top.push(slot, score);
             threshold = top.threshold;
@@ -721,6 +732,7 @@ export class Bm25Index {
         threshold = top.threshold;
       }
     }
+    statistics?.addMany(matchScores, matchSlots, matches);
     if (reset) this.touchedCount = 0;
     return top.sorted();
   }

@@ -62,6 +62,8 @@ export class QuantizedVectors {
   private quantizedNorms = new Float64Array(0);
   private present = new Uint8Array(0);
   private candidates = new Int32Array(0);
+  /** The approximate scores of one search's accepted rows, handed to its statistics at once. */
+  private approximates = new Float64Array(0);
   private readonly residual: Float64Array;
   /** Zeros: the centre of rows stored without one. */
   private origin = new Float64Array(0);
@@ -287,6 +289,9 @@ export class QuantizedVectors {
     const lowerBounds = new TopK(limit);
     this.candidates = grow(this.candidates, rows);
     const candidates = this.candidates;
+    if (statistics !== undefined) this.approximates = grow(this.approximates, rows);
+    const approximates = this.approximates;
+    let scored = 0;
     let count = 0;
     let floor = -Infinity;
     for (let slot = 0; slot < rows; slot++) {
@@ -294,7 +299,7 @@ export class QuantizedVectors {
       const approximate = base + (scales[slot] as number) * step * (dots[slot] as number);
       if (statistics !== undefined) {
         if (accept !== undefined && !accept(slot)) continue;
-        statistics.add(approximate);
+        approximates[scored++] = approximate;
       }
       const error = (errorNorms[slot] as number) * queryNorm + (quantizedNorms[slot] as number) * queryError + slack;
       if (approximate + error < floor) continue;
@@ -305,6 +310,7 @@ export class QuantizedVectors {
         floor = lowerBounds.threshold;
       }
     }
+    statistics?.addMany(approximates, null, scored);
     const top = new TopK(limit);
     for (let index = 0; index < count; index++) {
       const slot = candidates[index] as number;

@@ -3,6 +3,8 @@
 /** Receives every score an arm gives, with the slot it scored (the lexical arm's matches, for window sums). */
 export interface ScoreSink {
   add(score: number, slot: number): void;
+  /** `add(scores[index], slots[index])` for each index below `count`, in order (one call for a whole arm's scores). */
+  addMany(scores: Float64Array, slots: Int32Array | null, count: number): void;
 }
 
 /**
@@ -24,6 +26,20 @@ export class ScoreStatistics implements ScoreSink {
     this.count++;
     this.sum += score;
     this.sumOfSquares += score * score;
+  }
+
+  /** `add` of the first `count` scores, in order: the same sums, without a call per score. */
+  addMany(scores: Float64Array, _slots: Int32Array | null, count: number): void {
+    let sum = this.sum;
+    let sumOfSquares = this.sumOfSquares;
+    for (let index = 0; index < count; index++) {
+      const score = scores[index] as number;
+      sum += score;
+      sumOfSquares += score * score;
+    }
+    this.count += count;
+    this.sum = sum;
+    this.sumOfSquares = sumOfSquares;
   }
 
   /** The mean score (0 when empty). */

@@ -45,6 +45,17 @@ export class LexicalMatches implements ScoreSink {
     this.slots[this.count] = slot;
     this.scores[this.count++] = score;
   }
+
+  /** Takes a whole arm's matches at once (`slots` must be given: a match without its slot has no window). */
+  addMany(scores: Float64Array, slots: Int32Array | null, count: number): void {
+    if (slots === null) throw new Error('LexicalMatches.addMany needs the slots of the scores');
+    this.forward?.addMany(scores, slots, count);
+    this.slots = grow(this.slots, this.count + count);
+    this.scores = grow(this.scores, this.count + count);
+    this.slots.set(slots.subarray(0, count), this.count);
+    this.scores.set(scores.subarray(0, count), this.count);
+    this.count += count;
+  }
 }
 
 /**
@@ -105,10 +116,9 @@ export class WindowScores {
 
   /** `touched`: the first `count` entries are the slots with a sum, in the order they got one. */
   constructor(private readonly sums: Float64Array, private readonly touched: Int32Array, private readonly count: number) {
-    for (let index = 0; index < count; index++) {
-      const slot = touched[index] as number;
-      this.statistics.add(sums[slot] as number, slot);
-    }
+    const scores = new Float64Array(count);
+    for (let index = 0; index < count; index++) scores[index] = sums[touched[index] as number] as number;
+    this.statistics.addMany(scores, touched, count);
   }
 
   /** The window score of a slot (0 when no match is within reach). */
