@@ -19,13 +19,14 @@ function dot(a: Float32Array, b: Float32Array): number {
   return s;
 }
 
-// Groups: session (metadata) or a sliding window of +-w turns.
+// Groups: session (metadata), one speaker's turns of a session (`sspk`), or a sliding window of +-w turns.
 function groupsOf(corpus: Corpus): number[][] {
   const win = T('win');
   if (win !== undefined) return corpus.turns.map((_, i) => Array.from({ length: 2 * win + 1 }, (_, d) => i - win + d).filter((j) => j >= 0 && j < corpus.turns.length));
   const bySession = new Map<string, number[]>();
   corpus.turns.forEach((turn, i) => {
-    const key = String(turn.session);
+    // sspk: the group is what one speaker said in the session (a speaker's side of the scene), not the whole session.
+    const key = T('sspk') !== undefined ? `${String(turn.session)}\u0000${turn.speaker ?? ''}` : String(turn.session);
     const list = bySession.get(key) ?? [];
     list.push(i);
     bySession.set(key, list);
