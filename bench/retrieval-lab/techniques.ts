@@ -19,6 +19,16 @@ function dot(a: Float32Array, b: Float32Array): number {
   return s;
 }
 
+/** A second BM25 query over the turns (`bm25`: the turns' own index or another field): its z-score over the turns it
+ * matches, added at weight `w` to those turns. */
+function addLexicalQuery(corpus: Corpus, bm25: Bm25Index, terms: readonly string[], weights: ReadonlyMap<string, number> | undefined, w: number, fused: Float64Array): void {
+  const n = corpus.turns.length;
+  const lex = new Float64Array(n);
+  for (let i = 0; i < n; i++) lex[i] = bm25.scoreOf(terms, i, weights);
+  const z = zscore(lex, (i) => (lex[i] as number) > 0);
+  for (let i = 0; i < n; i++) if ((lex[i] as number) > 0) fused[i]! += w * (z[i] as number);
+}
+
 // Groups: session (metadata), one speaker's turns of a session (`sspk`), or a sliding window of +-w turns.
 function groupsOf(corpus: Corpus): number[][] {
   const win = T('win');
@@ -234,13 +244,7 @@ if (T('nbx') !== undefined) {
         for (const { stem: near_, cos } of near) weights.set(near_, Math.max(weights.get(near_) ?? 0, cos));
       }
       if (weights.size === 0) return;
-      const n = corpus.turns.length;
-      const terms = [...weights.keys()];
-      const lex = new Float64Array(n);
-      for (let i = 0; i < n; i++) lex[i] = corpus.index.bm25.scoreOf(terms, i, weights);
-      const z = zscore(lex, (i) => (lex[i] as number) > 0);
-      const w = T('nbx') as number;
-      for (let i = 0; i < n; i++) if ((lex[i] as number) > 0) fused[i]! += w * (z[i] as number);
+      addLexicalQuery(corpus, corpus.index.bm25, [...weights.keys()], weights, T('nbx') as number, fused);
     },
   });
 }
@@ -251,7 +255,6 @@ if (T('ent') !== undefined) {
   hooks.push({
     name: 'ent',
     score(corpus, _question, queryText, _qv, fused) {
-      const n = corpus.turns.length;
       const top = [...fused.keys()].sort((a, b) => (fused[b] as number) - (fused[a] as number) || a - b).slice(0, T('entn') ?? 5);
       const queryStems = new Set(corpus.analyzer(queryText));
       const names = new Set<string>();
@@ -264,12 +267,7 @@ if (T('ent') !== undefined) {
         }
       }
       if (names.size === 0) return;
-      const terms = [...names];
-      const lex = new Float64Array(n);
-      for (let i = 0; i < n; i++) lex[i] = corpus.index.bm25.scoreOf(terms, i);
-      const z = zscore(lex, (i) => (lex[i] as number) > 0);
-      const w = T('ent') as number;
-      for (let i = 0; i < n; i++) if ((lex[i] as number) > 0) fused[i]! += w * (z[i] as number);
+      addLexicalQuery(corpus, corpus.index.bm25, [...names], undefined, T('ent') as number, fused);
     },
   });
 }
@@ -313,13 +311,7 @@ if (T('wnq') !== undefined || T('wnd') !== undefined) {
           }
         }
         if (weights.size === 0) return;
-        const n = corpus.turns.length;
-        const terms = [...weights.keys()];
-        const lex = new Float64Array(n);
-        for (let i = 0; i < n; i++) lex[i] = corpus.index.bm25.scoreOf(terms, i, weights);
-        const z = zscore(lex, (i) => (lex[i] as number) > 0);
-        const w = T('wnq') as number;
-        for (let i = 0; i < n; i++) if ((lex[i] as number) > 0) fused[i]! += w * (z[i] as number);
+        addLexicalQuery(corpus, corpus.index.bm25, [...weights.keys()], weights, T('wnq') as number, fused);
       },
     });
   }
@@ -347,14 +339,7 @@ if (T('wnq') !== undefined || T('wnd') !== undefined) {
         corpus.extra.set('wnd', bm25);
       },
       score(corpus, _question, queryText, _qv, fused) {
-        const bm25 = corpus.extra.get('wnd') as Bm25Index;
-        const terms = corpus.analyzer(queryText);
-        const n = corpus.turns.length;
-        const lex = new Float64Array(n);
-        for (let i = 0; i < n; i++) lex[i] = bm25.scoreOf(terms, i);
-        const z = zscore(lex, (i) => (lex[i] as number) > 0);
-        const w = T('wnd') as number;
-        for (let i = 0; i < n; i++) if ((lex[i] as number) > 0) fused[i]! += w * (z[i] as number);
+        addLexicalQuery(corpus, corpus.extra.get('wnd') as Bm25Index, corpus.analyzer(queryText), undefined, T('wnd') as number, fused);
       },
     });
   }
