@@ -6,7 +6,7 @@
 // queries with the options given (before) and with the defaults (after), alternately in fresh processes, --rounds
 // times each, on the same file, and prints each run and the medians. A metadata filter against none, e.g.:
 //        npm run bench -- --sizes 100000 --context --compare '{"where":{"speaker":"Avelin"}}' --rounds 3
-// --facts N stores N living-memory facts (synthetic sentences, a fact every size/N turns) after the chunks, so the
+// --facts N stores N living-memory facts (synthetic sentences, spread evenly over the turns) after the chunks, so the
 // facts arm runs on every query (compare with '{"facts":null}'). Each run prints its CPU time per query beside p50.
 // With --embedder static the corpus is drawn from real English words (GloVe's 20,000 most frequent after the
 // first 100), so that the static vectors have something to read.
