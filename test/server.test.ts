@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MnemoError } from '../src/core/errors.js';
+import { LIMITS } from '../src/core/limits.js';
 import { silentLogger } from '../src/core/logger.js';
 import { hashingEmbedder } from '../src/embedders/hashing/index.js';
 import { openMemory } from '../src/open-memory.js';
@@ -197,6 +198,9 @@ describe('HTTP API: living memory', () => {
     for (const saveId of ['run-1-lore', 'run-1-settings', 'run-1-cut']) expect(await memory.store.saveVersion(saveId)).toBe(0);
 
     await api.fails('/v1/saves/other', 403, 'FORBIDDEN', { token: LIMITED, method: 'DELETE' });
+    // An unknown query key is refused, as on every route, before anything is deleted.
+    const unknownKey = await api.fails('/v1/saves/run-1-copy?force=true', 400, 'INVALID_INPUT', { method: 'DELETE' });
+    expect(unknownKey.message).toContain('force');
     expect(await api.ok('deleteSave', '/v1/saves/run-1-copy')).toEqual({ chunks: 12, living: { facts: 4, beliefs: 3, models: 1, jobs: 0 } });
     expect(await api.ok('deleteSave', '/v1/saves/run-1-copy')).toEqual({ chunks: 0, living: { facts: 0, beliefs: 0, models: 0, jobs: 0 } });
     await api.fails('/v1/saves/run-1-copy', 404, 'NOT_FOUND');
@@ -309,6 +313,22 @@ describe('HTTP API: lore', () => {
     await api.fails(`/v1/lore/entries/${hidden.id}?tags=${MARTA_TAGS.join(',')}`, 404, 'NOT_FOUND');
     await api.fails(`/v1/lore/entries/${hidden.id}`, 400, 'INVALID_INPUT');
     expect(await api.ok('getLore', `/v1/lore/entries/${hidden.id}`, { token: ADMIN })).toMatchObject({ title: 'The Brackwater lantern house' });
+  });
+
+  it('ends a lore page at 1 MiB of content: nextOffset goes on from the entry that reached it', async () => {
+    // 60 entries of 20,000 bytes: 52 make 1,040,000 bytes, the 53rd reaches 1 MiB.
+    const big = Array.from({ length: 60 }, (_, index) => ({ source: 'big.yaml', title: `Big ${String(index).padStart(2, '0')}`, scopeLevel: 'continental' as const, scopeTags: [], content: `${index} `.padEnd(LIMITS.loreContentChars, 'x') }));
+    await memory.lore.importEntries([...ORSA_LORE, ...big]);
+    try {
+      const first = await api.ok('listLore', '/v1/lore/entries?source=big.yaml&limit=1000', { token: ADMIN });
+      expect([(first.entries as unknown[]).length, first.nextOffset]).toEqual([53, 53]);
+      const second = await api.ok('listLore', '/v1/lore/entries?source=big.yaml&limit=1000&offset=53', { token: ADMIN });
+      expect([(second.entries as { title: string }[]).map((entry) => entry.title), second.nextOffset]).toEqual([big.slice(53).map((entry) => entry.title), null]);
+      const few = await api.ok('listLore', '/v1/lore/entries?source=big.yaml&limit=3&offset=50', { token: ADMIN });
+      expect([(few.entries as { title: string }[]).map((entry) => entry.title), few.nextOffset]).toEqual([['Big 50', 'Big 51', 'Big 52'], 53]);
+    } finally {
+      await memory.lore.importEntries(ORSA_LORE);
+    }
   });
 
   it('keeps a save\'s lore chunks out of narrative reads without an admin token', async () => {

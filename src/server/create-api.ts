@@ -5,7 +5,7 @@ import type { Context, Next } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { MnemoError, asBusyError, isMnemoError } from '../core/errors.js';
 import { silentLogger } from '../core/logger.js';
 import type { Logger } from '../core/logger.js';
@@ -64,6 +64,9 @@ function asMnemoError(error: unknown, requestId: string, logger: Logger): MnemoE
   logger.warn(`request ${requestId} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   return new MnemoError('INTERNAL', `An internal error occurred; the server log has the details under request id ${requestId}.`);
 }
+
+/** The query of a route that takes none: any key is refused (400), as an unknown key of a declared query is. */
+const NO_QUERY = z.strictObject({});
 
 function validate<T extends z.ZodType>(schema: T | undefined, value: unknown, location: 'path' | 'query' | 'body'): z.output<T> | undefined {
   if (schema === undefined) return undefined;
@@ -125,7 +128,7 @@ function register(app: Hono<Env>, route: Route, memory: Mnemo, logger: Logger): 
     const principal = c.get('principal');
     const params = validate(route.params, c.req.param(), 'path') as Record<string, unknown> | undefined;
     if (route.access === 'save') requireSave(principal, String(params?.saveId));
-    const query = validate(route.query, c.req.query(), 'query');
+    const query = validate(route.query ?? NO_QUERY, c.req.query(), 'query');
     const body = route.body === undefined ? undefined : validate(route.body, await readJson(c), 'body');
     const result = await route.handle({ params, query, body, principal, memory });
     if (route.stream === true) return streamLines(result as AsyncIterable<string>, logger);

@@ -4,7 +4,9 @@ import { MnemoError } from '../../core/errors.js';
 import { loreAccessible } from '../../core/lore-access.js';
 import { requireAdmin } from '../access.js';
 import { characterTags } from '../lore-guard.js';
-import { DEFAULT_PAGE, defineRoute, nextOffset } from '../route.js';
+import type { LoreEntry } from '../../seams/lore-store.js';
+import type { Mnemo } from '../../open-memory.js';
+import { DEFAULT_PAGE, PAGE_TEXT_BYTES, defineRoute } from '../route.js';
 import type { Route } from '../route.js';
 import { entryParams, loreEntriesQuery, loreEntryQuery, loreImportBody, loreSearchBody, loreWipeBody } from '../schemas/requests.js';
 import { loreEntrySchema, loreHitSchema, loreImportReportSchema, loreStatusSchema, nextOffsetSchema } from '../schemas/responses.js';
@@ -14,6 +16,29 @@ const withoutVector = <T extends object>(entry: T): T => {
   const { embedding: _embedding, ...rest } = entry as T & { embedding?: unknown };
   return rest as T;
 };
+
+/** Entries a page reads from the store at a time: a page reads at most PAGE_TEXT_BYTES of content plus one batch. */
+const LORE_PAGE_BATCH = 50;
+
+/**
+ * One page of the lore listing: at most `limit` entries, ending with the entry whose content brings the page to
+ * PAGE_TEXT_BYTES (UTF-8); the entries are read in batches, so a page of long entries reads few beyond it.
+ */
+async function lorePage(memory: Mnemo, filter: { tags: readonly string[] | undefined; source: string | undefined }, offset: number, limit: number): Promise<{ entries: LoreEntry[]; nextOffset: number | null }> {
+  const entries: LoreEntry[] = [];
+  let bytes = 0;
+  for (;;) {
+    const want = Math.min(LORE_PAGE_BATCH, limit + 1 - entries.length);
+    const batch = await memory.lore.list({ ...filter, offset: offset + entries.length, limit: want });
+    for (const entry of batch) {
+      entries.push(entry);
+      if (entries.length > limit) return { entries: entries.slice(0, limit), nextOffset: offset + limit };
+      bytes += Buffer.byteLength(entry.content);
+      if (bytes >= PAGE_TEXT_BYTES) return { entries, nextOffset: offset + entries.length };
+    }
+    if (batch.length < want) return { entries, nextOffset: null };
+  }
+}
 
 export const loreRoutes: Route[] = [
   defineRoute({
@@ -65,16 +90,15 @@ export const loreRoutes: Route[] = [
     path: '/v1/lore/entries',
     operationId: 'listLore',
     summary: 'The entries a character may know, by source and title (every entry for an admin token without tags), paged',
+    description: `A page also ends with the entry whose content brings it to ${PAGE_TEXT_BYTES.toLocaleString('en-US')} bytes (UTF-8): follow \`nextOffset\` until it is null.`,
     tag: 'lore',
     access: 'any',
     query: loreEntriesQuery,
     response: z.object({ entries: z.array(loreEntrySchema), nextOffset: nextOffsetSchema }),
     async handle({ query, principal, memory }) {
       const tags = characterTags(principal, query.tags, 'lore listing');
-      const offset = query.offset ?? 0;
-      const limit = query.limit ?? DEFAULT_PAGE;
-      const entries = await memory.lore.list({ tags, source: query.source, offset, limit: limit + 1 });
-      return { entries: entries.slice(0, limit).map(withoutVector), nextOffset: nextOffset(entries.length, offset, limit) };
+      const { entries, nextOffset } = await lorePage(memory, { tags, source: query.source }, query.offset ?? 0, query.limit ?? DEFAULT_PAGE);
+      return { entries: entries.map(withoutVector), nextOffset };
     },
   }),
   defineRoute({
