@@ -38,7 +38,8 @@ const hostile = fc.oneof(
 );
 
 /** A body for a route: known keys with hostile values, plus sometimes an unknown key. */
-const body = (keys: readonly string[]) => fc.dictionary(fc.oneof(fc.constantFrom(...keys), fc.string({ maxLength: 8 })), hostile, { maxKeys: 6 });
+const body = (keys: readonly string[]) =>
+  fc.tuple(fc.dictionary(fc.oneof(fc.constantFrom(...keys), fc.string({ maxLength: 8 })), hostile, { maxKeys: 6 }), keys.includes('where') ? fc.option(whereArbitrary) : fc.constant(null)).map(([fields, where]) => (where === null ? fields : { ...fields, where }));
 type PropertySchema = { type?: string | string[]; enum?: unknown[]; items?: PropertySchema };
 /** A value of a JSON schema property's type, near what callers send (the seeded save, small turns, short names). */
 function typed(schema: PropertySchema): fc.Arbitrary<unknown> {
@@ -63,12 +64,47 @@ function shaped(schema: { properties?: Record<string, object>; required?: string
   return fc.record(Object.fromEntries(properties)).map((args) => Object.fromEntries(Object.entries(args).filter(([, value]) => value !== undefined)));
 }
 
+/** Metadata filters: the seeded keys, keys an object copy mishandles, conditions of every shape, hostile values. */
+const whereKey = fc.oneof(fc.constantFrom('speaker', 'part', '__proto__', 'constructor', 'toString', 'hasOwnProperty'), fc.string({ maxLength: 8 }));
+const whereScalar = fc.constantFrom<string | number | boolean>('Marta', 'Rowan', 1, 2, true, '1');
+const whereCondition = fc.oneof(whereScalar, fc.record({ in: fc.array(whereScalar, { minLength: 1, maxLength: 3 }) }), fc.record({ exists: fc.boolean() }), hostile);
+const whereArbitrary = fc.oneof(
+  { arbitrary: fc.dictionary(whereKey, whereCondition, { maxKeys: 4 }), weight: 8 },
+  fc.integer({ min: 15, max: 40 }).map((count) => Object.fromEntries(Array.from({ length: count }, (_, index) => [`k${index}`, 'x']))),
+  fc.constant({ speaker: { in: Array.from({ length: 101 }, (_, index) => `name ${index}`) } }),
+  fc.constant({ ['k'.repeat(201)]: 'x' }),
+  fc.constant({ speaker: 'x'.repeat(1001) }),
+  // Own "__proto__" keys, as JSON.parse makes them (an object copy by assignment, or a record schema, drops them).
+  fc.constantFrom('{"__proto__":"Marta"}', '{"__proto__":{"exists":true}}', '{"speaker":"Rowan","__proto__":{"in":["Marta"]}}').map((text) => JSON.parse(text) as unknown),
+  hostile,
+);
+
+/** Whether a hit's metadata satisfies a filter the way the API documents it (own keys only; types compared strictly). */
+function satisfies(metadata: Record<string, unknown>, where: Record<string, unknown>): boolean {
+  return Object.entries(where).every(([key, condition]) => {
+    const value = Object.prototype.hasOwnProperty.call(metadata, key) ? metadata[key] : undefined;
+    if (typeof condition === 'object' && condition !== null && 'exists' in condition) return (value !== undefined) === (condition as { exists: boolean }).exists;
+    if (typeof condition === 'object' && condition !== null && 'in' in condition) return (condition as { in: unknown[] }).in.some((option) => option === value);
+    return condition === value;
+  });
+}
+
+/** The chunks a filter picks from: speakers, parts, both, neither. */
+const FILTERED: { text: string; metadata: Record<string, string | number> }[] = [
+  { text: 'Marta counts the salt.', metadata: { speaker: 'Marta', part: 1 } },
+  { text: 'Rowan counts the salt.', metadata: { speaker: 'Rowan', part: 2 } },
+  { text: 'The salt is counted.', metadata: { part: '1' } },
+  { text: 'Salt, salt and more salt.', metadata: {} },
+];
+
 const POSTS: [string, readonly string[]][] = [
   ['/v1/saves/run-1/chunks', ['chunks', 'turnId', 'text']],
-  ['/v1/saves/run-1/query', ['query', 'k', 'capPerSource', 'focusTerms', 'rerankTop', 'maxTurnId', 'fusion', 'weights', 'chunkType']],
+  ['/v1/saves/run-1/query', ['query', 'k', 'capPerSource', 'focusTerms', 'rerankTop', 'maxTurnId', 'fusion', 'weights', 'chunkType', 'where']],
+  ['/v1/saves/run-1/chunks/delete', ['ids', 'entryId']],
+  ['/v1/saves/run-1/import', ['file', 'settings']],
   ['/v1/saves/run-1/rewind', ['turnId']],
   ['/v1/saves/run-1/fork', ['newSaveId', 'atTurn']],
-  ['/v1/saves/run-1/context', ['character', 'message', 'tags', 'budget', 'limits', 'template', 'variables', 'focusTerms', 'shares']],
+  ['/v1/saves/run-1/context', ['character', 'message', 'tags', 'budget', 'limits', 'template', 'variables', 'focusTerms', 'shares', 'where']],
   ['/v1/saves/run-1/living/turns', ['turnId', 'text', 'knownEntities']],
   ['/v1/remember', ['scope', 'key', 'value', 'metadata', 'decay']],
   ['/v1/recall', ['query', 'scope', 'k', 'exact']],
@@ -79,6 +115,7 @@ const POSTS: [string, readonly string[]][] = [
 beforeAll(async () => {
   memory = await openMemory({ path: join(dir, 'fuzz.db'), embedder: null, logger: silentLogger });
   await memory.add({ saveId: 'run-1', turnId: 1, text: 'Rowan wipes the bar of the Harvest Moon.' });
+  await memory.addMany(FILTERED.map((chunk, index) => ({ saveId: 'filtered', turnId: index + 1, ...chunk })));
   running = await startHttpServer({ fetch: createApi({ memory, auth: new TokenTable([{ token: TOKEN, saves: '*', admin: true }]), logger: silentLogger }).fetch, host: '127.0.0.1', port: 0 });
 });
 
@@ -102,6 +139,39 @@ describe('fuzz', () => {
       RUNS,
     );
   }, 120_000);
+
+  it('metadata filters (HTTP query and context, MCP query_memory, mnemo query --where): refused with a coded 4xx / exit 2, or every hit satisfies them', async () => {
+    const client = new Client({ name: 'fuzz-where', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${running.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }));
+    try {
+      await fc.assert(
+        fc.asyncProperty(whereArbitrary, async (where) => {
+          const response = await fetch(`${running.url}/v1/saves/filtered/query`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ query: 'salt', k: 10, where }) });
+          const answer = (await response.json()) as { hits?: { metadata: Record<string, unknown> }[]; error?: { code: string } };
+          expect(response.status, JSON.stringify(answer)).toBeLessThan(500);
+          if (response.status === 200) for (const hit of answer.hits ?? []) expect(satisfies(hit.metadata, where as Record<string, unknown>), JSON.stringify([where, hit.metadata])).toBe(true);
+          const context = await fetch(`${running.url}/v1/saves/filtered/context`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ character: 'Rowan', message: 'salt', tags: [], where }) });
+          expect(context.status === 200 ? 200 : Math.floor(context.status / 100), await context.text()).toBe(response.status === 200 ? 200 : 4);
+          const result = (await client.callTool({ name: 'query_memory', arguments: { saveId: 'filtered', query: 'salt', k: 10, where } })) as { isError?: boolean; content: { text: string }[]; structuredContent?: { hits: { metadata: Record<string, unknown> }[] } };
+          if (result.isError === true) expect(result.content.map((part) => part.text).join('\n')).toMatch(/^error [A-Z_]+: /u);
+          else for (const hit of result.structuredContent?.hits ?? []) expect(satisfies(hit.metadata, where as Record<string, unknown>), JSON.stringify(['mcp', where, hit.metadata])).toBe(true);
+          expect(result.isError === true, JSON.stringify(['mcp', where])).toBe(response.status !== 200);
+          if (typeof where !== 'object' || where === null || Array.isArray(where)) return;
+          // The CLI's --where: KEY=VALUE for strings, KEY:=JSON otherwise.
+          const flags = Object.entries(where).map(([key, condition]) => (typeof condition === 'string' ? `${key}=${condition}` : `${key}:=${JSON.stringify(condition)}`));
+          const out: string[] = [];
+          const err: string[] = [];
+          const code = await main(['node', 'mnemo', '--db', join(dir, 'fuzz.db'), '--embedder', 'none', 'query', 'filtered', 'salt', '--k', '10', '--json', ...flags.flatMap((flag) => ['--where', flag])], { out: (text) => out.push(text), err: (text) => err.push(text) });
+          expect([0, 2], err.join('\n')).toContain(code);
+          expect(err.join('\n')).not.toMatch(STACK);
+          if (code === 0) for (const hit of JSON.parse(out.join('\n')) as { metadata: Record<string, unknown> }[]) expect(satisfies(hit.metadata, where as Record<string, unknown>), JSON.stringify(['cli', flags, hit.metadata])).toBe(true);
+        }),
+        { ...RUNS, numRuns: 80 },
+      );
+    } finally {
+      await client.close();
+    }
+  }, 240_000);
 
   it('raw request bodies: malformed JSON and odd content types are coded 4xx', async () => {
     await fc.assert(
@@ -147,7 +217,7 @@ describe('fuzz', () => {
   it('CLI arguments: exit 0, 2, 3 or 4, never a stack trace', async () => {
     const db = join(dir, 'cli.db');
     const word = fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('-1', '0', '99999999', '1e9', '--json', '--limit', '--k', '--port', '--max-body', '', ' ', '{', '[[[[', '--type', 'run-1'));
-    const commands = fc.constantFrom(['query', 'run-1'], ['add', 'run-1'], ['rewind', 'run-1'], ['facts', 'run-1'], ['beliefs', 'run-1'], ['remember', 'k'], ['recall'], ['living', 'missions', '--set'], ['lore', 'search'], ['fork', 'run-1']);
+    const commands = fc.constantFrom(['query', 'run-1'], ['add', 'run-1'], ['rewind', 'run-1'], ['facts', 'run-1'], ['beliefs', 'run-1'], ['remember', 'k'], ['recall'], ['living', 'missions', '--set'], ['lore', 'search'], ['fork', 'run-1'], ['query', 'run-1', 'bar', '--where'], ['delete', 'run-1', '--chunk'], ['delete', 'run-1', '--entry-id'], ['export', 'run-1'], ['import']);
     await fc.assert(
       fc.asyncProperty(commands, fc.array(word, { maxLength: 4 }), async (command, words) => {
         const err: string[] = [];

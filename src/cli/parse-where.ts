@@ -20,6 +20,9 @@ export function parseWhere(flags: readonly string[] | undefined): MetadataWhere 
   if (flags === undefined || flags.length === 0) return undefined;
   const where: Record<string, MetadataCondition> = {};
   for (const flag of flags) {
+    if (/^!?__proto__(?:$|:?=)/u.test(flag)) {
+      throw new MnemoError('INVALID_INPUT', `--where ${flag}: expected a metadata key other than "__proto__", got "__proto__". Rename the key.`, { details: { field: 'where' } });
+    }
     const json = flag.indexOf(':=');
     const equals = flag.indexOf('=');
     if (json > 0 && json < equals) {

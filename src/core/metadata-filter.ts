@@ -47,11 +47,12 @@ function scalar(value: unknown, field: string): string {
 export function resolveMetadataWhere(where: unknown, field = 'where'): MetadataClause[] | undefined {
   if (where === undefined || where === null) return undefined;
   if (typeof where !== 'object' || Array.isArray(where)) throw invalid(field, 'an object of metadata key -> condition', where);
-  const keys = Object.keys(where).sort();
-  if (keys.length > LIMITS.whereClauses) throw limitExceeded(field, 'whereClauses', keys.length, 'Filter on the few keys that matter.', 'keys');
+  const given = Object.keys(where);
+  if (given.length > LIMITS.whereClauses) throw limitExceeded(field, 'whereClauses', given.length, 'Filter on the few keys that matter.', 'keys');
+  const keys = given.sort();
   const clauses = keys.map((key): MetadataClause => {
     const at = `${field}.${key}`;
-    if (key === '' || key.length > LIMITS.whereKeyChars) throw invalid(field, `metadata keys of 1 to ${LIMITS.whereKeyChars} characters`, key);
+    if (key === '' || key.length > LIMITS.whereKeyChars || key === '__proto__') throw invalid(field, `metadata keys of 1 to ${LIMITS.whereKeyChars} characters, other than "__proto__"`, key);
     const condition = (where as Record<string, unknown>)[key];
     if (typeof condition !== 'object' || condition === null) return { key, values: [scalar(condition, at)] };
     if (Array.isArray(condition)) throw invalid(at, 'a value, { in: [...] } or { exists: boolean } (for one of several values, write { in: [...] })', condition);

@@ -8,6 +8,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { z } from 'zod';
 import { MnemoError, asBusyError, isMnemoError } from '../core/errors.js';
 import { silentLogger } from '../core/logger.js';
+import { refuseProtoKeys } from '../core/proto-key.js';
 import type { Logger } from '../core/logger.js';
 import type { Mnemo } from '../open-memory.js';
 import { LOCAL_OWNER, requireSave } from './access.js';
@@ -85,8 +86,9 @@ async function readJson(c: Context<Env>): Promise<unknown> {
       details: { contentType: type },
     });
   }
+  let body: unknown;
   try {
-    return JSON.parse(text);
+    body = JSON.parse(text);
   } catch (error) {
     const reason = (error as Error).message;
     const position = /position (\d+)/u.exec(reason)?.[1];
@@ -94,6 +96,9 @@ async function readJson(c: Context<Env>): Promise<unknown> {
       details: { location: 'body', ...(position === undefined ? {} : { position: Number(position) }) },
     });
   }
+  // Only a text that spells the key, or escapes characters, can hold it.
+  if (text.includes('__proto__') || text.includes('\\u')) refuseProtoKeys(body, 'body');
+  return body;
 }
 
 /**

@@ -6,6 +6,7 @@ import { compactBeliefs, compactEntries, compactEntry, compactFacts, compactHits
 import type { Fact, MentalModel } from '../../core/living-types.js';
 import { MnemoError, asBusyError, isMnemoError } from '../../core/errors.js';
 import { requireJsonDepth } from '../../core/json-value.js';
+import { refuseProtoKeys } from '../../core/proto-key.js';
 import { LIMITS } from '../../core/limits.js';
 import type { Hit } from '../../core/types.js';
 import type { BeliefView } from '../../living/living-memory.js';
@@ -98,6 +99,7 @@ function codedArgumentErrors(server: McpServer, schemas: ReadonlyMap<string, z.Z
     if (schema === undefined) return original(tool, args, name);
     try {
       for (const [field, value] of Object.entries((args ?? {}) as Record<string, unknown>)) requireJsonDepth(value, field);
+      refuseProtoKeys(args, 'arguments');
     } catch (error) {
       if (!isMnemoError(error)) throw error;
       throw new Error(`error ${error.code}: ${error.message}`);

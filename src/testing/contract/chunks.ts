@@ -99,6 +99,8 @@ export function runChunksContract(name: string, factory: StoreFactory): void {
       await expect(memory.query('s', 'obsidian', { where: { speaker: { in: [] } } } as never)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
       await expect(memory.query('s', 'obsidian', { where: { speaker: { exists: 'yes' } } } as never)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
       await expect(memory.query('s', 'obsidian', { where: Object.fromEntries(Array.from({ length: 17 }, (_, n) => [`k${n}`, 1])) })).rejects.toMatchObject({ code: 'LIMIT_EXCEEDED' });
+      // A key an object copy would drop (so the filter would filter nothing) is refused by name.
+      await expect(memory.query('s', 'obsidian', { where: JSON.parse('{"__proto__":"Rowan"}') as never })).rejects.toMatchObject({ code: 'INVALID_INPUT', message: expect.stringContaining('__proto__') });
     });
 
     it('lets the core keys win over extra metadata, and keeps entryId', async () => {
