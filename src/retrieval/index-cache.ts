@@ -270,8 +270,8 @@ export class IndexCache {
   /**
    * Writes `key`'s index as it is now, after any earlier write of the key, in the background and in slices of a
    * few milliseconds (compacting, the int8 copy, the sections, the checksum), so other requests go on. Writes of
-   * the key wait meanwhile (they queue as `afterWrite` queues them; queries go on), so the bytes are the index at
-   * the version they name. A failure is logged; the store is untouched.
+   * the key wait meanwhile (they queue as `afterWrite` queues them; queries go on, but one that comes after a queued
+   * write waits for it), so the bytes are the index at the version they name. A failure is logged; the store is untouched.
    */
   private persistNow(key: string): void {
     const persistence = this.persistence;
