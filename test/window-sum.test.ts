@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { seededRandom } from '../bench/synthetic-corpus.js';
 import { CorpusIndex } from '../src/retrieval/corpus-index.js';
 import { hybridSearch } from '../src/retrieval/hybrid-search.js';
 import { resolveSearchRequest } from '../src/retrieval/resolve-search-request.js';
@@ -33,6 +34,59 @@ describe('windowSums', () => {
   it('gives nothing to slots the filter refuses (a filtered-out chunk neither scores nor is scored)', () => {
     const sums = windowSums(matchesOf([[2, 3]]), line(5), 2, 5, (slot) => slot !== 3);
     expect(sumsOf(sums, 5)).toEqual([3, 3, 3, 0, 3]);
+  });
+});
+
+/** Random matches as the lexical arm hands them over: runs of ascending slots (one per query term), each slot once. */
+const randomMatches = (size: number, runs: number, share: number, seed: number) => {
+  const random = seededRandom(seed);
+  const taken = new Uint8Array(size);
+  const slots: number[] = [];
+  const scores: number[] = [];
+  for (let run = 0; run < runs; run++) {
+    for (let slot = 0; slot < size; slot++) {
+      if (taken[slot] === 1 || random() >= share) continue;
+      taken[slot] = 1;
+      slots.push(slot);
+      scores.push(random() < 0.05 ? 0 : random() * 9 + 1 / (slot + 7));
+    }
+  }
+  return { slots: Int32Array.from(slots), scores: Float64Array.from(scores), count: slots.length };
+};
+const everything = (sums: ReturnType<typeof windowSums>, size: number) => ({
+  sums: sumsOf(sums, size),
+  statistics: [sums.statistics.count, sums.statistics.sum, sums.statistics.sumOfSquares],
+  top: sums.top(20),
+});
+
+describe('windowSums on a dense order and with a lent array', () => {
+  it('steps by counting on a dense order with, to the last bit, the sums and statistics of the chains', () => {
+    for (const [size, reach, seed] of [[200, 2, 1], [1000, 1, 2], [1000, 3, 3], [5, 4, 4], [3000, 2, 5]] as const) {
+      const matches = randomMatches(size, 6, 0.08, seed);
+      const chained = everything(windowSums(matches, line(size), reach, size), size);
+      const counted = everything(windowSums(matches, { ...line(size), dense: true }, reach, size), size);
+      expect(counted).toEqual(chained);
+      expect(Object.is(counted.statistics[1], chained.statistics[1]) && Object.is(counted.statistics[2], chained.statistics[2])).toBe(true);
+    }
+  });
+  it('follows the chains, not the counting, when a filter is given, whatever `dense` says', () => {
+    const sums = windowSums(matchesOf([[2, 3]]), { ...line(5), dense: true }, 2, 5, (slot) => slot !== 3);
+    expect(sumsOf(sums, 5)).toEqual([3, 3, 3, 0, 3]);
+  });
+  it('gives the next query a cleared array once released (few sums or many), and refuses reads after release', () => {
+    const size = 2000;
+    const fresh = (matches: ReturnType<typeof randomMatches>) => everything(windowSums(matches, line(size), 2, size), size);
+    for (const share of [0.001, 0.3, 0.01]) {
+      const first = windowSums(randomMatches(size, 4, share, 7), line(size), 2, size);
+      first.release();
+      first.release();
+      expect(() => first.scoreOf(0)).toThrow(/after release/);
+      const next = randomMatches(size, 3, share, 8);
+      const expected = fresh(next);
+      const lent = windowSums(next, line(size), 2, size);
+      expect(everything(lent, size)).toEqual(expected);
+      lent.release();
+    }
   });
 });
 

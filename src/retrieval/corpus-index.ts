@@ -540,7 +540,7 @@ export class CorpusIndex {
 
   /** The order of the live documents (insertion order) as slot chains, for window sums: views, valid until the next write. */
   get order(): SlotOrder {
-    return { previous: this.sequencePrevious, next: this.sequenceNext };
+    return { previous: this.sequencePrevious, next: this.sequenceNext, dense: this.bm25.size === this.bm25.slots };
   }
 
   /** The neighbouring live slot with a vector before (-1) or after (+1) `slot`, or null. */

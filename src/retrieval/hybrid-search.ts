@@ -157,6 +157,8 @@ export async function hybridSearch(input: HybridSearchInput): Promise<RankedId[]
     ];
     const signals = contextSignals(input, analyzed);
     fused = zScoreFusion(arms.filter((arm) => arm.results.length > 0), cap, signals).map(({ slot, score, contributions }) => ({ id: index.idOf(slot), score, contributions }));
+    // Every window score the fusion needs is read: the sums go back for the next query.
+    windowScores?.release();
   } else {
     const lists = [lexical, semantic].filter((list) => list.length > 0).map((list) => capPerSource(list.map(({ slot }) => index.idOf(slot)), input.capPerSource));
     fused = reciprocalRankFusion(lists, input.rrfK ?? RRF_K).map(([id, score]) => ({ id, score }));

@@ -11,6 +11,11 @@ import { TopK } from './top-k.js';
 export interface SlotOrder {
   readonly previous: Int32Array;
   readonly next: Int32Array;
+  /**
+   * True when every slot below the slot count is live, so the chains are plain counting (a slot's previous is
+   * slot - 1, its next slot + 1): window sums then step by arithmetic instead of reading the chains.
+   */
+  readonly dense?: boolean;
 }
 
 /** Window-sum settings: the chunks within `reach` places on each side, the arm's `weight` in z-score fusion. */
@@ -63,6 +68,8 @@ export class LexicalMatches implements ScoreSink {
  * scores of the matches from `reach` places before it to `reach` after it, itself included. Only slots near a
  * match get a score, so the cost is O(matches x reach). The statistics (mean, deviation) are those of every
  * positive window score, for z-score fusion; `top(limit)` gives the arm's candidates. Same input, same output.
+ * The sums live in a corpus-sized scratch array lent for the query: `release()` hands it back (cleared) for the
+ * next query, so a query allocates nothing the size of the corpus.
  *
  * @example
  * ```ts
@@ -70,6 +77,7 @@ export class LexicalMatches implements ScoreSink {
  * const order = { previous: Int32Array.of(-1, 0, 1, 2, 3), next: Int32Array.of(1, 2, 3, 4, -1) };
  * const sums = windowSums({ slots: [2, 4], scores: [3, 1], count: 2 }, order, 1, 5);
  * sums.scoreOf(3); // 4
+ * sums.release();
  * ```
  */
 export function windowSums(
@@ -79,50 +87,98 @@ export function windowSums(
   slotCount: number,
   accept?: (slot: number) => boolean,
 ): WindowScores {
-  const sums = new Float64Array(slotCount);
-  const window = { sums, touched: new Int32Array(Math.min(slotCount, Math.max(64, matches.count))), count: 0 };
-  // Those before a match, then those after it: the order the sums are made in, so they are the same numbers each time.
-  const chains = [order.previous, order.next];
-  for (let index = 0; index < matches.count; index++) {
-    const slot = matches.slots[index] as number;
-    const score = matches.scores[index] as number;
-    if (!(score > 0)) continue;
-    addTo(window, slot, score);
-    for (const chain of chains) {
-      let other = slot;
-      for (let step = 0; step < reach; step++) {
-        other = chain[other] ?? -1;
-        if (other < 0) break;
-        if (accept === undefined || accept(other)) addTo(window, other, score);
+  const sums = borrowSums(slotCount);
+  // Each match gives a score to at most 2 x reach + 1 slots, and no slot is noted twice.
+  const touched = new Int32Array(Math.max(1, Math.min(slotCount, matches.count * (2 * reach + 1))));
+  const { previous, next } = order;
+  const matchSlots = matches.slots;
+  const matchScores = matches.scores;
+  let count = 0;
+  if (order.dense === true && accept === undefined) {
+    // The same additions in the same order as the loop below, the neighbours found by counting.
+    for (let index = 0; index < matches.count; index++) {
+      const slot = matchSlots[index] as number;
+      const score = matchScores[index] as number;
+      if (!(score > 0)) continue;
+      if (sums[slot] === 0) touched[count++] = slot;
+      sums[slot] = (sums[slot] as number) + score;
+      const first = Math.max(0, slot - reach);
+      for (let other = slot - 1; other >= first; other--) {
+        if (sums[other] === 0) touched[count++] = other;
+        sums[other] = (sums[other] as number) + score;
+      }
+      const last = Math.min(slotCount - 1, slot + reach);
+      for (let other = slot + 1; other <= last; other++) {
+        if (sums[other] === 0) touched[count++] = other;
+        sums[other] = (sums[other] as number) + score;
       }
     }
+    return new WindowScores(sums, touched, count);
   }
-  return new WindowScores(sums, window.touched, window.count);
+  // Each match adds to itself, then to those before it, then to those after it: the order the sums are made in,
+  // so they are the same numbers each time.
+  for (let index = 0; index < matches.count; index++) {
+    const slot = matchSlots[index] as number;
+    const score = matchScores[index] as number;
+    if (!(score > 0)) continue;
+    if (sums[slot] === 0) touched[count++] = slot;
+    sums[slot] = (sums[slot] as number) + score;
+    let other = slot;
+    for (let step = 0; step < reach; step++) {
+      other = previous[other] ?? -1;
+      if (other < 0) break;
+      if (accept !== undefined && !accept(other)) continue;
+      if (sums[other] === 0) touched[count++] = other;
+      sums[other] = (sums[other] as number) + score;
+    }
+    other = slot;
+    for (let step = 0; step < reach; step++) {
+      other = next[other] ?? -1;
+      if (other < 0) break;
+      if (accept !== undefined && !accept(other)) continue;
+      if (sums[other] === 0) touched[count++] = other;
+      sums[other] = (sums[other] as number) + score;
+    }
+  }
+  return new WindowScores(sums, touched, count);
 }
 
-/** Adds `score` to a slot's window sum, noting the slot the first time. */
-function addTo(window: { sums: Float64Array; touched: Int32Array; count: number }, slot: number, score: number): void {
-  const { sums } = window;
-  if (sums[slot] === 0) {
-    window.touched = grow(window.touched, window.count + 1);
-    window.touched[window.count++] = slot;
+/** A cleared sums array of the last query, kept for the next one (one per process: queries seldom overlap). */
+let spareSums: Float64Array | null = null;
+
+/** A zeroed array of at least `slotCount` sums: the spare one when it is big enough, else a new one. */
+function borrowSums(slotCount: number): Float64Array {
+  const spare = spareSums;
+  if (spare !== null && spare.length >= slotCount) {
+    spareSums = null;
+    return spare;
   }
-  sums[slot] = (sums[slot] as number) + score;
+  return new Float64Array(slotCount);
 }
 
 /** The window scores of one query (see `windowSums`). */
 export class WindowScores {
   readonly statistics = new ScoreStatistics();
+  private released = false;
 
   /** `touched`: the first `count` entries are the slots with a sum, in the order they got one. */
   constructor(private readonly sums: Float64Array, private readonly touched: Int32Array, private readonly count: number) {
-    const scores = new Float64Array(count);
-    for (let index = 0; index < count; index++) scores[index] = sums[touched[index] as number] as number;
-    this.statistics.addMany(scores, touched, count);
+    // ScoreStatistics.addMany's sums, in the same order, read in place.
+    let sum = 0;
+    let sumOfSquares = 0;
+    for (let index = 0; index < count; index++) {
+      const score = sums[touched[index] as number] as number;
+      sum += score;
+      sumOfSquares += score * score;
+    }
+    this.statistics.count = count;
+    this.statistics.sum = sum;
+    this.statistics.sumOfSquares = sumOfSquares;
   }
 
   /** The window score of a slot (0 when no match is within reach). */
   scoreOf(slot: number): number {
+    if (this.released) throw new Error('WindowScores.scoreOf after release');
     return this.sums[slot] ?? 0;
   }
 
@@ -133,6 +189,7 @@ export class WindowScores {
 
   /** The `limit` best slots by window score, best first (ties: lower slot first). */
   top(limit: number): { slot: number; score: number }[] {
+    if (this.released) throw new Error('WindowScores.top after release');
     const top = new TopK(limit);
     const { sums, touched } = this;
     let threshold = top.threshold;
@@ -145,5 +202,16 @@ export class WindowScores {
       threshold = top.threshold;
     }
     return top.sorted();
+  }
+
+  /** Clears the sums and lends them to the next query; the scores are not read after this (a second call does nothing). */
+  release(): void {
+    if (this.released) return;
+    this.released = true;
+    const { sums, touched, count } = this;
+    // Clearing the touched slots one by one costs less than clearing the whole array only while they are few.
+    if (count * 8 < sums.length) for (let index = 0; index < count; index++) sums[touched[index] as number] = 0;
+    else sums.fill(0);
+    if (spareSums === null || spareSums.length < sums.length) spareSums = sums;
   }
 }
