@@ -1,6 +1,7 @@
 // Persisted indexes: a save reopens from its snapshot with the rankings of a fresh build; a stale, foreign, corrupt or half-written one is never used.
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename } from 'node:path';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
@@ -158,7 +159,8 @@ describe('persisted index', () => {
     const good = readFileSync(file as string);
 
     const cases: [string, (bytes: Buffer) => Buffer, RegExp][] = [
-      ['corrupt', (bytes) => { const copy = Buffer.from(bytes); copy[copy.length - 3] = (copy[copy.length - 3] as number) ^ 0xff; return copy; }, /checksum/],
+      ['corrupt header', (bytes) => { const copy = Buffer.from(bytes); copy[40] = (copy[40] as number) ^ 0xff; return copy; }, /checksum/],
+      ['older layout', (bytes) => { const copy = Buffer.from(bytes); copy.write('MNEMOIX2', 0, 'latin1'); return copy; }, /stale/],
       ['truncated', (bytes) => bytes.subarray(0, Math.floor(bytes.length / 2)), /truncated/],
       ['not a snapshot', () => Buffer.from('hello'), /not an index snapshot/],
     ];
@@ -196,6 +198,45 @@ describe('persisted index', () => {
     expect(foreignLogger.lines.join('\n')).toMatch(/another store, embedder, analyzer or save/);
     await foreign.memory.close();
   });
+
+  it('never answers from a corrupt section, whichever it is: found at open or at first use, the save is rebuilt and said once', async () => {
+    const pristine = join(dir, 'sections.db');
+    const seed = await open(pristine);
+    await fill(seed.memory, 'run', 30);
+    await seed.memory.warm('run');
+    await seed.memory.close();
+    const [file] = indexFiles(pristine);
+    const good = readFileSync(file as string);
+    const before = await freshRankings(pristine, 'run');
+    // The section table: each section's offset (from the body, after the header) and length in bytes.
+    const headerLength = good.readUInt32LE(8);
+    const bodyStart = Math.ceil((24 + headerLength) / 8) * 8;
+    const sections = (JSON.parse(good.toString('utf8', 24, 24 + headerLength)) as { sections: Record<string, [string, number, number]> }).sections;
+    const itemBytes: Record<string, number> = { i32: 4, u8: 1, u16: 2, f32: 4, f64: 8, i8: 1 };
+    const damaged = Object.entries(sections).filter(([, [kind, , length]]) => length * (itemBytes[kind] as number) > 0);
+    expect(damaged.length).toBeGreaterThan(30);
+    for (const [name, [kind, offset, length]] of damaged) {
+      const path = join(dir, `sections-${name}.db`);
+      copyFileSync(pristine, path);
+      mkdirSync(`${path}.index`, { recursive: true });
+      const copy = Buffer.from(good);
+      const at = bodyStart + offset + Math.floor((length * (itemBytes[kind] as number)) / 2);
+      copy[at] = (copy[at] as number) ^ 0x55;
+      writeFileSync(join(`${path}.index`, basename(file as string)), copy);
+      const logger = recordingLogger();
+      const opened = await open(path, { logger });
+      expect(await rankings(opened.memory, 'run'), name).toBe(before);
+      // A write reads what is left of the snapshot (the index changes in place), and persisting reads every section.
+      await fill(opened.memory, 'run', 1, 30);
+      await opened.memory.narrative.flush();
+      const after = await rankings(opened.memory, 'run');
+      await opened.memory.close();
+      const said = logger.lines.filter((line) => line.includes('persisted index'));
+      expect(said, name).toHaveLength(1);
+      expect(said[0], name).toMatch(/checksum mismatch/);
+      expect(after, name).toBe(await freshRankings(path, 'run'));
+    }
+  }, 240_000);
 
   it('never uses the snapshot of a save deleted and written again to the same version', async () => {
     const path = join(dir, 'recreated.db');

@@ -7,15 +7,16 @@ import { onceLogger, silentLogger } from '../core/logger.js';
 import { runStepsSliced } from '../core/time-slice.js';
 import type { Logger } from '../core/logger.js';
 import { DEFAULT_CHUNK_TYPE } from '../core/types.js';
-import type { Chunk, ChunkInput, Hit, Metadata, QueryOptions } from '../core/types.js';
+import type { Chunk, ChunkInput, ChunkSearchFilter, Hit, Metadata, QueryOptions } from '../core/types.js';
 import { optionalChunkType, requireSaveId, requireTurnId } from '../core/validate.js';
 import { embedInBatches } from '../embedders/embed-in-batches.js';
 import type { EmbeddingCache } from '../embedders/embedding-cache.js';
-import type { Analyzer } from '../retrieval/corpus-index.js';
+import type { Analyzer, CorpusIndex } from '../retrieval/corpus-index.js';
 import { IndexCache } from '../retrieval/index-cache.js';
 import type { IndexPersistence } from '../retrieval/index-cache.js';
 import type { IndexSnapshots } from '../retrieval/snapshot-directory.js';
 import { corpusAnalyzer, resolveSearchRequest } from '../retrieval/resolve-search-request.js';
+import type { SearchRequest } from '../retrieval/resolve-search-request.js';
 import { CORPUS_DEFAULTS } from '../retrieval/retrieval-defaults.js';
 import { searchCorpus } from '../retrieval/search-corpus.js';
 import type { Embedder } from '../seams/embedder.js';
@@ -269,10 +270,12 @@ export class NarrativeMemory {
    */
   async warm(saveId: string): Promise<number> {
     requireSaveId(saveId);
-    const index = await this.cache.get(saveId);
-    await runStepsSliced(index.prepareSteps());
+    const size = await this.cache.use(saveId, async (index) => {
+      await runStepsSliced(index.prepareSteps());
+      return index.size;
+    });
     await this.cache.flush();
-    return index.size;
+    return size;
   }
 
   /** Persists the indexes changed since they were last persisted (Mnemo.close calls it), and waits for the writes. */
@@ -340,7 +343,11 @@ export class NarrativeMemory {
     requireSaveId(saveId);
     const request = resolveSearchRequest('narrative', text, options);
     const filter = resolveChunkFilter(options);
-    const index = await this.cache.get(saveId);
+    // A persisted index found corrupt in use is dropped and the query answered again from a rebuilt one.
+    return this.cache.use(saveId, (index) => this.queryIndex(saveId, index, request, filter, options));
+  }
+
+  private async queryIndex(saveId: string, index: CorpusIndex, request: SearchRequest, filter: ChunkSearchFilter, options: QueryOptions): Promise<Hit[]> {
     const vectorSearch = this.vectorSearch;
     const vectorOptions = { neighbourWeight: this.neighbourWeight };
     const accept = index.filterFor(chunkDocumentFilter(filter));

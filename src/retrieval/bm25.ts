@@ -4,7 +4,7 @@ import type { Steps } from '../core/time-slice.js';
 import { grow, reserve } from './grow.js';
 import type { ScoreSink } from './score-statistics.js';
 import { SnapshotRejected } from './snapshot-format.js';
-import type { SnapshotReader, SnapshotWriter } from './snapshot-format.js';
+import type { LazySection, SnapshotReader, SnapshotWriter } from './snapshot-format.js';
 import { TopK } from './top-k.js';
 import { tokenize } from './tokenize.js';
 
@@ -68,6 +68,10 @@ export class Bm25Index {
   private postings: (Postings | undefined)[] = [];
   /** The postings of a persisted copy, flat: a term's list is made from them when first read (see `list`). */
   private restored: { ends: Int32Array; slots: Int32Array; frequencies: Uint16Array } | null = null;
+  /** The restored postings not read whole yet: a term's list is read (and checked) from the file when first used. */
+  private lazyPostings: { slots: LazySection<Int32Array<ArrayBuffer>>; frequencies: LazySection<Uint16Array<ArrayBuffer>> } | null = null;
+  /** A persisted copy's per-document terms not read whole yet: a document's are read when first used. */
+  private lazyTerms: { terms: LazySection<Int32Array<ArrayBuffer>>; frequencies: LazySection<Uint16Array<ArrayBuffer>> } | null = null;
   private termNames: string[] = [];
   private documentFrequency = new Int32Array(64);
   private lengths = new Int32Array(64);
@@ -221,6 +225,7 @@ export class Bm25Index {
    * its slot. Its postings are appended on the next read, all pending documents at once (see `post`).
    */
   addTermIds(ids: ArrayLike<number>, count: number): number {
+    this.readAllTerms();
     const slot = this.slotCount++;
     this.lengths = grow(this.lengths, this.slotCount);
     this.alive = grow(this.alive, this.slotCount);
@@ -366,12 +371,38 @@ export class Bm25Index {
       const restored = this.restored;
       const start = restored === null || id === 0 ? 0 : (restored.ends[id - 1] as number);
       const end = restored === null ? 0 : (restored.ends[id] as number);
+      const lazy = this.lazyPostings;
+      if (lazy !== null && end > start) {
+        lazy.slots.need(start, end);
+        lazy.frequencies.need(start, end);
+        if (lazy.slots.complete && lazy.frequencies.complete) this.lazyPostings = null;
+      }
       list = restored === null || end === start
         ? { slots: EMPTY_SLOTS, frequencies: EMPTY_FREQUENCIES, length: 0 }
         : { slots: restored.slots.subarray(start, end), frequencies: restored.frequencies.subarray(start, end), length: end - start };
       this.postings[id] = list;
     }
     return list;
+  }
+
+  /** Reads a persisted copy's terms of `slot` if not read yet (it throws SnapshotRejected when they are corrupt). */
+  private readTerms(slot: number): void {
+    const lazy = this.lazyTerms;
+    if (lazy === null) return;
+    const from = this.termsStart[slot] as number;
+    const to = this.termsStart[slot + 1] as number;
+    lazy.terms.need(from, to);
+    lazy.frequencies.need(from, to);
+    if (lazy.terms.complete && lazy.frequencies.complete) this.lazyTerms = null;
+  }
+
+  /** Reads every document's terms of a persisted copy not read yet (before they change, are copied or written out). */
+  private readAllTerms(): void {
+    const lazy = this.lazyTerms;
+    if (lazy === null) return;
+    lazy.terms.needAll();
+    lazy.frequencies.needAll();
+    this.lazyTerms = null;
   }
 
   /** Appends one posting to term `id`'s list. */
@@ -389,6 +420,7 @@ export class Bm25Index {
   /** Removes a document; its postings stay as dead entries, skipped when scoring. */
   remove(slot: number): void {
     if (slot < 0 || slot >= this.slotCount || this.alive[slot] !== 1) return;
+    this.readTerms(slot);
     this.alive[slot] = 0;
     this.liveCount--;
     this.totalLength -= this.lengths[slot] as number;
@@ -414,6 +446,7 @@ export class Bm25Index {
 
   /** `compacted` in steps (a pause every few documents), for `runStepsSliced`; the index must not change meanwhile. */
   *compactedSteps(): Steps<Bm25Index> {
+    this.readAllTerms();
     const copy = new Bm25Index(this.parameters);
     copy.reserve(this.liveCount);
     const flat = this.termsStart[this.slotCount] as number;
@@ -453,6 +486,7 @@ export class Bm25Index {
   /** `writeState` in steps (a pause every few thousand terms), for `runStepsSliced`; the index must not change meanwhile. */
   *writeStateSteps(writer: SnapshotWriter, prefix: string): Steps<void> {
     while (this.postedSlots < this.slotCount) yield* this.postingSteps();
+    this.readAllTerms();
     const terms = this.termNames.length;
     const postingEnds = new Int32Array(terms);
     let total = 0;
@@ -490,15 +524,18 @@ export class Bm25Index {
    *
    * @example
    * ```ts
-   * const copy = Bm25Index.readState(SnapshotReader.open(bytes), 'bm25', BM25_DEFAULTS);
+   * const copy = Bm25Index.readState(SnapshotReader.open(bytesSnapshotFile(bytes)), 'bm25', BM25_DEFAULTS);
    * ```
    */
   static readState(reader: SnapshotReader, prefix: string, parameters: Partial<Bm25Parameters>): Bm25Index {
     const index = new Bm25Index(parameters);
     const terms = reader.strings(`${prefix}.terms`);
     const postingEnds = reader.array(`${prefix}.postingEnds`, 'i32');
-    const postingSlots = reader.array(`${prefix}.postingSlots`, 'i32');
-    const postingFrequencies = reader.array(`${prefix}.postingFrequencies`, 'u16');
+    // Read when a term's list is first used (a query reads the lists of its terms, not the corpus's).
+    const lazyPostings = { slots: reader.lazy(`${prefix}.postingSlots`, 'i32'), frequencies: reader.lazy(`${prefix}.postingFrequencies`, 'u16') };
+    index.lazyPostings = lazyPostings;
+    const postingSlots = lazyPostings.slots.array;
+    const postingFrequencies = lazyPostings.frequencies.array;
     for (let id = 0; id < terms.length; id++) index.termIds.set(terms[id] as string, id);
     index.termNames = terms;
     index.postings = new Array<Postings | undefined>(terms.length);
@@ -507,8 +544,10 @@ export class Bm25Index {
     index.lengths = reader.array(`${prefix}.lengths`, 'i32');
     index.alive = reader.array(`${prefix}.alive`, 'u8');
     index.termsStart = reader.array(`${prefix}.termsStart`, 'i32');
-    index.termsFlat = reader.array(`${prefix}.termsFlat`, 'i32');
-    index.frequenciesFlat = reader.array(`${prefix}.frequenciesFlat`, 'u16');
+    const lazyTerms = { terms: reader.lazy(`${prefix}.termsFlat`, 'i32'), frequencies: reader.lazy(`${prefix}.frequenciesFlat`, 'u16') };
+    index.lazyTerms = lazyTerms;
+    index.termsFlat = lazyTerms.terms.array;
+    index.frequenciesFlat = lazyTerms.frequencies.array;
     index.seenIn = new Int32Array(Math.max(64, terms.length));
     index.countScratch = new Int32Array(Math.max(64, terms.length));
     const slots = index.lengths.length;
@@ -746,6 +785,7 @@ export class Bm25Index {
     const scores = new Map<number, number>();
     for (const slot of slots) {
       if (this.alive[slot] !== 1) continue;
+      this.readTerms(slot);
       const length = Math.max(1, this.lengths[slot] as number);
       for (let position = this.termsStart[slot] as number; position < (this.termsStart[slot + 1] as number); position++) {
         const id = this.termsFlat[position] as number;

@@ -342,12 +342,13 @@ export class CorpusIndex {
   }
 
   /**
-   * The index written by `writeState`, made with the same options (the caller checks `configuration` first). Its
-   * arrays view the snapshot's bytes; rankings are those of the index that was written.
+   * The index written by `writeState`, made with the same options (the caller checks `configuration` first). What
+   * a query scans is read now; the float32 vectors, the postings, each document's terms and the metadata names are
+   * read where and when first used (call `reader.done()` after). Rankings are those of the index that was written.
    *
    * @example
    * ```ts
-   * const index = CorpusIndex.readState(SnapshotReader.open(bytes), 12, options);
+   * const index = CorpusIndex.readState(SnapshotReader.open(bytesSnapshotFile(bytes)), 12, options);
    * ```
    */
   static readState(reader: SnapshotReader, version: number, options: CorpusIndexOptions): CorpusIndex {

@@ -160,7 +160,7 @@ export class DocumentFields {
 
   /**
    * Reads what `writeState` wrote into this (empty) instance: the per-slot pair ids at once (views of the
-   * snapshot), the pair names on first use (`intern`; the snapshot's checksum vouches for them meanwhile).
+   * snapshot), the pair names on first use (`intern`: read and checked then).
    */
   readState(reader: SnapshotReader, prefix: string, slots: number): void {
     const start = reader.array(`${prefix}.start`, 'i32');
@@ -174,7 +174,7 @@ export class DocumentFields {
     this.start = start;
     this.flat = flat;
     this.slots = slots;
-    this.pending = () => reader.strings(`${prefix}.pairs`);
+    this.pending = reader.lazyStrings(`${prefix}.pairs`);
     this.pendingCount = count;
   }
 

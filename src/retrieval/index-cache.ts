@@ -6,7 +6,8 @@ import type { WriteResult } from '../seams/store.js';
 import { CorpusIndex } from './corpus-index.js';
 import type { CorpusIndexOptions, IndexDocument } from './corpus-index.js';
 import type { IndexSnapshots } from './snapshot-directory.js';
-import { SnapshotReader, SnapshotWriter } from './snapshot-format.js';
+import type { SnapshotFile } from './snapshot-file.js';
+import { SnapshotReader, SnapshotRejected, SnapshotWriter } from './snapshot-format.js';
 
 /** Where the cache reads a corpus and its version from. */
 export interface CorpusSource {
@@ -19,9 +20,10 @@ export interface CorpusSource {
 
 /**
  * How indexes are persisted, so that a corpus opens without a rebuild. A persisted index is used only when its
- * key, its identity, the index configuration and the corpus's version all match, its checksum holds and
+ * key, its identity, the index configuration and the corpus's version all match, its header's checksum holds and
  * `verify` accepts its first and last live documents; otherwise the index is rebuilt from the store (and the
- * logger says why, once).
+ * logger says why, once). Its sections are checked as they are read: one found corrupt at its first use (in a
+ * query, see `IndexCache.use`) makes the cache drop the index and answer from one rebuilt from the store.
  */
 export interface IndexPersistence {
   snapshots: IndexSnapshots;
@@ -73,6 +75,8 @@ export class IndexCache {
   private readonly holding = new Map<string, Promise<void>>();
   /** The persist running for each key (writes of one key never overlap). */
   private readonly writing = new Map<string, Promise<void>>();
+  /** Keys whose persisted index was found corrupt in use: their next open rebuilds from the store (and persists anew). */
+  private readonly unusable = new Set<string>();
   private identity: Promise<string> | null = null;
   private readonly persistence: IndexPersistence | null;
   private readonly logger: Logger;
@@ -101,6 +105,35 @@ export class IndexCache {
     return build;
   }
 
+  /**
+   * Runs `work` on the index of `key` (as `get` gives it). When `work` meets a part of a persisted index that is
+   * corrupt (a SnapshotRejected: its sections are read and checked at their first use), the index is dropped,
+   * the log says so once, and `work` runs again on an index rebuilt from the store: no answer comes from a
+   * corrupt section.
+   *
+   * @example
+   * ```ts
+   * const hits = await cache.use('campaign-1', (index) => index.semantic(vector, 10));
+   * ```
+   */
+  async use<T>(key: string, work: (index: CorpusIndex) => T | Promise<T>): Promise<T> {
+    const index = await this.get(key);
+    try {
+      return await work(index);
+    } catch (error) {
+      if (!(error instanceof SnapshotRejected)) throw error;
+      if (this.indexes.get(key) === index) this.drop(key);
+      this.reject(key, error);
+      return work(await this.get(key));
+    }
+  }
+
+  /** Says a persisted index (dropped) had a corrupt part found in use: the next open of `key` rebuilds it from the store. */
+  private reject(key: string, error: SnapshotRejected): void {
+    this.unusable.add(key);
+    this.logger.info(`the persisted index of ${key} was not used: it is unreadable: ${error.message}; rebuilt from the store`);
+  }
+
   /** True when `key`'s index is held in memory now (its next query reads nothing to open it). */
   holds(key: string): boolean {
     return this.indexes.has(key);
@@ -114,7 +147,7 @@ export class IndexCache {
   }
 
   private async open(key: string, version: number): Promise<CorpusIndex> {
-    const loaded = this.persistence === null ? null : await this.load(key, version, this.persistence);
+    const loaded = this.persistence === null || this.unusable.delete(key) ? null : await this.load(key, version, this.persistence);
     const index = loaded ?? (await this.build(key));
     this.indexes.delete(key);
     this.indexes.set(key, index);
@@ -134,17 +167,18 @@ export class IndexCache {
   private async load(key: string, version: number, persistence: IndexPersistence): Promise<CorpusIndex | null> {
     const configuration = new CorpusIndex(0, this.options).configuration;
     if (configuration === null) return null;
-    let bytes: Buffer | null;
+    let file: SnapshotFile | null;
     try {
-      bytes = persistence.snapshots.read(key);
+      file = persistence.snapshots.open(key);
     } catch (error) {
       this.logger.warn(`the persisted index of ${key} in ${persistence.snapshots.location} could not be read (${(error as Error).message}); rebuilt from the store`);
       return null;
     }
-    if (bytes === null) return null;
+    if (file === null) return null;
     let problem: string;
+    let reader: SnapshotReader | null = null;
     try {
-      const reader = SnapshotReader.open(bytes);
+      reader = SnapshotReader.open(file);
       const { header } = reader;
       if (header['key'] !== key || header['identity'] !== (await this.identityOf(persistence)) || header['configuration'] !== configuration) {
         problem = 'it was made for another store, embedder, analyzer or save';
@@ -152,6 +186,8 @@ export class IndexCache {
         problem = `it is stale (version ${String(header['version'])}, the store is at ${version})`;
       } else {
         const index = CorpusIndex.readState(reader, version, this.options);
+        // The sections the first query does not need stay in the file until used (it closes once they are read).
+        reader.done();
         const boundary = index.boundaryIds;
         if (boundary === null || (await persistence.verify(key, boundary))) return index;
         problem = 'its documents are no longer in the store';
@@ -159,6 +195,7 @@ export class IndexCache {
     } catch (error) {
       problem = `it is unreadable: ${(error as Error).message}`;
     }
+    reader?.close();
     this.logger.info(`the persisted index of ${key} was not used: ${problem}; rebuilt from the store`);
     return null;
   }
@@ -182,6 +219,8 @@ export class IndexCache {
     if (outcome === undefined) return Promise.resolve();
     const tracked = outcome.catch((error: unknown) => {
       this.drop(key);
+      // A part of its persisted copy found corrupt (read whole before the index changes): never opened again.
+      if (error instanceof SnapshotRejected) return this.reject(key, error);
       this.logger.warn(`the index of ${key} could not take a write in place (${(error as Error).message}); it will be rebuilt from the store`);
     }).finally(() => {
       if (this.applying.get(key) === tracked) this.applying.delete(key);
@@ -305,7 +344,14 @@ export class IndexCache {
           release();
         }
       })
-      .catch((error: unknown) => this.logger.warn(`the index of ${key} could not be persisted in ${persistence.snapshots.location} (${(error as Error).message}); it will be rebuilt when next opened`))
+      .catch((error: unknown) => {
+        // A part of the persisted copy it was read from is corrupt (met while writing it out): drop it.
+        if (error instanceof SnapshotRejected) {
+          if (this.indexes.get(key) === given) this.drop(key);
+          return this.reject(key, error);
+        }
+        this.logger.warn(`the index of ${key} could not be persisted in ${persistence.snapshots.location} (${(error as Error).message}); it will be rebuilt when next opened`);
+      })
       .finally(() => {
         if (this.writing.get(key) === write) this.writing.delete(key);
       });

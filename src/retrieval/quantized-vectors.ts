@@ -198,12 +198,12 @@ export class QuantizedVectors {
   }
 
   /**
-   * The rows `writeState` wrote under `prefix`: the int8 rows are copied into the scan's memory, the rest views
-   * the snapshot's bytes. Searches give what the written copy gave.
+   * The rows `writeState` wrote under `prefix`: the int8 rows are read into the scan's memory, the rest into
+   * arrays of their own. Searches give what the written copy gave.
    *
    * @example
    * ```ts
-   * const vectors = QuantizedVectors.readState(SnapshotReader.open(bytes), 'contexts');
+   * const vectors = QuantizedVectors.readState(SnapshotReader.open(bytesSnapshotFile(bytes)), 'contexts');
    * ```
    */
   static readState(reader: SnapshotReader, prefix: string): QuantizedVectors {
@@ -219,7 +219,8 @@ export class QuantizedVectors {
       vectors.stride = Math.ceil(dims / 8) * 8;
       vectors.reserve(vectors.slotCount);
       vectors.bytes = new Int8Array(vectors.kernel.memory.buffer);
-      vectors.bytes.set(reader.array(`${prefix}.bytes`, 'i8'));
+      // Read straight into the scan's memory (no copy in between).
+      reader.readInto(`${prefix}.bytes`, 'i8', vectors.bytes.subarray(0, vectors.slotCount * vectors.stride));
     }
     return vectors;
   }

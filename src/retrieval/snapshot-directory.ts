@@ -1,15 +1,17 @@
 // Persisted indexes as files in one directory: one file per corpus key, written to a temporary file, synced, then renamed.
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { open, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { openSnapshotFile } from './snapshot-file.js';
+import type { SnapshotFile } from './snapshot-file.js';
 
 /** Where persisted indexes are kept, one per key (a save id). */
 export interface IndexSnapshots {
   /** Where they are (a folder), for messages. */
   readonly location: string;
-  /** The bytes last written for `key`, or null when there are none. */
-  read(key: string): Buffer | null;
+  /** The file last written for `key`, open for positional reads (close it when done), or null when there is none. */
+  open(key: string): SnapshotFile | null;
   /**
    * Replaces what is kept for `key` with `bytes` (or with its pieces in order), atomically: a reader sees the old
    * bytes or the new ones, never a part.
@@ -27,26 +29,22 @@ function fileNameOf(key: string): string {
 /**
  * Persisted indexes in `directory` (created when first written). A write goes to `<name>.<pid>.tmp`, is synced
  * to disk and renamed over the file, so a crash at any point leaves the old file or the new one (a leftover
- * `.tmp` file is never read). Reads are whole-file reads: one system call, then views of the bytes.
+ * `.tmp` file is never read). A file is opened for positional reads: a reader reads the parts it uses (a file
+ * renamed over it meanwhile does not change what it reads).
  *
  * @example
  * ```ts
  * const snapshots = snapshotDirectory('game.db.index');
  * await snapshots.write('save-1', bytes);
- * snapshots.read('save-1'); // the bytes
+ * snapshots.open('save-1'); // the file, to read with SnapshotReader.open
  * ```
  */
 export function snapshotDirectory(directory: string): IndexSnapshots {
   let created = false;
   return {
     location: directory,
-    read(key) {
-      try {
-        return readFileSync(join(directory, fileNameOf(key)));
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-        throw error;
-      }
+    open(key) {
+      return openSnapshotFile(join(directory, fileNameOf(key)));
     },
     async write(key, bytes) {
       if (!created) {

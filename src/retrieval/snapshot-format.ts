@@ -1,7 +1,8 @@
-// The byte layout of a persisted index: a checksummed header, named typed-array sections 8-byte aligned, read back as views.
+// The byte layout of a persisted index: a checksummed header and block checksums, named typed-array sections read (and checked) where and when they are used.
 import * as zlib from 'node:zlib';
 import { runSteps } from '../core/time-slice.js';
 import type { Steps } from '../core/time-slice.js';
+import type { SnapshotFile } from './snapshot-file.js';
 
 /** CRC-32 (zlib's, native from Node 20.15; a table-driven JS one before that gives the same number). */
 const crc32: (data: Uint8Array, value?: number) => number = typeof zlib.crc32 === 'function' ? (data, value = 0) => zlib.crc32(data, value) : jsCrc32;
@@ -26,17 +27,30 @@ function jsCrc32(data: Uint8Array, value = 0): number {
 /** A lone surrogate (UTF-8 cannot carry it: it would come back as U+FFFD). */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-/** The first 8 bytes of every snapshot. A change of layout or of what an index holds changes the last character (2: metadata fields). */
-const MAGIC = 'MNEMOIX2';
-/** Magic (8), header length (u32), CRC-32 of everything after byte 16 (u32), file length (f64). */
+/**
+ * The first 8 bytes of every snapshot. A change of layout or of what an index holds changes the last character
+ * (2: metadata fields; 3: a checksum per block, sections read where and when used).
+ */
+const MAGIC = 'MNEMOIX3';
+/** Snapshots of an earlier layout: refused as stale (the index is rebuilt and written again in this one). */
+const OLDER_MAGIC = /^MNEMOIX[0-2]$/;
+/** Magic (8), header length (u32), CRC-32 of the file length, the header and the block checksums (u32), file length (f64). */
 const PREAMBLE = 24;
-/** Bytes checksummed between two pauses of `finishSteps` (about a millisecond of native CRC-32). */
-const CRC_STEP_BYTES = 1 << 20;
+/**
+ * Bytes under one CRC-32: a read checks the blocks it covers, so a query that needs a few rows of a section reads
+ * and checks a few blocks of it, not the section (a disk page).
+ */
+const BLOCK_BYTES = 4096;
+/** Blocks checksummed between two pauses of `finishSteps` (1 MiB: about a millisecond of native CRC-32). */
+const CRC_STEP_BLOCKS = 256;
 /** The padding after a section (up to 7 zero bytes, to the next 8-byte boundary). */
 const ZEROS = new Uint8Array(8);
 
 type ArrayKind = 'i32' | 'u8' | 'u16' | 'f32' | 'f64' | 'i8';
-type Section = Int32Array | Uint8Array | Uint16Array | Float32Array | Float64Array | Int8Array;
+/** A typed array a section holds. */
+export type Section = Int32Array | Uint8Array | Uint16Array | Float32Array | Float64Array | Int8Array;
+/** A section's kind, offset in the body, length in items and first block in the checksum table. */
+type Entry = [ArrayKind, number, number, number];
 
 const CONSTRUCTORS = {
   i32: Int32Array,
@@ -47,6 +61,8 @@ const CONSTRUCTORS = {
   i8: Int8Array,
 } as const;
 
+type ArrayOf<K extends ArrayKind> = InstanceType<(typeof CONSTRUCTORS)[K]>;
+
 function kindOf(array: Section): ArrayKind {
   if (array instanceof Int32Array) return 'i32';
   if (array instanceof Uint8Array) return 'u8';
@@ -56,7 +72,10 @@ function kindOf(array: Section): ArrayKind {
   return 'i8';
 }
 
-/** Why a snapshot could not be used: read back by the cache to say so once in the log. */
+const align8 = (bytes: number): number => Math.ceil(bytes / 8) * 8;
+const bytesOf = (array: Section | Uint32Array): Uint8Array => new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
+
+/** Why a snapshot could not be used (at open, or a section found corrupt at its first use): read back by the cache to say so once in the log. */
 export class SnapshotRejected extends Error {}
 
 /**
@@ -75,13 +94,13 @@ export class SnapshotWriter {
 
   /** Adds a typed array (its current view: only its `length` items are written). */
   array(name: string, array: Section): void {
-    this.sections.push({ name, kind: kindOf(array), bytes: new Uint8Array(array.buffer, array.byteOffset, array.byteLength), length: array.length });
+    this.sections.push({ name, kind: kindOf(array), bytes: bytesOf(array), length: array.length });
   }
 
   /** Adds a list of strings (UTF-8, with their UTF-16 offsets). Fails on a string that UTF-8 cannot carry (a lone surrogate). */
   strings(name: string, values: readonly string[]): void {
     const joined = values.join('');
-    if (LONE_SURROGATE.test(joined)) throw new SnapshotRejected(`${name}: a string holds a lone surrogate`);
+    if (LONE_SURROGATE.test(joined)) throw new Error(`${name}: a string holds a lone surrogate`);
     const ends = new Int32Array(values.length);
     let end = 0;
     values.forEach((value, index) => (ends[index] = end += value.length));
@@ -89,77 +108,120 @@ export class SnapshotWriter {
     this.array(`${name}.text`, new Uint8Array(Buffer.from(joined, 'utf8')));
   }
 
-  /** The whole snapshot: preamble, header (`header` plus the section table) and the sections, checksummed. */
+  /** The whole snapshot: preamble, header (`header` plus the section table), block checksums and the sections. */
   finish(header: Record<string, unknown>): Buffer {
     return Buffer.concat(runSteps(this.finishSteps(header)));
   }
 
   /**
-   * The bytes `finish` makes, as pieces to write in order (the preamble and header, then each section and its
-   * padding), checksummed in steps for `runStepsSliced`. The sections are not copied: the pieces view the arrays
-   * given, so write them before those change.
+   * The bytes `finish` makes, as pieces to write in order (the preamble and header, the block checksums, then
+   * each section and its padding), checksummed in steps for `runStepsSliced`. The sections are not copied: the
+   * pieces view the arrays given, so write them before those change.
    */
   *finishSteps(header: Record<string, unknown>): Steps<Uint8Array[]> {
-    const table: Record<string, [ArrayKind, number, number]> = {};
-    let offset = 0;
+    let blocks = 0;
+    for (const section of this.sections) blocks += Math.ceil(section.bytes.byteLength / BLOCK_BYTES);
+    const crcs = new Uint32Array(align8(blocks * 4) / 4);
+    const table: Record<string, Entry> = {};
+    let offset = crcs.byteLength;
+    let block = 0;
     for (const section of this.sections) {
-      table[section.name] = [section.kind, offset, section.length];
-      offset += Math.ceil(section.bytes.byteLength / 8) * 8;
+      table[section.name] = [section.kind, offset, section.length, block];
+      const { bytes } = section;
+      for (let at = 0; at < bytes.byteLength; at += BLOCK_BYTES) {
+        if (block % CRC_STEP_BLOCKS === 0) yield;
+        crcs[block++] = crc32(bytes.subarray(at, at + BLOCK_BYTES));
+      }
+      offset += align8(bytes.byteLength);
     }
-    const json = Buffer.from(JSON.stringify({ ...header, sections: table }), 'utf8');
-    const bodyStart = Math.ceil((PREAMBLE + json.byteLength) / 8) * 8;
+    const json = Buffer.from(JSON.stringify({ ...header, blocks, sections: table }), 'utf8');
+    const bodyStart = align8(PREAMBLE + json.byteLength);
     const head = Buffer.alloc(bodyStart);
     head.write(MAGIC, 0, 'latin1');
     head.writeUInt32LE(json.byteLength, 8);
     head.writeDoubleLE(bodyStart + offset, 16);
     json.copy(head, PREAMBLE);
-    const pieces: Uint8Array[] = [head];
-    let crc = crc32(head.subarray(16));
-    for (const section of this.sections) {
-      const { bytes } = section;
-      for (let at = 0; at < bytes.byteLength; at += CRC_STEP_BYTES) {
-        yield;
-        crc = crc32(bytes.subarray(at, at + CRC_STEP_BYTES), crc);
-      }
-      const padding = ZEROS.subarray(0, Math.ceil(bytes.byteLength / 8) * 8 - bytes.byteLength);
-      crc = crc32(padding, crc);
+    const crcBytes = bytesOf(crcs);
+    head.writeUInt32LE(crc32(crcBytes.subarray(0, blocks * 4), crc32(head.subarray(16, PREAMBLE + json.byteLength))), 12);
+    const pieces: Uint8Array[] = [head, crcBytes];
+    for (const { bytes } of this.sections) {
+      const padding = ZEROS.subarray(0, align8(bytes.byteLength) - bytes.byteLength);
       for (const piece of [bytes, padding]) if (piece.byteLength > 0) pieces.push(piece);
     }
-    head.writeUInt32LE(crc, 12);
     return pieces;
   }
 }
 
 /**
- * Reads a snapshot written by `SnapshotWriter`: checks its magic, length and checksum first (a half-written or
- * corrupt file is refused whole), then hands out its sections as views of the bytes (no copy).
+ * Reads a snapshot written by `SnapshotWriter` from a file open for positional reads: checks its magic, length,
+ * header and block checksums first (a half-written, foreign or corrupt header is refused at once), then reads each
+ * section when asked, into the array that holds it, checking the blocks it reads. `array` and `strings` read a
+ * section whole; `lazy` reads the blocks a caller needs when it needs them. A block whose checksum fails throws
+ * SnapshotRejected wherever it is read (at open, or at a query's first use of it): its bytes are never used.
+ * The file is closed once every section handed out lazily is read whole (`done` says no more is asked at
+ * open), or when the reader and its sections are collected.
  *
  * @example
  * ```ts
- * const reader = SnapshotReader.open(readFileSync(path));
+ * const reader = SnapshotReader.open(bytesSnapshotFile(bytes));
  * reader.header['version']; // 4
  * reader.array('lengths', 'i32'); // Int32Array [3, 5]
+ * reader.done();
  * ```
  */
 export class SnapshotReader {
+  /** Sections handed out lazily and not read whole yet (the file stays open for them). */
+  private pending = 0;
+  private opening = true;
+
   private constructor(
     readonly header: Record<string, unknown>,
-    private readonly bytes: Buffer,
+    private readonly file: SnapshotFile,
     private readonly bodyStart: number,
-    private readonly table: Record<string, [ArrayKind, number, number]>,
-  ) {}
+    private readonly table: Record<string, Entry>,
+    private readonly crcs: Uint32Array,
+  ) {
+    CLOSE_WHEN_COLLECTED.register(this, file, this);
+  }
 
-  /** Validates `bytes` as a whole snapshot; throws SnapshotRejected saying what is wrong. */
-  static open(given: Buffer): SnapshotReader {
-    if (given.byteLength < PREAMBLE || given.toString('latin1', 0, 8) !== MAGIC) throw new SnapshotRejected('not an index snapshot of this format');
-    if (given.readDoubleLE(16) !== given.byteLength) throw new SnapshotRejected(`truncated (${given.byteLength} of ${given.readDoubleLE(16)} bytes)`);
-    if (crc32(given.subarray(16)) !== given.readUInt32LE(12)) throw new SnapshotRejected('checksum mismatch (corrupt)');
-    // Views of 8-byte values need an 8-byte aligned start; a small file read into Node's pool may not have one.
-    const bytes = given.byteOffset % 8 === 0 ? given : Buffer.from(new Uint8Array(given));
-    const length = bytes.readUInt32LE(8);
-    const header = JSON.parse(bytes.toString('utf8', PREAMBLE, PREAMBLE + length)) as Record<string, unknown>;
-    const table = header['sections'] as Record<string, [ArrayKind, number, number]>;
-    return new SnapshotReader(header, bytes, Math.ceil((PREAMBLE + length) / 8) * 8, table);
+  /** Validates the preamble, header and block checksums of `file`; throws SnapshotRejected saying what is wrong (and closes it). */
+  static open(file: SnapshotFile): SnapshotReader {
+    try {
+      return SnapshotReader.openHeader(file);
+    } catch (error) {
+      file.close();
+      if (error instanceof SnapshotRejected) throw error;
+      throw new SnapshotRejected(`it could not be read (${(error as Error).message})`);
+    }
+  }
+
+  private static openHeader(file: SnapshotFile): SnapshotReader {
+    const preamble = Buffer.alloc(PREAMBLE);
+    if (file.byteLength >= PREAMBLE) file.read(preamble, 0);
+    const magic = preamble.toString('latin1', 0, 8);
+    if (OLDER_MAGIC.test(magic)) throw new SnapshotRejected(`it is stale (an older layout, ${magic})`);
+    if (file.byteLength < PREAMBLE || magic !== MAGIC) throw new SnapshotRejected('not an index snapshot of this format');
+    const fileLength = preamble.readDoubleLE(16);
+    if (fileLength !== file.byteLength) throw new SnapshotRejected(`truncated (${file.byteLength} of ${fileLength} bytes)`);
+    const length = preamble.readUInt32LE(8);
+    if (PREAMBLE + length > file.byteLength) throw new SnapshotRejected('header checksum mismatch (corrupt)');
+    const json = Buffer.alloc(length);
+    file.read(json, PREAMBLE);
+    let crc = crc32(json, crc32(preamble.subarray(16)));
+    let header: Record<string, unknown>;
+    try {
+      header = JSON.parse(json.toString('utf8')) as Record<string, unknown>;
+    } catch {
+      throw new SnapshotRejected('header checksum mismatch (corrupt)');
+    }
+    const blocks = header['blocks'];
+    const bodyStart = align8(PREAMBLE + length);
+    if (typeof blocks !== 'number' || !(blocks >= 0) || bodyStart + blocks * 4 > file.byteLength) throw new SnapshotRejected('header checksum mismatch (corrupt)');
+    const crcs = new Uint32Array(blocks);
+    file.read(bytesOf(crcs), bodyStart);
+    crc = crc32(bytesOf(crcs), crc);
+    if (crc !== preamble.readUInt32LE(12)) throw new SnapshotRejected('header checksum mismatch (corrupt)');
+    return new SnapshotReader(header, file, bodyStart, header['sections'] as Record<string, Entry>, crcs);
   }
 
   /** True when the snapshot holds a section of this name. */
@@ -167,15 +229,33 @@ export class SnapshotReader {
     return this.table[name] !== undefined;
   }
 
-  /** A section as a typed array of `kind`, viewing the snapshot's bytes. */
-  array<K extends ArrayKind>(name: string, kind: K): InstanceType<(typeof CONSTRUCTORS)[K]> {
-    const entry = this.table[name];
-    if (entry === undefined || entry[0] !== kind) throw new SnapshotRejected(`section ${name} missing or not ${kind}`);
-    const Constructor = CONSTRUCTORS[kind];
-    return new Constructor(this.bytes.buffer as ArrayBuffer, this.bytes.byteOffset + this.bodyStart + entry[1], entry[2]) as InstanceType<(typeof CONSTRUCTORS)[K]>;
+  /** A section as a typed array of `kind`, read whole and checked now. */
+  array<K extends ArrayKind>(name: string, kind: K): ArrayOf<K> {
+    const entry = this.entry(name, kind);
+    const array = new CONSTRUCTORS[kind](entry[2]) as ArrayOf<K>;
+    this.readBlocks(name, entry, bytesOf(array), 0, this.blockCount(entry));
+    return array;
   }
 
-  /** A list of strings written by `SnapshotWriter.strings`. */
+  /** Reads a section of `kind` whole into `target` (its length must be the section's), checked: no copy in between. */
+  readInto(name: string, kind: ArrayKind, target: Section): void {
+    const entry = this.entry(name, kind);
+    if (target.length !== entry[2] || kindOf(target) !== kind) throw new SnapshotRejected(`section ${name} is not ${target.length} items long`);
+    this.readBlocks(name, entry, bytesOf(target), 0, this.blockCount(entry));
+  }
+
+  /** A section of `kind` read block by block as it is used (see LazySection); nothing is read yet. */
+  lazy<K extends ArrayKind>(name: string, kind: K): LazySection<ArrayOf<K>> {
+    const entry = this.entry(name, kind);
+    const array = new CONSTRUCTORS[kind](entry[2]) as ArrayOf<K>;
+    const blocks = this.blockCount(entry);
+    if (blocks > 0) this.pending++;
+    return new LazySection(array, blocks, (first, end) => {
+      this.readBlocks(name, entry, bytesOf(array), first, end);
+    }, () => this.release());
+  }
+
+  /** A list of strings written by `SnapshotWriter.strings`, read and checked now. */
   strings(name: string): string[] {
     const ends = this.array(`${name}.ends`, 'i32');
     const text = this.array(`${name}.text`, 'u8');
@@ -190,9 +270,24 @@ export class SnapshotReader {
     return values;
   }
 
-  /** How many strings a list written by `SnapshotWriter.strings` holds (nothing is decoded). */
+  /** A list of strings read (and checked) when the returned function is first called; the file stays open until then. */
+  lazyStrings(name: string): () => string[] {
+    this.entry(`${name}.ends`, 'i32');
+    this.entry(`${name}.text`, 'u8');
+    this.pending++;
+    let values: string[] | null = null;
+    return () => {
+      if (values === null) {
+        values = this.strings(name);
+        this.release();
+      }
+      return values;
+    };
+  }
+
+  /** How many strings a list written by `SnapshotWriter.strings` holds (nothing is read). */
   stringCount(name: string): number {
-    return this.array(`${name}.ends`, 'i32').length;
+    return this.entry(`${name}.ends`, 'i32')[2];
   }
 
   /** A number of the header, refusing the snapshot when it is absent. */
@@ -200,5 +295,113 @@ export class SnapshotReader {
     const value = this.header[name];
     if (typeof value !== 'number') throw new SnapshotRejected(`header field ${name} missing`);
     return value;
+  }
+
+  /** Says nothing more is read at open: the file closes now if no section was handed out lazily, else once they are read whole. */
+  done(): void {
+    this.opening = false;
+    if (this.pending === 0) this.close();
+  }
+
+  /** Closes the file now (a snapshot refused after it was opened); lazy sections not read whole fail on their next read. */
+  close(): void {
+    CLOSE_WHEN_COLLECTED.unregister(this);
+    this.file.close();
+  }
+
+  private release(): void {
+    this.pending--;
+    if (this.pending === 0 && !this.opening) this.close();
+  }
+
+  private entry(name: string, kind: ArrayKind): Entry {
+    const entry = this.table[name];
+    if (entry === undefined || entry[0] !== kind) throw new SnapshotRejected(`section ${name} missing or not ${kind}`);
+    return entry;
+  }
+
+  private blockCount(entry: Entry): number {
+    return Math.ceil((entry[2] * CONSTRUCTORS[entry[0]].BYTES_PER_ELEMENT) / BLOCK_BYTES);
+  }
+
+  /** Reads blocks [first, end) of a section into `bytes` (the whole section's bytes) and checks each. */
+  private readBlocks(name: string, entry: Entry, bytes: Uint8Array, first: number, end: number): void {
+    if (end <= first) return;
+    if (entry[3] + end > this.crcs.length) throw new SnapshotRejected(`section ${name} lies outside the checksums (corrupt)`);
+    const from = first * BLOCK_BYTES;
+    const to = Math.min(end * BLOCK_BYTES, bytes.byteLength);
+    try {
+      this.file.read(bytes.subarray(from, to), this.bodyStart + entry[1] + from);
+    } catch (error) {
+      throw new SnapshotRejected(`section ${name} could not be read (${(error as Error).message})`);
+    }
+    for (let block = first; block < end; block++) {
+      const at = block * BLOCK_BYTES;
+      if (crc32(bytes.subarray(at, Math.min(at + BLOCK_BYTES, bytes.byteLength))) !== this.crcs[entry[3] + block]) {
+        bytes.fill(0, from, to);
+        throw new SnapshotRejected(`section ${name}: checksum mismatch (corrupt)`);
+      }
+    }
+  }
+}
+
+/** Closes the file of a reader nobody holds any more (an index dropped before its lazy sections were read whole). */
+const CLOSE_WHEN_COLLECTED = new FinalizationRegistry<SnapshotFile>((file) => file.close());
+
+/**
+ * A section read on demand: `array` holds the whole section (zeros where nothing is read yet); `need(from, to)`
+ * reads and checks the blocks holding items [from, to) that are not read yet, before the caller reads them.
+ * Throws SnapshotRejected when a block is corrupt (its items stay zero and are never handed out as data).
+ *
+ * @example
+ * ```ts
+ * const vectors = reader.lazy('vectors.data', 'f32');
+ * vectors.need(slot * dims, (slot + 1) * dims);
+ * vectors.array.subarray(slot * dims, (slot + 1) * dims); // the slot's vector
+ * ```
+ */
+export class LazySection<A extends Section> {
+  /** One flag per block: 1 once read and checked. */
+  private readonly loaded: Uint8Array;
+  private missing: number;
+  private readonly itemsPerBlock: number;
+
+  constructor(
+    readonly array: A,
+    blocks: number,
+    private readonly readBlocks: (first: number, end: number) => void,
+    private readonly onComplete: () => void,
+  ) {
+    this.loaded = new Uint8Array(blocks);
+    this.missing = blocks;
+    this.itemsPerBlock = BLOCK_BYTES / array.BYTES_PER_ELEMENT;
+  }
+
+  /** True once every block is read (`need` then does nothing). */
+  get complete(): boolean {
+    return this.missing === 0;
+  }
+
+  /** Reads the blocks holding items [from, to) that are not read yet. */
+  need(from: number, to: number): void {
+    if (this.missing === 0 || to <= from) return;
+    const first = Math.floor(from / this.itemsPerBlock);
+    const end = Math.min(this.loaded.length, Math.ceil(to / this.itemsPerBlock));
+    for (let block = first; block < end; block++) {
+      if (this.loaded[block] === 1) continue;
+      let stop = block + 1;
+      while (stop < end && this.loaded[stop] === 0) stop++;
+      this.readBlocks(block, stop);
+      this.loaded.fill(1, block, stop);
+      this.missing -= stop - block;
+      block = stop - 1;
+    }
+    if (this.missing === 0) this.onComplete();
+  }
+
+  /** Reads every block not read yet (before the section is changed or written out). */
+  needAll(): A {
+    this.need(0, this.array.length);
+    return this.array;
   }
 }

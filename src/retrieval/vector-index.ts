@@ -4,7 +4,7 @@ import type { Steps } from '../core/time-slice.js';
 import { grow, reserve } from './grow.js';
 import { QuantizedVectors } from './quantized-vectors.js';
 import type { ScoreStatistics } from './score-statistics.js';
-import type { SnapshotReader, SnapshotWriter } from './snapshot-format.js';
+import type { LazySection, SnapshotReader, SnapshotWriter } from './snapshot-format.js';
 
 /**
  * The dot product of `dims` values of `data` from `base` with `query`, summed in four lanes: the arithmetic every
@@ -50,6 +50,8 @@ export class VectorIndex {
   /** Counts the writes (a half-made int8 copy is kept only when none came in meanwhile). */
   private changes = 0;
   private reservedSlots = 0;
+  /** The vectors of a persisted copy not read whole yet: a slot's row is read (and checked) when first used. */
+  private lazyData: LazySection<Float32Array<ArrayBuffer>> | null = null;
 
   /** The vector length, fixed by the first vector stored (null while empty). */
   get dimensions(): number | null {
@@ -68,6 +70,7 @@ export class VectorIndex {
 
   /** Makes room for `slots` slots at once (their vectors are allocated when the first one fixes the length). */
   reserve(slots: number): void {
+    this.readAll();
     this.reservedSlots = Math.max(this.reservedSlots, slots);
     this.present = reserve(this.present, slots);
     if (this.dims !== null) this.data = reserve(this.data, slots * this.dims);
@@ -75,6 +78,7 @@ export class VectorIndex {
 
   /** Stores (or clears, with null) the vector of a slot. A vector of another length is refused. */
   set(slot: number, vector: Float32Array | null): boolean {
+    this.readAll();
     this.changes++;
     this.preparing = null;
     this.slotCount = Math.max(this.slotCount, slot + 1);
@@ -115,6 +119,7 @@ export class VectorIndex {
 
   /** Writes the vectors (and their int8 copy, once made) under `prefix` (views: write before the next change). */
   writeState(writer: SnapshotWriter, prefix: string): void {
+    this.readAll();
     writer.array(`${prefix}.shape`, new Float64Array([this.dims ?? -1, this.slotCount, this.quantized === null ? 0 : 1]));
     writer.array(`${prefix}.present`, this.present.subarray(0, this.slotCount));
     if (this.dims !== null) writer.array(`${prefix}.data`, this.data.subarray(0, this.slotCount * this.dims));
@@ -122,11 +127,12 @@ export class VectorIndex {
   }
 
   /**
-   * The vectors `writeState` wrote under `prefix`, viewing the snapshot's bytes.
+   * The vectors `writeState` wrote under `prefix`: the float32 rows are read when first used (the exact score of
+   * a few rows the int8 scan keeps), the rest now.
    *
    * @example
    * ```ts
-   * const vectors = VectorIndex.readState(SnapshotReader.open(bytes), 'vectors');
+   * const vectors = VectorIndex.readState(SnapshotReader.open(bytesSnapshotFile(bytes)), 'vectors');
    * ```
    */
   static readState(reader: SnapshotReader, prefix: string): VectorIndex {
@@ -137,7 +143,8 @@ export class VectorIndex {
     index.present = reader.array(`${prefix}.present`, 'u8');
     if (dims !== undefined && dims >= 0) {
       index.dims = dims;
-      index.data = reader.array(`${prefix}.data`, 'f32');
+      index.lazyData = reader.lazy(`${prefix}.data`, 'f32');
+      index.data = index.lazyData.array;
     }
     if (quantized === 1) index.quantized = QuantizedVectors.readState(reader, `${prefix}.int8`);
     return index;
@@ -159,6 +166,7 @@ export class VectorIndex {
   /** The stored vector of a slot (a view, not a copy), or null. */
   vectorOf(slot: number): Float32Array | null {
     if (this.dims === null || this.present[slot] !== 1) return null;
+    this.readRow(slot, this.dims);
     return this.data.subarray(slot * this.dims, (slot + 1) * this.dims);
   }
 
@@ -169,6 +177,7 @@ export class VectorIndex {
   addScaledTo(target: Float32Array, slot: number, weight: number): boolean {
     const dims = this.dims;
     if (dims === null || this.present[slot] !== 1) return false;
+    this.readRow(slot, dims);
     const data = this.data;
     const base = slot * dims;
     for (let index = 0; index < dims; index++) target[index] = (target[index] as number) + weight * (data[base + index] as number);
@@ -179,6 +188,7 @@ export class VectorIndex {
   copyTo(target: Float32Array, slot: number): boolean {
     const dims = this.dims;
     if (dims === null || this.present[slot] !== 1) return false;
+    this.readRow(slot, dims);
     const data = this.data;
     const base = slot * dims;
     for (let index = 0; index < dims; index++) target[index] = data[base + index] as number;
@@ -189,6 +199,7 @@ export class VectorIndex {
   mean(): Float64Array | null {
     const dims = this.dims;
     if (dims === null) return null;
+    this.readAll();
     const sum = new Float64Array(dims);
     let count = 0;
     for (let slot = 0; slot < this.slotCount; slot++) {
@@ -215,7 +226,11 @@ export class VectorIndex {
     const dims = this.dims;
     if (dims === null || query.length !== dims) return;
     const end = Math.min(mask.length, this.slotCount);
-    for (let slot = 0; slot < end; slot++) if (mask[slot] === 1 && this.present[slot] === 1) statistics.add(dotProduct(this.data, slot * dims, query, dims));
+    for (let slot = 0; slot < end; slot++) {
+      if (mask[slot] !== 1 || this.present[slot] !== 1) continue;
+      this.readRow(slot, dims);
+      statistics.add(dotProduct(this.data, slot * dims, query, dims));
+    }
   }
 
   /** Makes the int8 copy every search scans, if not made yet (the first search would); null while empty. */
@@ -252,7 +267,23 @@ export class VectorIndex {
     if (dims === null || query.length !== dims || limit <= 0) return [];
     const quantized = this.prepare();
     if (quantized === null) return [];
-    const data = this.data;
-    return quantized.search(query, limit, (slot) => dotProduct(data, slot * dims, query, dims), accept, statistics);
+    return quantized.search(query, limit, (slot) => {
+      this.readRow(slot, dims);
+      return dotProduct(this.data, slot * dims, query, dims);
+    }, accept, statistics);
+  }
+
+  /** Reads a persisted copy's row of `slot` if not read yet (it throws SnapshotRejected when the row is corrupt). */
+  private readRow(slot: number, dims: number): void {
+    const lazy = this.lazyData;
+    if (lazy === null) return;
+    lazy.need(slot * dims, (slot + 1) * dims);
+    if (lazy.complete) this.lazyData = null;
+  }
+
+  /** Reads every row of a persisted copy not read yet (before the vectors change, are copied or written out). */
+  private readAll(): void {
+    this.lazyData?.needAll();
+    this.lazyData = null;
   }
 }

@@ -1,0 +1,75 @@
+// The snapshot layout: sections read whole or a block at a time, each block checked as it is read, nothing else read.
+import { describe, expect, it } from 'vitest';
+import { bytesSnapshotFile } from '../src/retrieval/snapshot-file.js';
+import type { SnapshotFile } from '../src/retrieval/snapshot-file.js';
+import { SnapshotReader, SnapshotRejected, SnapshotWriter } from '../src/retrieval/snapshot-format.js';
+
+/** A file over `bytes` that records the byte ranges read and whether it was closed. */
+function recordingFile(bytes: Uint8Array): SnapshotFile & { reads: [number, number][]; closed: boolean } {
+  const inner = bytesSnapshotFile(bytes);
+  const file = {
+    reads: [] as [number, number][],
+    closed: false,
+    byteLength: inner.byteLength,
+    read(target: Uint8Array, position: number) {
+      file.reads.push([position, position + target.byteLength]);
+      inner.read(target, position);
+    },
+    close() {
+      file.closed = true;
+    },
+  };
+  return file;
+}
+
+function snapshot(): Buffer {
+  const writer = new SnapshotWriter();
+  writer.array('small', new Int32Array([3, 5, 8]));
+  writer.array('rows', Float32Array.from({ length: 10_000 }, (_, index) => index / 7));
+  writer.strings('names', ['Mira', 'Kaël', '']);
+  return writer.finish({ version: 4 });
+}
+
+describe('snapshot layout', () => {
+  it('reads a lazy section a block at a time, only the blocks asked for, and closes the file once all is read', () => {
+    const file = recordingFile(snapshot());
+    const reader = SnapshotReader.open(file);
+    expect(reader.header['version']).toBe(4);
+    expect([...reader.array('small', 'i32')]).toEqual([3, 5, 8]);
+    const names = reader.lazyStrings('names');
+    const rows = reader.lazy('rows', 'f32');
+    reader.done();
+    const before = file.reads.length;
+    rows.need(5000, 5010);
+    expect(file.reads.slice(before).map(([from, to]) => to - from)).toEqual([4096]);
+    expect(rows.array[5003]).toBe(Math.fround(5003 / 7));
+    expect(rows.array[0]).toBe(0);
+    rows.need(5001, 5002);
+    expect(file.reads.length).toBe(before + 1);
+    expect(rows.complete).toBe(false);
+    expect([...rows.needAll()]).toEqual(Array.from({ length: 10_000 }, (_, index) => Math.fround(index / 7)));
+    expect(file.closed).toBe(false);
+    expect(names()).toEqual(['Mira', 'Kaël', '']);
+    expect(file.closed).toBe(true);
+  });
+
+  it('refuses a corrupt block where it is read, leaving its items unread, and a corrupt header at open', () => {
+    const bytes = snapshot();
+    const reader = SnapshotReader.open(bytesSnapshotFile(bytes));
+    const sections = reader.header['sections'] as Record<string, [string, number, number]>;
+    const bodyStart = Math.ceil((24 + bytes.readUInt32LE(8)) / 8) * 8;
+    const damaged = Buffer.from(bytes);
+    const at = bodyStart + (sections['rows'] as [string, number, number])[1] + 3 * 4096 + 100;
+    damaged[at] = (damaged[at] as number) ^ 1;
+    const rows = SnapshotReader.open(bytesSnapshotFile(damaged)).lazy('rows', 'f32');
+    rows.need(0, 1024);
+    expect(rows.array[1000]).toBe(Math.fround(1000 / 7));
+    expect(() => rows.need(3 * 1024, 3 * 1024 + 1)).toThrow(SnapshotRejected);
+    expect(() => rows.need(3 * 1024 + 30, 3 * 1024 + 31)).toThrow(/rows: checksum mismatch/);
+    expect(rows.array[3 * 1024 + 30]).toBe(0);
+    const header = Buffer.from(bytes);
+    header[30] = (header[30] as number) ^ 1;
+    expect(() => SnapshotReader.open(bytesSnapshotFile(header))).toThrow(/header checksum mismatch/);
+    expect(() => SnapshotReader.open(bytesSnapshotFile(bytes.subarray(0, bytes.length - 1)))).toThrow(/truncated/);
+  });
+});
