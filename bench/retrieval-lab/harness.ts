@@ -7,7 +7,12 @@ import { readDataset } from '../../src/eval/index.js';
 import type { EvaluationQuestion, EvaluationTurn } from '../../src/eval/index.js';
 import { documentText } from '../../src/eval/document-text.js';
 import { MetricsAccumulator } from '../../src/eval/metrics.js';
-import { loadStaticEmbedder } from '../../src/embedders/static/index.js';
+import { loadStaticEmbedder, rankProbabilities, sentenceVector, sifWeights } from '../../src/embedders/static/index.js';
+import type { StaticEmbedder } from '../../src/embedders/static/index.js';
+import { decodeWordVectorFile } from '../../src/embedders/static/word-vector-file.js';
+import { lookupRow } from '../../src/embedders/static/word-lookup.js';
+import { tokenize } from '../../src/retrieval/tokenize.js';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { CorpusIndex } from '../../src/retrieval/corpus-index.js';
 import type { Analyzer } from '../../src/retrieval/corpus-index.js';
 import { createAnalyzer } from '../../src/retrieval/analyzer.js';
@@ -15,7 +20,7 @@ import { hybridSearch } from '../../src/retrieval/hybrid-search.js';
 import { DEFAULT_FEEDBACK } from '../../src/retrieval/retrieval-defaults.js';
 import { ScoreStatistics } from '../../src/retrieval/score-statistics.js';
 
-const { values } = parseArgs({ options: { t: { type: 'string', default: '' }, pipeline: { type: 'boolean' }, proto: { type: 'string', default: 'both' }, data: { type: 'string' } } });
+const { values } = parseArgs({ options: { t: { type: 'string', default: '' }, pipeline: { type: 'boolean' }, vectors: { type: 'string' }, dump: { type: 'string' }, proto: { type: 'string', default: 'both' }, data: { type: 'string' } } });
 // The data is read at run time, never copied (CC BY-NC).
 const data = resolve(values.data ?? [join('..', 'shared', 'bench', 'locomo'), '/work/shared/bench/locomo'].find((path) => existsSync(path)) ?? '../shared/bench/locomo');
 const dataset = readDataset(join(data, 'locomo.turns.jsonl'), join(data, 'locomo.qa.jsonl'));
@@ -29,7 +34,14 @@ for (const part of (values.t ?? '').split(',').filter(Boolean)) {
 }
 const T = (name: string) => techniques.get(name);
 
-const embedder = await loadStaticEmbedder();
+/** The static embedder over another compact table (`--vectors FILE`, e.g. bench/retrieval-lab/retrofit.ts's), with the default's SIF weights. */
+function staticEmbedderOf(file: string): StaticEmbedder {
+  const { table } = decodeWordVectorFile(readFileSync(file));
+  const weights = sifWeights(rankProbabilities().forTable(table));
+  const rowsOf = (text: string) => tokenize(text).map((token) => lookupRow(table, token)).filter((row) => row >= 0);
+  return { provider: 'static', modelId: table.source, dimensions: table.dimensions, maxBatchSize: 4096, cacheable: false, table, file, rowsOf, embed: async (texts) => texts.map((text) => sentenceVector(table, rowsOf(text), weights, null)) };
+}
+export const embedder = values.vectors === undefined ? await loadStaticEmbedder() : staticEmbedderOf(values.vectors);
 
 export interface Corpus {
   conv: string;
@@ -147,6 +159,8 @@ export async function run(): Promise<void> {
   let queries = 0;
   let queryMs = 0;
   const summary: string[] = [];
+  // --dump FILE: each question's R@10 per protocol, one JSON line each, to see which questions a technique flips.
+  if (values.dump !== undefined) writeFileSync(values.dump, '');
   for (const protocol of protocols) {
     const halves = { A: new MetricsAccumulator(protocol.ks), B: new MetricsAccumulator(protocol.ks), all: new MetricsAccumulator(protocol.ks) };
     for (const conv of convs) {
@@ -158,6 +172,7 @@ export async function run(): Promise<void> {
         queryMs += performance.now() - t0;
         queries++;
         // hybridSearch returns chunk ids = turn ids here.
+        if (values.dump !== undefined) appendFileSync(values.dump, JSON.stringify({ protocol: protocol.name, qid: question.qid, conv, category: question.category, r10: question.evidence.filter((id) => ranked.slice(0, 10).includes(id)).length / question.evidence.length }) + '\n');
         for (const acc of [HALF_A.has(conv) ? halves.A : halves.B, halves.all]) acc.add(question.category, question.category_name, ranked, question.evidence);
       }
     }
@@ -168,6 +183,6 @@ export async function run(): Promise<void> {
       summary.push(line);
     }
   }
-  console.log(`techniques: ${values.t || '(baseline)'}  ${((performance.now() - started) / 1000).toFixed(1)} s, ${(queryMs / queries).toFixed(2)} ms/query`);
+  console.log(`techniques: ${values.t || '(baseline)'}${values.vectors === undefined ? '' : `+vectors=${embedder.modelId}`}  ${((performance.now() - started) / 1000).toFixed(1)} s, ${(queryMs / queries).toFixed(2)} ms/query`);
   for (const line of summary) console.log(line);
 }

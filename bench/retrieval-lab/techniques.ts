@@ -1,11 +1,9 @@
 // Research techniques of the retrieval lab, each switched on by -t name=value (not in the library yet: see docs/retrieval-quality.md).
 import { Bm25Index } from '../../src/retrieval/bm25.js';
-import { loadStaticEmbedder } from '../../src/embedders/static/index.js';
-import { hooks, techniques, zscore } from './harness.js';
+import { embedder, hooks, techniques, zscore } from './harness.js';
 import type { Corpus } from './harness.js';
 
 const T = (name: string) => techniques.get(name);
-const embedder = await loadStaticEmbedder();
 
 function normalize(vector: Float64Array | Float32Array): Float32Array {
   let norm = 0;
@@ -369,26 +367,58 @@ if (T('soft') !== undefined) {
     },
     score(corpus, _question, queryText, _qv, fused) {
       const turnWords = corpus.extra.get('soft') as Float32Array[][];
-      const query = wordsOf(queryText, corpus.analyzer).map((word) => ({ vector: unitWord(word), idf: corpus.index.bm25.idf(corpus.analyzer(word)[0] as string) })).filter((q) => q.vector !== null) as { vector: Float32Array; idf: number }[];
+      const bm25 = corpus.index.bm25;
+      // softnospk: the question's words naming a speaker of the save are left to the speaker signal (who said it);
+      // the alignment scores what was said. softoov: only the question's words no turn of the save uses (what BM25
+      // cannot find at all).
+      const speakers = new Set(corpus.turns.map((turn) => (turn.speaker ?? '').toLowerCase()));
+      const words = wordsOf(queryText, corpus.analyzer)
+        .filter((word) => T('softnospk') === undefined || !speakers.has(word))
+        .filter((word) => T('softoov') === undefined || !hasTerm(corpus, corpus.analyzer(word)[0] as string));
+      const query = words.map((word) => ({ vector: unitWord(word), idf: bm25.idf(corpus.analyzer(word)[0] as string) })).filter((q) => q.vector !== null) as { vector: Float32Array; idf: number }[];
       if (query.length === 0) return;
       const total = query.reduce((sum, q) => sum + Math.max(q.idf, 0.1), 0);
       const head = [...fused.keys()].sort((a, b) => (fused[b] as number) - (fused[a] as number) || a - b).slice(0, T('softn') ?? 200);
-      const scores = new Float64Array(head.length);
-      head.forEach((slot, h) => {
-        const words = turnWords[slot] as Float32Array[];
-        let s = 0;
-        for (const q of query) {
-          let best = 0;
-          for (const w of words) best = Math.max(best, dot(q.vector, w));
-          s += Math.max(q.idf, 0.1) * best;
+      const n = corpus.turns.length;
+      const reach = T('softw') ?? 0;
+      const soft = new Map<number, number>();
+      const softOf = (slot: number) => {
+        let value = soft.get(slot);
+        if (value === undefined) {
+          const own = turnWords[slot] as Float32Array[];
+          let s = 0;
+          for (const q of query) {
+            let best = 0;
+            for (const w of own) best = Math.max(best, dot(q.vector, w));
+            s += Math.max(q.idf, 0.1) * best;
+          }
+          value = s / total;
+          soft.set(slot, value);
         }
-        scores[h] = s / total;
+        return value;
+      };
+      // softw=R: a turn's soft score is the sum (softmax: the best) of its own and its +-R neighbours' (as window
+      // sum does for BM25), so a short reply is found by the words of the turn it answers.
+      const scores = Float64Array.from(head, (slot) => {
+        const window: number[] = [];
+        for (let d = -reach; d <= reach; d++) if (slot + d >= 0 && slot + d < n) window.push(softOf(slot + d));
+        return T('softmax') !== undefined ? Math.max(...window) : window.reduce((sum, x) => sum + x, 0);
       });
       const z = zscore(scores, () => true);
       const w = T('soft') as number;
-      head.forEach((slot, h) => { fused[slot]! += w * (z[h] as number); });
+      // softpos: only lifts (a turn the alignment does not favour keeps its place instead of falling).
+      head.forEach((slot, h) => { fused[slot]! += w * (T('softpos') !== undefined ? Math.max(0, z[h] as number) : (z[h] as number)); });
     },
   });
+}
+/** Whether any turn of the corpus holds the analysed term (softoov). */
+function hasTerm(corpus: Corpus, term: string): boolean {
+  let cache = corpus.extra.get('terms') as Set<string> | undefined;
+  if (cache === undefined) {
+    cache = new Set(corpus.texts.flatMap((text) => corpus.analyzer(text)));
+    corpus.extra.set('terms', cache);
+  }
+  return cache.has(term);
 }
 
 // Query vector weighted by the save's own word statistics (`qidf=w`): the question's words' static vectors summed
@@ -419,6 +449,40 @@ if (T('qidf') !== undefined) {
       const zs = zscore(sem, (i) => corpus.vectors[i] !== null);
       const w = T('qidf') as number;
       for (let i = 0; i < n; i++) fused[i]! += w * ((zs[i] as number) - (arms.sem[i] as number));
+    },
+  });
+}
+
+// Turn-pair documents (`pair=w`): each turn also indexed with the turn before it (what it answers), question and
+// answer as one text in a second BM25 index and as the mean of the two vectors; the question scored against both,
+// each z-scored over every turn and added at weight w (`pairs=w2` for the semantic side, default w).
+if (T('pair') !== undefined) {
+  hooks.push({
+    name: 'pair',
+    prepare(corpus) {
+      const bm25 = new Bm25Index();
+      const vectors = corpus.turns.map((_, i) => {
+        const members = i > 0 ? [i - 1, i] : [i];
+        bm25.addTokens(members.flatMap((j) => corpus.analyzer(corpus.texts[j] as string)));
+        const sum = new Float64Array(embedder.dimensions);
+        let any = false;
+        for (const j of members) {
+          const v = corpus.vectors[j];
+          if (v) { any = true; for (let d = 0; d < sum.length; d++) sum[d]! += v[d] as number; }
+        }
+        return any ? normalize(sum) : null;
+      });
+      corpus.extra.set('pair', { bm25, vectors });
+    },
+    score(corpus, _question, queryText, queryVector, fused) {
+      const { bm25, vectors } = corpus.extra.get('pair') as { bm25: Bm25Index; vectors: (Float32Array | null)[] };
+      const w = T('pair') as number;
+      addLexicalQuery(corpus, bm25, corpus.analyzer(queryText), undefined, w, fused);
+      if (queryVector === null) return;
+      const sem = Float64Array.from(vectors, (v) => (v === null ? 0 : dot(queryVector, v)));
+      const z = zscore(sem, (i) => vectors[i] !== null);
+      const ws = T('pairs') ?? w;
+      for (let i = 0; i < sem.length; i++) if (vectors[i] !== null) fused[i]! += ws * (z[i] as number);
     },
   });
 }
