@@ -67,6 +67,9 @@ function zscore(values: Float64Array, mask: (i: number) => boolean): Float64Arra
 }
 export { zscore };
 
+/** CPU milliseconds spent in each hook's score step, over the whole run (printed per query at the end). */
+const hookCpu = new Map<string, number>();
+
 async function buildCorpus(conv: string, doc: 'text' | 'full'): Promise<Corpus> {
   const turns = dataset.conversations.get(conv) ?? [];
   const texts = turns.map((turn) => documentText(turn, doc));
@@ -120,7 +123,13 @@ async function rankExhaustive(corpus: Corpus, question: EvaluationQuestion): Pro
     const zl = zscore(lex, (i) => (lex[i] as number) > 0);
     fused = new Float64Array(n);
     for (let i = 0; i < n; i++) fused[i] = wl * (zl[i] as number) + ws * (zs[i] as number);
-    for (const hook of hooks) await hook.score?.(corpus, question, queryText, queryVector, fused, { lex: zl, sem: zs });
+    for (const hook of hooks) {
+      if (hook.score === undefined) continue;
+      const before = process.cpuUsage();
+      await hook.score(corpus, question, queryText, queryVector, fused, { lex: zl, sem: zs });
+      const used = process.cpuUsage(before);
+      hookCpu.set(hook.name, (hookCpu.get(hook.name) ?? 0) + (used.user + used.system) / 1000);
+    }
   }
   let order = [...fused.keys()].sort((a, b) => (fused[b] as number) - (fused[a] as number) || a - b);
   const decl = T('decl');
@@ -184,5 +193,6 @@ export async function run(): Promise<void> {
     }
   }
   console.log(`techniques: ${values.t || '(baseline)'}${values.vectors === undefined ? '' : `+vectors=${embedder.modelId}`}  ${((performance.now() - started) / 1000).toFixed(1)} s, ${(queryMs / queries).toFixed(2)} ms/query`);
+  console.log(`hook CPU ms/query: ${[...hookCpu].map(([name, ms]) => `${name} ${(ms / queries).toFixed(2)}`).join(', ')}`);
   for (const line of summary) console.log(line);
 }

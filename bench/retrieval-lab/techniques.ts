@@ -385,7 +385,9 @@ if (T('soft') !== undefined) {
       const softOf = (slot: number) => {
         let value = soft.get(slot);
         if (value === undefined) {
-          const own = turnWords[slot] as Float32Array[];
+          // softlive: the turn's words read from its text at query time (as a library would, from the head's texts),
+          // not from the vectors prepared when the corpus was built, so the hook's CPU time is the query's cost.
+          const own = T('softlive') !== undefined ? wordsOf(corpus.texts[slot] as string, corpus.analyzer).map(unitWord).filter((v): v is Float32Array => v !== null) : (turnWords[slot] as Float32Array[]);
           let s = 0;
           for (const q of query) {
             let best = 0;
