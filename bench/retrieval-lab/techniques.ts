@@ -17,6 +17,17 @@ function dot(a: Float32Array, b: Float32Array): number {
   return s;
 }
 
+/** The normalised mean of the turns' vectors (null when none of them has one): a group's or a pair's vector. */
+function meanVectorOf(corpus: Corpus, members: readonly number[]): Float32Array | null {
+  const sum = new Float64Array(embedder.dimensions);
+  let any = false;
+  for (const i of members) {
+    const v = corpus.vectors[i];
+    if (v) { any = true; for (let d = 0; d < sum.length; d++) sum[d]! += v[d] as number; }
+  }
+  return any ? normalize(sum) : null;
+}
+
 /** A second BM25 query over the turns (`bm25`: the turns' own index or another field): its z-score over the turns it
  * matches, added at weight `w` to those turns. */
 function addLexicalQuery(corpus: Corpus, bm25: Bm25Index, terms: readonly string[], weights: ReadonlyMap<string, number> | undefined, w: number, fused: Float64Array): void {
@@ -58,13 +69,7 @@ if (T('sess') !== undefined || T('win') !== undefined) {
       for (const key of unique) {
         const members = key.split(',').map(Number);
         bm25.addTokens(members.flatMap((i) => corpus.analyzer(corpus.texts[i] as string)));
-        const sum = new Float64Array(embedder.dimensions);
-        let any = false;
-        for (const i of members) {
-          const v = corpus.vectors[i];
-          if (v) { any = true; for (let d = 0; d < sum.length; d++) sum[d]! += v[d] as number; }
-        }
-        vectors.push(any ? normalize(sum) : null);
+        vectors.push(meanVectorOf(corpus, members));
       }
       corpus.extra.set('group', { groupOf: keys.map((key) => slotOfKey.get(key) as number), bm25, vectors, count: unique.length });
     },
@@ -466,13 +471,7 @@ if (T('pair') !== undefined) {
       const vectors = corpus.turns.map((_, i) => {
         const members = i > 0 ? [i - 1, i] : [i];
         bm25.addTokens(members.flatMap((j) => corpus.analyzer(corpus.texts[j] as string)));
-        const sum = new Float64Array(embedder.dimensions);
-        let any = false;
-        for (const j of members) {
-          const v = corpus.vectors[j];
-          if (v) { any = true; for (let d = 0; d < sum.length; d++) sum[d]! += v[d] as number; }
-        }
-        return any ? normalize(sum) : null;
+        return meanVectorOf(corpus, members);
       });
       corpus.extra.set('pair', { bm25, vectors });
     },
