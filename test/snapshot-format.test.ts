@@ -53,6 +53,25 @@ describe('snapshot layout', () => {
     expect(file.closed).toBe(true);
   });
 
+  it('reads one string of a list without the others, UTF-8 or not, and the whole list alike', () => {
+    const writer = new SnapshotWriter();
+    const ascii = Array.from({ length: 3000 }, (_, index) => `chunk-${index}`);
+    const mixed = ['Kaël', 'Mira', '', 'æsir 🐉', 'ash'];
+    writer.strings('ascii', ascii);
+    writer.strings('mixed', mixed);
+    const file = recordingFile(writer.finish({}));
+    const reader = SnapshotReader.open(file);
+    const ids = reader.lazyStringList('ascii');
+    const before = file.reads.length;
+    expect(ids.at(2500)).toBe('chunk-2500');
+    expect(file.reads.slice(before).every(([from, to]) => to - from <= 4096)).toBe(true);
+    expect(ids.all()).toEqual(ascii);
+    const names = reader.lazyStringList('mixed');
+    expect(mixed.map((_, index) => names.at(index))).toEqual(mixed);
+    expect(names.all()).toEqual(mixed);
+    expect(reader.strings('mixed')).toEqual(mixed);
+  });
+
   it('refuses a corrupt block where it is read, leaving its items unread, and a corrupt header at open', () => {
     const bytes = snapshot();
     const reader = SnapshotReader.open(bytesSnapshotFile(bytes));

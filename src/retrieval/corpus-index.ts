@@ -12,7 +12,7 @@ import { appendSlot, unlinkSlot } from './slot-chain.js';
 import { QuantizedVectors } from './quantized-vectors.js';
 import type { ScoreSink, ScoreStatistics } from './score-statistics.js';
 import { SnapshotRejected } from './snapshot-format.js';
-import type { SnapshotReader, SnapshotWriter } from './snapshot-format.js';
+import type { LazyStrings, SnapshotReader, SnapshotWriter } from './snapshot-format.js';
 import { TokenIds } from './token-ids.js';
 import { tokenize } from './tokenize.js';
 import { dotProduct, VectorIndex } from './vector-index.js';
@@ -150,6 +150,8 @@ export class CorpusIndex {
   private readonly tokenTermIds: TokenIds | null;
   private termIdScratch: Int32Array = new Int32Array(64);
   private ids: string[] = [];
+  /** A persisted copy's ids not all read yet: `ids` holds those read (see `idOf`), the rest stay in the file. */
+  private restoredIds: LazyStrings | null = null;
   /** Document id -> live slot, made on the first `slotOf` (only a store that searches vectors itself asks). */
   private slotsById: Map<string, number> | null = null;
   /** Each slot's position (NaN: none). Float64 holds every safe integer exactly. */
@@ -239,7 +241,7 @@ export class CorpusIndex {
     while (first < this.ids.length && !this.bm25.isAlive(first)) first++;
     let last = this.ids.length - 1;
     while (last >= 0 && !this.bm25.isAlive(last)) last--;
-    return first > last ? null : [this.ids[first] as string, this.ids[last] as string];
+    return first > last ? null : [this.idOf(first), this.idOf(last)];
   }
 
   /**
@@ -268,7 +270,8 @@ export class CorpusIndex {
   /** `compacted` in steps (a pause every few documents), for `runStepsSliced`; the index must not change meanwhile. */
   *compactedSteps(): Steps<CorpusIndex> {
     const live: number[] = [];
-    for (let slot = 0; slot < this.ids.length; slot++) if (this.bm25.isAlive(slot)) live.push(slot);
+    const ids = this.allIds();
+    for (let slot = 0; slot < ids.length; slot++) if (this.bm25.isAlive(slot)) live.push(slot);
     const bm25 = yield* this.bm25.compactedSteps();
     const vectors = this.keepVectors ? yield* this.vectors.compactedSteps(live) : new VectorIndex();
     const copy = new CorpusIndex(this.version, this.options, { bm25, vectors });
@@ -280,7 +283,7 @@ export class CorpusIndex {
     for (let target = 0; target < live.length; target++) {
       if ((target & STEP_ROWS) === 0) yield;
       const slot = live[target] as number;
-      copy.ids[target] = this.ids[slot] as string;
+      copy.ids[target] = this.idOf(slot);
       copy.positions[target] = this.positions[slot] as number;
       const kind = this.kindIds[slot] as number;
       copy.kindIds[target] = kind < 0 ? -1 : copy.kindId(kindNames[kind] as string);
@@ -315,7 +318,7 @@ export class CorpusIndex {
     yield* this.bm25.writeStateSteps(writer, 'bm25');
     if (this.keepVectors) this.vectors.writeState(writer, 'vectors');
     yield;
-    writer.strings('ids', this.ids);
+    writer.strings('ids', this.allIds());
     yield;
     writer.array('positions', this.positions.subarray(0, slots));
     writer.array('kindIds', this.kindIds.subarray(0, slots));
@@ -355,8 +358,10 @@ export class CorpusIndex {
     const bm25 = Bm25Index.readState(reader, 'bm25', options.bm25 ?? {});
     const keepVectors = options.vectors ?? true;
     const index = new CorpusIndex(version, options, { bm25, vectors: keepVectors ? VectorIndex.readState(reader, 'vectors') : new VectorIndex() });
-    index.ids = reader.strings('ids');
-    const slots = index.ids.length;
+    // Read one by one as hits need them (a query names ten documents, not the corpus's).
+    index.restoredIds = reader.lazyStringList('ids');
+    const slots = index.restoredIds.length;
+    index.ids = new Array<string>(slots);
     if (slots !== bm25.slots) throw new SnapshotRejected('ids and BM25 slots disagree');
     index.positions = reader.array('positions', 'f64');
     index.kindIds = reader.array('kindIds', 'i32');
@@ -604,6 +609,7 @@ export class CorpusIndex {
   private removeSlots(select: (slot: number) => boolean): number {
     let removed = 0;
     const refresh = new Set<number>();
+    this.allIds();
     for (let slot = 0; slot < this.ids.length; slot++) {
       if (!this.bm25.isAlive(slot) || !select(slot)) continue;
       if (this.neighbourWeight > 0) {
@@ -631,7 +637,7 @@ export class CorpusIndex {
   remove(ids: Iterable<string>): number {
     const removed = new Set(ids);
     if (removed.size === 0) return 0;
-    return this.removeSlots((slot) => removed.has(this.ids[slot] as string));
+    return this.removeSlots((slot) => removed.has(this.idOf(slot)));
   }
 
   /** Removes the documents positioned after `position` (a rewind); those without a position stay. */
@@ -661,7 +667,23 @@ export class CorpusIndex {
 
   /** The document id stored in a slot. */
   idOf(slot: number): string {
-    return this.ids[slot] as string;
+    return this.ids[slot] ?? this.readId(slot);
+  }
+
+  /** Reads the id of a slot of a persisted copy (it throws SnapshotRejected when it is corrupt). */
+  private readId(slot: number): string {
+    const id = (this.restoredIds as LazyStrings).at(slot);
+    this.ids[slot] = id;
+    return id;
+  }
+
+  /** Every slot's id (a persisted copy's read whole first). */
+  private allIds(): string[] {
+    if (this.restoredIds !== null) {
+      this.ids = this.restoredIds.all();
+      this.restoredIds = null;
+    }
+    return this.ids;
   }
 
   /** The terms the analyzer makes of a text (the same ones the index holds). */
@@ -825,7 +847,8 @@ export class CorpusIndex {
   slotOf(id: string): number | undefined {
     if (this.slotsById === null) {
       this.slotsById = new Map();
-      for (let slot = 0; slot < this.ids.length; slot++) if (this.bm25.isAlive(slot)) this.slotsById.set(this.ids[slot] as string, slot);
+      const ids = this.allIds();
+      for (let slot = 0; slot < ids.length; slot++) if (this.bm25.isAlive(slot)) this.slotsById.set(ids[slot] as string, slot);
     }
     return this.slotsById.get(id);
   }

@@ -1,4 +1,5 @@
 // The byte layout of a persisted index: a checksummed header and block checksums, named typed-array sections read (and checked) where and when they are used.
+import { isAscii } from 'node:buffer';
 import * as zlib from 'node:zlib';
 import { runSteps } from '../core/time-slice.js';
 import type { Steps } from '../core/time-slice.js';
@@ -29,11 +30,12 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 
 /**
  * The first 8 bytes of every snapshot. A change of layout or of what an index holds changes the last character
- * (2: metadata fields; 3: a checksum per block, sections read where and when used).
+ * (2: metadata fields; 3: a checksum per block, sections read where and when used; 4: strings end at UTF-8
+ * offsets, so one is read without the others).
  */
-const MAGIC = 'MNEMOIX3';
+const MAGIC = 'MNEMOIX4';
 /** Snapshots of an earlier layout: refused as stale (the index is rebuilt and written again in this one). */
-const OLDER_MAGIC = /^MNEMOIX[0-2]$/;
+const OLDER_MAGIC = /^MNEMOIX[0-3]$/;
 /** Magic (8), header length (u32), CRC-32 of the file length, the header and the block checksums (u32), file length (f64). */
 const PREAMBLE = 24;
 /**
@@ -97,15 +99,18 @@ export class SnapshotWriter {
     this.sections.push({ name, kind: kindOf(array), bytes: bytesOf(array), length: array.length });
   }
 
-  /** Adds a list of strings (UTF-8, with their UTF-16 offsets). Fails on a string that UTF-8 cannot carry (a lone surrogate). */
+  /** Adds a list of strings (UTF-8, with the offset where each ends). Fails on a string that UTF-8 cannot carry (a lone surrogate). */
   strings(name: string, values: readonly string[]): void {
     const joined = values.join('');
     if (LONE_SURROGATE.test(joined)) throw new Error(`${name}: a string holds a lone surrogate`);
+    const text = Buffer.from(joined, 'utf8');
+    // ASCII (ids, most terms): UTF-8 offsets are the UTF-16 ones.
+    const ascii = text.byteLength === joined.length;
     const ends = new Int32Array(values.length);
     let end = 0;
-    values.forEach((value, index) => (ends[index] = end += value.length));
+    values.forEach((value, index) => (ends[index] = end += ascii ? value.length : Buffer.byteLength(value, 'utf8')));
     this.array(`${name}.ends`, ends);
-    this.array(`${name}.text`, new Uint8Array(Buffer.from(joined, 'utf8')));
+    this.array(`${name}.text`, new Uint8Array(text.buffer, text.byteOffset, text.byteLength));
   }
 
   /** The whole snapshot: preamble, header (`header` plus the section table), block checksums and the sections. */
@@ -257,17 +262,12 @@ export class SnapshotReader {
 
   /** A list of strings written by `SnapshotWriter.strings`, read and checked now. */
   strings(name: string): string[] {
-    const ends = this.array(`${name}.ends`, 'i32');
-    const text = this.array(`${name}.text`, 'u8');
-    const joined = Buffer.from(text.buffer as ArrayBuffer, text.byteOffset, text.byteLength).toString('utf8');
-    const values = new Array<string>(ends.length);
-    let start = 0;
-    for (let index = 0; index < ends.length; index++) {
-      const end = ends[index] as number;
-      values[index] = joined.slice(start, end);
-      start = end;
-    }
-    return values;
+    return decodeStrings(this.array(`${name}.ends`, 'i32'), this.array(`${name}.text`, 'u8'));
+  }
+
+  /** A list of strings read one by one as they are asked for (see LazyStrings); nothing is read yet. */
+  lazyStringList(name: string): LazyStrings {
+    return new LazyStrings(this.lazy(`${name}.ends`, 'i32'), this.lazy(`${name}.text`, 'u8'));
   }
 
   /** A list of strings read (and checked) when the returned function is first called; the file stays open until then. */
@@ -342,6 +342,60 @@ export class SnapshotReader {
         throw new SnapshotRejected(`section ${name}: checksum mismatch (corrupt)`);
       }
     }
+  }
+}
+
+/** The strings of a list: `ends` their UTF-8 end offsets in `text`. */
+function decodeStrings(ends: Int32Array, text: Uint8Array): string[] {
+  const bytes = Buffer.from(text.buffer, text.byteOffset, text.byteLength);
+  const values = new Array<string>(ends.length);
+  // ASCII (ids, most terms): one decoding, then slices of it; otherwise one decoding per string.
+  const ascii = isAscii(bytes);
+  const joined = ascii ? bytes.toString('latin1') : '';
+  let start = 0;
+  for (let index = 0; index < ends.length; index++) {
+    const end = ends[index] as number;
+    values[index] = ascii ? joined.slice(start, end) : bytes.toString('utf8', start, end);
+    start = end;
+  }
+  return values;
+}
+
+/**
+ * A list of strings read on demand: `at(index)` reads (and checks) the blocks holding that string alone; `all()`
+ * reads the rest. Throws SnapshotRejected when a block it reads is corrupt.
+ *
+ * @example
+ * ```ts
+ * const ids = reader.lazyStringList('ids');
+ * ids.at(41); // the id of slot 41, reading a block or two
+ * ```
+ */
+export class LazyStrings {
+  constructor(
+    private readonly ends: LazySection<Int32Array<ArrayBuffer>>,
+    private readonly text: LazySection<Uint8Array<ArrayBuffer>>,
+  ) {}
+
+  /** How many strings the list holds. */
+  get length(): number {
+    return this.ends.array.length;
+  }
+
+  /** The string at `index` (0 <= index < length). */
+  at(index: number): string {
+    this.ends.need(Math.max(0, index - 1), index + 1);
+    const start = index === 0 ? 0 : (this.ends.array[index - 1] as number);
+    const end = this.ends.array[index] as number;
+    if (!(start <= end && end <= this.text.array.length)) throw new SnapshotRejected('string offsets out of range (corrupt)');
+    this.text.need(start, end);
+    const text = this.text.array;
+    return Buffer.from(text.buffer, text.byteOffset, text.byteLength).toString('utf8', start, end);
+  }
+
+  /** Every string, in order (reads all that is left). */
+  all(): string[] {
+    return decodeStrings(this.ends.needAll(), this.text.needAll());
   }
 }
 
