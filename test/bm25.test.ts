@@ -79,6 +79,32 @@ describe('BM25 with pseudo-relevance feedback in one pass', () => {
     expect(statistics.mean).toBeCloseTo(matching.reduce((sum, [, score]) => sum + score, 0) / matching.length, 10);
   });
 
+  it('scores every match as scoreOf scores one document, to the last bit, and hands them over in first-seen order', () => {
+    const random = seededRandom(23);
+    const words = Array.from({ length: 30 }, (_, index) => `w${index}`);
+    const documents = Array.from({ length: 2000 }, () => Array.from({ length: Math.floor(random() * 15) }, () => words[Math.floor(random() ** 2 * words.length)] as string));
+    const index = new Bm25Index();
+    for (const document of documents) index.addTokens(document);
+    for (const slot of [5, 6, 700]) index.remove(slot);
+    for (let query = 0; query < 20; query++) {
+      const terms = Array.from({ length: 1 + Math.floor(random() * 4) }, () => words[Math.floor(random() * words.length)] as string);
+      const seen: number[] = [];
+      const scores: number[] = [];
+      const sink = {
+        add: (score: number, slot: number) => { seen.push(slot); scores.push(score); },
+        addMany: (given: Float64Array, slots: Int32Array | null, count: number) => { for (let at = 0; at < count; at++) sink.add(given[at] as number, slots?.[at] as number); },
+      };
+      const results = index.search(terms, documents.length, undefined, undefined, sink);
+      // Each term in query order, its live documents in slot order, each document the first time one of its terms is met.
+      const expected: number[] = [];
+      const met = new Set<number>();
+      for (const term of new Set(terms)) documents.forEach((document, slot) => { if (index.isAlive(slot) && document.includes(term) && !met.has(slot)) { met.add(slot); expected.push(slot); } });
+      expect(seen).toEqual(expected);
+      seen.forEach((slot, at) => expect(Object.is(scores[at], index.scoreOf(terms, slot))).toBe(true));
+      expect(results.length).toBe(expected.length);
+    }
+  });
+
   it('scores the same whether postings are appended per document or by a bulk counting sort', () => {
     const random = seededRandom(11);
     const words = Array.from({ length: 40 }, (_, index) => `w${index}`);

@@ -69,6 +69,17 @@ describe('windowSums on a dense order and with a lent array', () => {
       expect(Object.is(counted.statistics[1], chained.statistics[1]) && Object.is(counted.statistics[2], chained.statistics[2])).toBe(true);
     }
   });
+  it('gives as its top the best sums by score, then slot, whether few slots have a sum or most', () => {
+    const size = 3000;
+    for (const share of [0.002, 0.2]) {
+      const sums = windowSums(randomMatches(size, 5, share, 9), line(size), 2, size);
+      const all = sumsOf(sums, size).map((score, slot) => ({ slot, score })).filter(({ score }) => score > 0);
+      all.sort((a, b) => b.score - a.score || a.slot - b.slot);
+      expect(sums.top(25)).toEqual(all.slice(0, 25));
+      expect(sums.top(size)).toEqual(all);
+      sums.release();
+    }
+  });
   it('follows the chains, not the counting, when a filter is given, whatever `dense` says', () => {
     const sums = windowSums(matchesOf([[2, 3]]), { ...line(5), dense: true }, 2, 5, (slot) => slot !== 3);
     expect(sumsOf(sums, 5)).toEqual([3, 3, 3, 0, 3]);
@@ -99,6 +110,23 @@ describe('LexicalMatches', () => {
     expect(matches.slots[99]).toBe(99);
     expect(statistics.count).toBe(100);
     expect(statistics.mean).toBeCloseTo(50.5);
+  });
+  it('lends its arrays to the next matches once released: they start empty and hold only their own', () => {
+    const first = new LexicalMatches();
+    first.addMany(Float64Array.from({ length: 500 }, (_, index) => index + 1), Int32Array.from({ length: 500 }, (_, index) => index), 500);
+    const lent = first.slots;
+    first.release();
+    expect(first.count).toBe(0);
+    const statistics = new ScoreStatistics();
+    const next = new LexicalMatches(statistics);
+    expect(next.slots).toBe(lent);
+    next.add(7, 42);
+    next.addMany(Float64Array.of(2, 3), Int32Array.of(8, 9), 2);
+    expect(next.count).toBe(3);
+    expect([...next.slots.subarray(0, next.count)]).toEqual([42, 8, 9]);
+    expect([...next.scores.subarray(0, next.count)]).toEqual([7, 2, 3]);
+    expect([statistics.count, statistics.sum]).toEqual([3, 12]);
+    expect(new LexicalMatches().slots).not.toBe(lent);
   });
   it('takes a whole arm at once with the same matches and, to the last bit, the same statistics', () => {
     const scores = Float64Array.from({ length: 1000 }, (_, index) => Math.sin(index) * 7 + 1 / (index + 3));

@@ -133,6 +133,7 @@ export async function hybridSearch(input: HybridSearchInput): Promise<RankedId[]
     index.exactSemanticStatistics(input.queryVector, corpus.mask, statistics.semantic);
   }
   const windowScores = window === undefined || matches === undefined ? undefined : windowSums(matches, index.order, window.reach, index.bm25.slots, input.accept);
+  matches?.release();
   const windowResults = windowScores?.top(armLimit) ?? [];
   const lexicalRanks = armRanks(index, lexical);
   const semanticRanks = armRanks(index, semantic);

@@ -35,11 +35,17 @@ export interface WindowSumOptions {
  * ```
  */
 export class LexicalMatches implements ScoreSink {
-  slots = new Int32Array(64);
-  scores = new Float64Array(64);
+  slots: Int32Array;
+  scores: Float64Array;
   count = 0;
 
-  constructor(private readonly forward?: ScoreSink) {}
+  constructor(private readonly forward?: ScoreSink) {
+    // The arrays the last query released, else small new ones.
+    const spare = spareMatches;
+    spareMatches = null;
+    this.slots = spare?.slots ?? new Int32Array(64);
+    this.scores = spare?.scores ?? new Float64Array(64);
+  }
 
   add(score: number, slot: number): void {
     this.forward?.add(score, slot);
@@ -61,14 +67,27 @@ export class LexicalMatches implements ScoreSink {
     this.scores.set(scores.subarray(0, count), this.count);
     this.count += count;
   }
+
+  /** Lends the arrays to the next query's matches once these are read (the window sums made); nothing is read after. */
+  release(): void {
+    if (spareMatches === null || spareMatches.slots.length < this.slots.length) spareMatches = { slots: this.slots, scores: this.scores };
+    this.slots = EMPTY_SLOTS;
+    this.scores = EMPTY_SCORES;
+    this.count = 0;
+  }
 }
+
+const EMPTY_SLOTS = new Int32Array(0);
+const EMPTY_SCORES = new Float64Array(0);
+/** The arrays of the last query's matches, kept for the next one (one pair per process, as the window sums' below). */
+let spareMatches: { slots: Int32Array; scores: Float64Array } | null = null;
 
 /**
  * The window score of every accepted slot within `reach` places of a lexical match: the sum of the lexical
  * scores of the matches from `reach` places before it to `reach` after it, itself included. Only slots near a
  * match get a score, so the cost is O(matches x reach). The statistics (mean, deviation) are those of every
  * positive window score, for z-score fusion; `top(limit)` gives the arm's candidates. Same input, same output.
- * The sums live in a corpus-sized scratch array lent for the query: `release()` hands it back (cleared) for the
+ * The sums live in corpus-sized scratch arrays lent for the query: `release()` hands them back (cleared) for the
  * next query, so a query allocates nothing the size of the corpus.
  *
  * @example
@@ -87,9 +106,8 @@ export function windowSums(
   slotCount: number,
   accept?: (slot: number) => boolean,
 ): WindowScores {
-  const sums = borrowSums(slotCount);
-  // Each match gives a score to at most 2 x reach + 1 slots, and no slot is noted twice.
-  const touched = new Int32Array(Math.max(1, Math.min(slotCount, matches.count * (2 * reach + 1))));
+  // No slot is noted twice in `touched`.
+  const { sums, touched } = borrowScratch(slotCount);
   const { previous, next } = order;
   const matchSlots = matches.slots;
   const matchScores = matches.scores;
@@ -143,17 +161,23 @@ export function windowSums(
   return new WindowScores(sums, touched, count);
 }
 
-/** A cleared sums array of the last query, kept for the next one (one per process: queries seldom overlap). */
-let spareSums: Float64Array | null = null;
+/** The arrays of one query's window sums: a sum per slot (zero for none) and the slots with a sum, in the order they got one. */
+interface WindowScratch {
+  sums: Float64Array;
+  touched: Int32Array;
+}
 
-/** A zeroed array of at least `slotCount` sums: the spare one when it is big enough, else a new one. */
-function borrowSums(slotCount: number): Float64Array {
-  const spare = spareSums;
-  if (spare !== null && spare.length >= slotCount) {
-    spareSums = null;
+/** The cleared arrays of the last query, kept for the next one (one pair per process: queries seldom overlap). */
+let spareScratch: WindowScratch | null = null;
+
+/** Cleared arrays for `slotCount` slots: the spare ones when big enough, else new ones. */
+function borrowScratch(slotCount: number): WindowScratch {
+  const spare = spareScratch;
+  if (spare !== null && spare.sums.length >= slotCount) {
+    spareScratch = null;
     return spare;
   }
-  return new Float64Array(slotCount);
+  return { sums: new Float64Array(slotCount), touched: new Int32Array(Math.max(1, slotCount)) };
 }
 
 /** The window scores of one query (see `windowSums`). */
@@ -212,6 +236,6 @@ export class WindowScores {
     // Clearing the touched slots one by one costs less than clearing the whole array only while they are few.
     if (count * 8 < sums.length) for (let index = 0; index < count; index++) sums[touched[index] as number] = 0;
     else sums.fill(0);
-    if (spareSums === null || spareSums.length < sums.length) spareSums = sums;
+    if (spareScratch === null || spareScratch.sums.length < sums.length) spareScratch = { sums, touched };
   }
 }
