@@ -387,6 +387,7 @@ if (T('soft') !== undefined) {
       const n = corpus.turns.length;
       const reach = T('softw') ?? 0;
       const soft = new Map<number, number>();
+      const cosinesOf = new Map<Float32Array, Float64Array>();
       const softOf = (slot: number) => {
         let value = soft.get(slot);
         if (value === undefined) {
@@ -394,10 +395,25 @@ if (T('soft') !== undefined) {
           // not from the vectors prepared when the corpus was built, so the hook's CPU time is the query's cost.
           const own = T('softlive') !== undefined ? wordsOf(corpus.texts[slot] as string, corpus.analyzer).map(unitWord).filter((v): v is Float32Array => v !== null) : (turnWords[slot] as Float32Array[]);
           let s = 0;
-          for (const q of query) {
-            let best = 0;
-            for (const w of own) best = Math.max(best, dot(q.vector, w));
-            s += Math.max(q.idf, 0.1) * best;
+          if (T('softfast') !== undefined) {
+            // softfast: each distinct word's cosines with the question's words computed once per question (the head's
+            // windows overlap and repeat words), the same scores for less work.
+            const best = new Float64Array(query.length);
+            for (const w of own) {
+              let cosines = cosinesOf.get(w);
+              if (cosines === undefined) {
+                cosines = Float64Array.from(query, (q) => dot(q.vector, w));
+                cosinesOf.set(w, cosines);
+              }
+              for (let k = 0; k < query.length; k++) best[k] = Math.max(best[k] as number, cosines[k] as number);
+            }
+            query.forEach((q, k) => { s += Math.max(q.idf, 0.1) * (best[k] as number); });
+          } else {
+            for (const q of query) {
+              let best = 0;
+              for (const w of own) best = Math.max(best, dot(q.vector, w));
+              s += Math.max(q.idf, 0.1) * best;
+            }
           }
           value = s / total;
           soft.set(slot, value);
