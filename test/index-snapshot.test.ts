@@ -88,6 +88,16 @@ function indexFiles(path: string): string[] {
   return readdirSync(`${path}.index`).filter((name) => name.endsWith('.index')).map((name) => join(`${path}.index`, name));
 }
 
+/** A save of 30 turns at `path` with its index persisted: the index file and its bytes. */
+async function persistedSave(path: string): Promise<{ file: string; good: Buffer }> {
+  const seed = await open(path);
+  await fill(seed.memory, 'run', 30);
+  await seed.memory.warm('run');
+  await seed.memory.close();
+  const [file] = indexFiles(path);
+  return { file: file as string, good: readFileSync(file as string) };
+}
+
 describe('persisted index', () => {
   it('reopens a save from its snapshot, without a scan, with the rankings of a fresh build', async () => {
     const path = join(dir, 'reopen.db');
@@ -151,12 +161,7 @@ describe('persisted index', () => {
 
   it('rebuilds from the store, saying so once, when the snapshot is stale, corrupt, truncated or foreign', async () => {
     const path = join(dir, 'reject.db');
-    const first = await open(path);
-    await fill(first.memory, 'run', 30);
-    await first.memory.warm('run');
-    await first.memory.close();
-    const [file] = indexFiles(path);
-    const good = readFileSync(file as string);
+    const { file, good } = await persistedSave(path);
 
     const cases: [string, (bytes: Buffer) => Buffer, RegExp][] = [
       ['corrupt header', (bytes) => { const copy = Buffer.from(bytes); copy[40] = (copy[40] as number) ^ 0xff; return copy; }, /checksum/],
@@ -165,7 +170,7 @@ describe('persisted index', () => {
       ['not a snapshot', () => Buffer.from('hello'), /not an index snapshot/],
     ];
     for (const [name, damage, reason] of cases) {
-      writeFileSync(file as string, damage(good));
+      writeFileSync(file, damage(good));
       const logger = recordingLogger();
       const opened = await open(path, { logger });
       const ranked = await rankings(opened.memory, 'run');
@@ -178,7 +183,7 @@ describe('persisted index', () => {
     }
 
     // Stale: another writer (persistence off) moved the save on.
-    writeFileSync(file as string, good);
+    writeFileSync(file, good);
     const other = await open(path, { indexDirectory: false });
     await fill(other.memory, 'run', 2, 30);
     await other.memory.close();
@@ -201,12 +206,7 @@ describe('persisted index', () => {
 
   it('never answers from a corrupt section, whichever it is: found at open or at first use, the save is rebuilt and said once', async () => {
     const pristine = join(dir, 'sections.db');
-    const seed = await open(pristine);
-    await fill(seed.memory, 'run', 30);
-    await seed.memory.warm('run');
-    await seed.memory.close();
-    const [file] = indexFiles(pristine);
-    const good = readFileSync(file as string);
+    const { file, good } = await persistedSave(pristine);
     const before = await freshRankings(pristine, 'run');
     // The section table: each section's offset (from the body, after the header) and length in bytes.
     const headerLength = good.readUInt32LE(8);
@@ -222,7 +222,7 @@ describe('persisted index', () => {
       const copy = Buffer.from(good);
       const at = bodyStart + offset + Math.floor((length * (itemBytes[kind] as number)) / 2);
       copy[at] = (copy[at] as number) ^ 0x55;
-      writeFileSync(join(`${path}.index`, basename(file as string)), copy);
+      writeFileSync(join(`${path}.index`, basename(file)), copy);
       const logger = recordingLogger();
       const opened = await open(path, { logger });
       expect(await rankings(opened.memory, 'run'), name).toBe(before);
