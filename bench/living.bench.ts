@@ -1,7 +1,8 @@
 // Benchmark of living memory: the rewind of a large save across every layer (SQLite, the embedded default, or
 // PostgreSQL), and the background pipeline's own cost per turn (model time excluded, SQLite).
 // Usage: npm run bench:living [-- --turns 1000 --trials 5 --pipeline-turns 200 --store sqlite|postgres --keep FILE]
-// --keep FILE (SQLite): a copy of the built save is left at FILE, for bench/rewind-compare.ts.
+// --keep FILE (SQLite): a copy of the built save is left at FILE, for bench/rewind-compare.ts. --keep NAME
+// (PostgreSQL): the built database is kept under NAME on the server (for EXPLAIN ANALYZE of the rewind's statements).
 // PostgreSQL: MNEMO_BENCH_PG_URL, else MNEMO_TEST_PG_URL, else a throwaway server started (and stopped) with
 // scripts/postgres-test-server.sh. Each trial rewinds a fresh copy of the built database (CREATE DATABASE ... TEMPLATE).
 import { copyFileSync, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -218,7 +219,12 @@ async function postgresBackend(): Promise<Backend> {
     },
     async end() {
       for (const copy of copies) await admin.query(`DROP DATABASE IF EXISTS ${copy}`);
-      await admin.query(`DROP DATABASE IF EXISTS ${source}`);
+      if (values.keep === undefined) await admin.query(`DROP DATABASE IF EXISTS ${source}`);
+      else {
+        await admin.query(`DROP DATABASE IF EXISTS ${values.keep}`);
+        await admin.query(`ALTER DATABASE ${source} RENAME TO ${values.keep}`);
+        console.log(`\nkept the built database as ${values.keep}`);
+      }
       await admin.end();
       if (configured === undefined) stopPostgresServer(url);
     },

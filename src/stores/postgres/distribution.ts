@@ -9,7 +9,9 @@ import type { SqlClient } from './queryable.js';
  * transaction of one save (a write, a rewind, a delete) commits there without two-phase commit. Their primary
  * keys and unique constraints start with, or include, `save_id` (Citus enforces them per shard).
  */
-export const PER_SAVE_TABLES = ['saves', 'chunks', 'living_facts', 'living_beliefs', 'living_models', 'living_model_versions', 'living_jobs'] as const;
+export const PER_SAVE_TABLES = [
+  'saves', 'chunks', 'chunk_rewinds', 'living_facts', 'fact_rewinds', 'living_beliefs', 'living_models', 'living_model_versions', 'living_jobs',
+] as const;
 
 /**
  * Tables shared by every save (the schema's bookkeeping, the embedding cache and reindex staging, recall entries,

@@ -6,6 +6,8 @@ import { IDENTITY_KEY, REINDEX_KEY, sameIdentity } from '../embedder-meta.js';
 import { schemaTable } from './postgres-connection.js';
 import type { PostgresConnection } from './postgres-connection.js';
 import type { SqlClient } from './queryable.js';
+import { rewoundTables, visibleRow } from './rewound-rows.js';
+import type { RewoundTable } from './rewound-rows.js';
 import { literalToVector, vectorToLiteral } from './vectors.js';
 
 /** Rows per statement when reading the cache. */
@@ -42,6 +44,8 @@ export class PostgresEmbeddingStore implements EmbeddingStore {
   private readonly families: readonly EntryFamily[];
   private readonly meta: string;
   private readonly chunks: string;
+  /** The chunks with their rewind records: a reindex leaves the chunks a rewind hid out (rewound-rows.ts). */
+  private readonly rewoundChunks: RewoundTable;
   private readonly cache: string;
   private readonly staging: string;
 
@@ -53,6 +57,7 @@ export class PostgresEmbeddingStore implements EmbeddingStore {
   constructor(private readonly connection: PostgresConnection, private readonly afterReindex: (dimensions: number) => Promise<void>) {
     this.meta = schemaTable(connection.schema, 'meta');
     this.chunks = schemaTable(connection.schema, 'chunks');
+    this.rewoundChunks = rewoundTables(connection.schema).chunks;
     this.cache = schemaTable(connection.schema, 'embedding_cache');
     this.staging = schemaTable(connection.schema, 'reindex_staging');
     this.families = [
@@ -149,7 +154,7 @@ export class PostgresEmbeddingStore implements EmbeddingStore {
   private async progress(client: SqlClient, target: EmbedderIdentity): Promise<ReindexProgress> {
     const cursor = await this.chunkCursor(client);
     let done = await this.count(client, `SELECT COUNT(*) AS n FROM ${this.staging}`);
-    let pending = await this.count(client, `SELECT COUNT(*) AS n FROM ${this.chunks} WHERE seq > $1`, [cursor]);
+    let pending = await this.count(client, `SELECT COUNT(*) AS n FROM ${this.chunks} WHERE seq > $1 AND ${visibleRow(this.rewoundChunks, 'chunks')}`, [cursor]);
     for (const family of this.families) {
       const waiting = await this.count(client, `SELECT COUNT(*) AS n ${this.pendingFrom(family)}`);
       done += (await this.count(client, `SELECT COUNT(*) AS n FROM ${family.table}`)) - waiting;
@@ -179,7 +184,7 @@ export class PostgresEmbeddingStore implements EmbeddingStore {
   async nextToReindex(limit: number): Promise<ReindexItem[]> {
     const database = this.connection.read();
     const chunks = await database.query<{ seq: string | number; id: string; text: string }>(
-      `SELECT seq, id, text FROM ${this.chunks} WHERE seq > $1 ORDER BY seq LIMIT $2`,
+      `SELECT seq, id, text FROM ${this.chunks} WHERE seq > $1 AND ${visibleRow(this.rewoundChunks, 'chunks')} ORDER BY seq LIMIT $2`,
       [await this.chunkCursor(database), limit],
     );
     if (chunks.rows.length > 0) return chunks.rows.map((row) => ({ family: 'chunks', seq: Number(row.seq), id: row.id, text: row.text }));

@@ -13,6 +13,8 @@ import type { BeliefRow, FactRow, JobRow, ModelRow, VersionRow } from '../sql/li
 import { quoteIdentifier, quoteLiteral } from './identifiers.js';
 import type { PostgresConnection } from './postgres-connection.js';
 import type { SqlClient } from './queryable.js';
+import { hideRowsAfter, pendingRewinds, rewoundTables, visibleAmong, visibleRow } from './rewound-rows.js';
+import type { RewoundTable } from './rewound-rows.js';
 
 type Integer = string | number;
 
@@ -29,6 +31,8 @@ export interface LivingTables {
   versions: string;
   jobs: string;
   claimLock: string;
+  /** The facts with their rewind records (src/stores/postgres/rewound-rows.ts): every read of facts applies them. */
+  rewoundFacts: RewoundTable;
 }
 
 /**
@@ -48,6 +52,7 @@ export function livingTables(schema: string): LivingTables {
     versions: table('living_model_versions'),
     jobs: table('living_jobs'),
     claimLock: `mnemo:living-claims:${quoteIdentifier(schema)}`,
+    rewoundFacts: rewoundTables(schema).facts,
   };
 }
 
@@ -69,6 +74,11 @@ export class PostgresLivingRows implements AsyncPort<LivingRows> {
 
   private async changes(text: string, params: readonly unknown[]): Promise<number> {
     return (await this.client.query(text, params)).rowCount;
+  }
+
+  /** A fact `alias` of the save `save` (SQL) that no pending rewind hides. */
+  private visibleFact(alias: string, save: string): string {
+    return visibleRow(this.tables.rewoundFacts, alias, save);
   }
 
   private async count(table: string, where: string, params: readonly unknown[]): Promise<number> {
@@ -94,23 +104,26 @@ export class PostgresLivingRows implements AsyncPort<LivingRows> {
   }
 
   async deleteTurnFacts(saveId: string, turnId: number): Promise<number[]> {
-    const rows = await this.rows<{ fact_id: Integer }>(`DELETE FROM ${this.tables.facts} WHERE save_id = $1 AND turn_id = $2 RETURNING fact_id`, [saveId, turnId]);
+    const rows = await this.rows<{ fact_id: Integer }>(`DELETE FROM ${this.tables.facts} f WHERE f.save_id = $1 AND f.turn_id = $2 AND ${this.visibleFact('f', '$1')} RETURNING f.fact_id`, [saveId, turnId]);
     return rows.map((row) => Number(row.fact_id));
   }
 
   deleteFactsAfter(saveId: string, turnId: number): Promise<number> {
-    return this.changes(`DELETE FROM ${this.tables.facts} WHERE save_id = $1 AND turn_id > $2`, [saveId, turnId]);
+    // Hidden at once and deleted by the store's background purge: deleting many rows here would write each one.
+    return hideRowsAfter(this.client, this.tables.rewoundFacts, saveId, turnId);
   }
 
   async copyFacts(saveId: string, newSaveId: string, atTurn: number): Promise<[number, number][]> {
     // Both statements read the fork's one snapshot (REPEATABLE READ), so they see the same facts.
-    const old = await this.rows<{ fact_id: Integer }>(`SELECT fact_id FROM ${this.tables.facts} WHERE save_id = $1 AND turn_id <= $2 ORDER BY fact_id`, [saveId, atTurn]);
+    const old = await this.rows<{ fact_id: Integer }>(`SELECT f.fact_id FROM ${this.tables.facts} f WHERE f.save_id = $1 AND f.turn_id <= $2 AND ${this.visibleFact('f', '$1')} ORDER BY f.fact_id`, [saveId, atTurn]);
     if (old.length === 0) return [];
-    // The save ids are literals (see quoteLiteral): on Citus the copy then reads one shard and writes one.
+    // The save ids are literals (see quoteLiteral): on Citus the copy then reads one shard and writes one, and the
+    // source's rewind records are parameters, since it may read no second table.
+    const rewinds = await pendingRewinds(this.client, this.tables.rewoundFacts, saveId);
     const copied = await this.rows<{ fact_id: Integer }>(
-      `INSERT INTO ${this.tables.facts} (save_id, ${FACT_COLUMNS}) SELECT ${quoteLiteral(newSaveId)}, ${FACT_COLUMNS} FROM ${this.tables.facts}
-       WHERE save_id = ${quoteLiteral(saveId)} AND turn_id <= $1 ORDER BY fact_id RETURNING fact_id`,
-      [atTurn],
+      `INSERT INTO ${this.tables.facts} (save_id, ${FACT_COLUMNS}) SELECT ${quoteLiteral(newSaveId)}, ${FACT_COLUMNS} FROM ${this.tables.facts} f
+       WHERE f.save_id = ${quoteLiteral(saveId)} AND f.turn_id <= $1 AND ${visibleAmong(this.tables.rewoundFacts, 'f', '$2', '$3')} ORDER BY f.fact_id RETURNING fact_id`,
+      [atTurn, rewinds.turns, rewinds.orders],
     );
     const newIds = insertedIds(copied, 'fact_id');
     return old.map((row, index) => [Number(row.fact_id), newIds[index] as number]);
@@ -118,19 +131,22 @@ export class PostgresLivingRows implements AsyncPort<LivingRows> {
 
   async selectFacts(saveId: string, query: FactQuery): Promise<Fact[]> {
     const params: unknown[] = [saveId, query.maxTurnId ?? MAX_TURN];
-    const clauses = ['save_id = $1', 'turn_id <= $2'];
-    if (query.turnId !== undefined) clauses.push(`turn_id = $${params.push(query.turnId)}`);
-    if (query.entity !== undefined) clauses.push(`EXISTS (SELECT 1 FROM jsonb_array_elements_text(entity_keys::jsonb) AS key WHERE key = $${params.push(nameKey(query.entity))})`);
-    const rows = await this.rows<FactRow>(`SELECT * FROM ${this.tables.facts} WHERE ${clauses.join(' AND ')} ORDER BY turn_id DESC, fact_id DESC LIMIT $${params.push(query.limit ?? null)}`, params);
+    const clauses = ['f.save_id = $1', 'f.turn_id <= $2', this.visibleFact('f', '$1')];
+    if (query.turnId !== undefined) clauses.push(`f.turn_id = $${params.push(query.turnId)}`);
+    if (query.entity !== undefined) clauses.push(`EXISTS (SELECT 1 FROM jsonb_array_elements_text(f.entity_keys::jsonb) AS key WHERE key = $${params.push(nameKey(query.entity))})`);
+    const rows = await this.rows<FactRow>(`SELECT f.* FROM ${this.tables.facts} f WHERE ${clauses.join(' AND ')} ORDER BY f.turn_id DESC, f.fact_id DESC LIMIT $${params.push(query.limit ?? null)}`, params);
     return rows.map(factFromRow);
   }
 
   countFacts(saveId: string): Promise<number> {
-    return this.count(this.tables.facts, 'save_id = $1', [saveId]);
+    return this.count(`${this.tables.facts} f`, `f.save_id = $1 AND ${this.visibleFact('f', '$1')}`, [saveId]);
   }
 
   async factsVersion(saveId: string): Promise<FactsVersion> {
-    const [row] = await this.rows<{ n: Integer; last: Integer }>(`SELECT COUNT(*) AS n, COALESCE(MAX(fact_id), 0) AS last FROM ${this.tables.facts} WHERE save_id = $1`, [saveId]);
+    const [row] = await this.rows<{ n: Integer; last: Integer }>(
+      `SELECT COUNT(*) AS n, COALESCE(MAX(f.fact_id), 0) AS last FROM ${this.tables.facts} f WHERE f.save_id = $1 AND ${this.visibleFact('f', '$1')}`,
+      [saveId],
+    );
     return { count: Number(row?.n ?? 0), lastFactId: Number(row?.last ?? 0) };
   }
 
@@ -408,7 +424,8 @@ export class PostgresLivingRows implements AsyncPort<LivingRows> {
   // ---- the whole layer ----
 
   async holdsData(saveId: string): Promise<boolean> {
-    const held = [this.tables.facts, this.tables.beliefs, this.tables.models, this.tables.jobs].map((table) => `EXISTS (SELECT 1 FROM ${table} WHERE save_id = $1)`);
+    const facts = `EXISTS (SELECT 1 FROM ${this.tables.facts} f WHERE f.save_id = $1 AND ${this.visibleFact('f', '$1')})`;
+    const held = [facts, ...[this.tables.beliefs, this.tables.models, this.tables.jobs].map((table) => `EXISTS (SELECT 1 FROM ${table} WHERE save_id = $1)`)];
     const [row] = await this.rows<{ held: boolean }>(`SELECT ${held.join(' OR ')} AS held`, [saveId]);
     return row?.held === true;
   }

@@ -30,6 +30,8 @@ import { registerPostgresConnection, schemaTable } from './postgres-connection.j
 import type { PostgresConnection } from './postgres-connection.js';
 import type { PgPoolLike, Queryable, SqlClient, SqlResult, TransactionOptions } from './queryable.js';
 import { PostgresRecallStore } from './recall-store.js';
+import { deleteAllRows, hideRowsAfter, pendingRewinds, PURGE_BATCH, purgePending, purgeRewoundRows, rewoundTables, visibleAmong, visibleRow } from './rewound-rows.js';
+import type { RewoundTables } from './rewound-rows.js';
 import { PostgresVectorSearch } from './vector-search.js';
 import type { VectorSearchSettings } from './vector-search.js';
 import { literalToVector, vectorToLiteral } from './vectors.js';
@@ -163,6 +165,10 @@ export class PostgresStore implements Store {
   readonly lore: LoreStore;
   readonly living: LivingStore;
   private readonly livingTables: LivingTables;
+  private readonly rewound: RewoundTables;
+  /** The next step of the purge of rewound rows, when one is scheduled, and the step running now (rewound-rows.ts). */
+  private purgeTimer: NodeJS.Timeout | undefined;
+  private purgeStep: Promise<void> | undefined;
   private closed = false;
   private readonly tables: { meta: string; saves: string; chunks: string };
   /** Whether writes create the HNSW index of a new vector length (`automatic`) or leave it to you (`manual`). */
@@ -199,7 +205,37 @@ export class PostgresStore implements Store {
     this.recall = new PostgresRecallStore(connection);
     this.lore = new PostgresLoreStore(connection);
     this.livingTables = livingTables(schema);
+    this.rewound = rewoundTables(schema);
     this.living = new RowLivingStore(postgresLivingBackend(connection));
+  }
+
+  /**
+   * Runs the purge of rewound rows in short transactions, one step after another, until none is left: after each
+   * rewind and when the store is opened (a purge a crash or `close` cut short goes on, in this process or in any
+   * other on the database). Reads never see hidden rows, so when the purge runs does not change them; a failed
+   * step is tried again a second later.
+   */
+  private schedulePurge(delayMs: number): void {
+    if (this.closed || this.readonly || this.purgeTimer !== undefined) return;
+    this.purgeTimer = setTimeout(() => {
+      this.purgeTimer = undefined;
+      if (this.closed) return;
+      this.purgeStep = this.sql.transaction((client) => purgeRewoundRows(client, this.rewound.all, PURGE_BATCH)).then(
+        ({ pending }) => (pending ? this.schedulePurge(0) : undefined),
+        () => this.schedulePurge(1000),
+      ).finally(() => {
+        this.purgeStep = undefined;
+      });
+    }, delayMs);
+    this.purgeTimer.unref();
+  }
+
+  /**
+   * SQL that holds for a chunk `alias` (`chunks` for the table named without one) that no pending rewind hides;
+   * `save` is the SQL of the save's id when the statement reads one save. Every read of chunks applies it.
+   */
+  private visible(alias: string, save?: string): string {
+    return visibleRow(this.rewound.chunks, alias, save);
   }
 
   /** Connects, migrates (under the schema lock) and returns the store. Prefer `openPostgresStore`. */
@@ -235,7 +271,9 @@ export class PostgresStore implements Store {
       const extension = await sql.query<{ version: string }>("SELECT extversion AS version FROM pg_extension WHERE extname = 'vector'");
       const iterativeScan = versionAtLeast(extension.rows[0]?.version ?? '0', [0, 8, 0]);
       const vectors = new PostgresVectorSearch(sql, schema, { iterativeScan, distributed, settings: options.vectorSearch });
-      return new PostgresStore(sql, location, schema, vectors, { automaticIndexes: (options.vectorIndexes ?? 'automatic') === 'automatic', readonly: options.readonly ?? false, distributed });
+      const store = new PostgresStore(sql, location, schema, vectors, { automaticIndexes: (options.vectorIndexes ?? 'automatic') === 'automatic', readonly: options.readonly ?? false, distributed });
+      if (!store.readonly && await purgePending(sql, store.rewound.all)) store.schedulePurge(0);
+      return store;
     } catch (error) {
       await sql.close().catch(() => undefined);
       if (error instanceof MnemoError) throw error;
@@ -358,7 +396,7 @@ export class PostgresStore implements Store {
     await this.prepareVectors(chunks);
     return this.write(async (client) => {
       const current = await this.lockSave(client, saveId);
-      const deleted = await client.query(`DELETE FROM ${this.tables.chunks} WHERE save_id = $1 AND turn_id = $2 AND chunk_type = $3`, [saveId, turnId, chunkType]);
+      const deleted = await client.query(`DELETE FROM ${this.tables.chunks} WHERE save_id = $1 AND turn_id = $2 AND chunk_type = $3 AND ${this.visible('chunks', '$1')}`, [saveId, turnId, chunkType]);
       const removed = deleted.rowCount;
       if (removed === 0 && chunks.length === 0) return { previousVersion: current, version: current, count: 0, removed };
       const [previousVersion, version] = await this.bump(client, saveId, chunks.length - removed);
@@ -374,7 +412,7 @@ export class PostgresStore implements Store {
       const current = await this.lockSave(client, saveId);
       const [column, values] = 'entryId' in selection ? ['entry_id = $2', selection.entryId] : ['id = ANY($2::text[])', [...selection.ids]];
       const deleted = await client.query<{ id: string }>(
-        `DELETE FROM ${this.tables.chunks} WHERE save_id = $1 AND ${column} AND chunk_type IS DISTINCT FROM $3 RETURNING id`,
+        `DELETE FROM ${this.tables.chunks} WHERE save_id = $1 AND ${column} AND chunk_type IS DISTINCT FROM $3 AND ${this.visible('chunks', '$1')} RETURNING id`,
         [saveId, values, options.excludeChunkType ?? null],
       );
       const removed = deleted.rows.map((row) => row.id);
@@ -387,15 +425,17 @@ export class PostgresStore implements Store {
   /** Rewinds every layer of the save (chunks, and living memory's facts, beliefs, models and jobs) in one transaction. */
   async rewind(saveId: string, turnId: number): Promise<WriteResult & { removed: RewindCounts }> {
     this.ensureWritable();
-    return this.write(async (client) => {
+    const result = await this.write(async (client): Promise<WriteResult & { removed: RewindCounts }> => {
       const current = await this.lockSave(client, saveId);
-      const deleted = await client.query(`DELETE FROM ${this.tables.chunks} WHERE save_id = $1 AND turn_id > $2`, [saveId, turnId]);
-      const chunks = deleted.rowCount;
+      // Chunks and facts are hidden at once and deleted by the purge: deleting many rows here would write each one.
+      const chunks = await hideRowsAfter(client, this.rewound.chunks, saveId, turnId);
       const living = await runRowProgramAsync(rewindLiving(saveId, turnId), new PostgresLivingRows(client, this.livingTables));
       if (chunks === 0) return { previousVersion: current, version: current, count: 0, removed: { chunks, living } };
       const [previousVersion, version] = await this.bump(client, saveId, -chunks);
       return { previousVersion, version, count: chunks, removed: { chunks, living } };
     });
+    if (result.removed.chunks > 0 || result.removed.living.facts > 0) this.schedulePurge(0);
+    return result;
   }
 
   /**
@@ -413,11 +453,13 @@ export class PostgresStore implements Store {
       if ((await this.claimSave(client, newSaveId)) === null) throw forkTargetTaken(newSaveId);
       // The save ids are literals (see quoteLiteral): on Citus the copy then reads one shard and writes one.
       const [target, source] = [quoteLiteral(newSaveId), quoteLiteral(saveId)];
+      // The source's rewind records as parameters: the copy may read no second table on Citus.
+      const rewinds = await pendingRewinds(client, this.rewound.chunks, saveId);
       const chunks = (await client.query(
         `INSERT INTO ${this.tables.chunks} (id, save_id, turn_id, chunk_type, text, entry_id, metadata, created_at, embedding)
          SELECT gen_random_uuid()::text, ${target}, turn_id, chunk_type, text, entry_id, jsonb_set(metadata, '{saveId}', to_jsonb(${target}::text)), created_at, embedding
-         FROM ${this.tables.chunks} WHERE save_id = ${source} AND turn_id <= $1 ORDER BY seq`,
-        [atTurn],
+         FROM ${this.tables.chunks} WHERE save_id = ${source} AND turn_id <= $1 AND ${visibleAmong(this.rewound.chunks, 'chunks', '$2', '$3')} ORDER BY seq`,
+        [atTurn, rewinds.turns, rewinds.orders],
       )).rowCount;
       await client.query(`UPDATE ${this.tables.saves} SET chunk_count = $2 WHERE save_id = $1`, [newSaveId, chunks]);
       return { chunks, living: await runRowProgramAsync(forkLiving(saveId, newSaveId, atTurn), living) };
@@ -429,8 +471,10 @@ export class PostgresStore implements Store {
     this.ensureWritable();
     return this.write(async (client) => {
       await this.lockSave(client, saveId);
-      const chunks = (await client.query(`DELETE FROM ${this.tables.chunks} WHERE save_id = $1`, [saveId])).rowCount ?? 0;
+      const chunks = await deleteAllRows(client, this.rewound.chunks, saveId);
       const living = await runRowProgramAsync(deleteLiving(saveId), new PostgresLivingRows(client, this.livingTables));
+      // The facts the living layer hid go too, with the save's rewind records, at once.
+      await deleteAllRows(client, this.rewound.facts, saveId);
       // The row stays as a tombstone one version on: a save written again under this id never has a version it
       // had before, so no index of the old save (another process's, or a persisted one) is ever taken as current.
       const now = Date.now();
@@ -467,7 +511,7 @@ export class PostgresStore implements Store {
     this.ensureOpen();
     const vectors = options.vectors !== false;
     const result = await this.sql.query<ChunkRow & { seq: string | number; embedding?: string | null }>(
-      `SELECT seq, ${CHUNK_COLUMNS}${vectors ? ', embedding::text AS embedding' : ''} FROM ${this.tables.chunks} WHERE save_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
+      `SELECT seq, ${CHUNK_COLUMNS}${vectors ? ', embedding::text AS embedding' : ''} FROM ${this.tables.chunks} WHERE save_id = $1 AND seq > $2 AND ${this.visible('chunks', '$1')} ORDER BY seq LIMIT $3`,
       [saveId, options.after ?? 0, options.limit],
     );
     const chunks = result.rows.map((row) => ({ ...toChunk(row), embedding: vectors ? literalToVector(row.embedding ?? null) : null }));
@@ -477,8 +521,8 @@ export class PostgresStore implements Store {
   async countChunks(saveId: string, chunkType?: string): Promise<number> {
     this.ensureOpen();
     const result = chunkType === undefined
-      ? await this.sql.query<{ n: string | number }>(`SELECT COUNT(*) AS n FROM ${this.tables.chunks} WHERE save_id = $1`, [saveId])
-      : await this.sql.query<{ n: string | number }>(`SELECT COUNT(*) AS n FROM ${this.tables.chunks} WHERE save_id = $1 AND chunk_type = $2`, [saveId, chunkType]);
+      ? await this.sql.query<{ n: string | number }>(`SELECT COUNT(*) AS n FROM ${this.tables.chunks} WHERE save_id = $1 AND ${this.visible('chunks', '$1')}`, [saveId])
+      : await this.sql.query<{ n: string | number }>(`SELECT COUNT(*) AS n FROM ${this.tables.chunks} WHERE save_id = $1 AND chunk_type = $2 AND ${this.visible('chunks', '$1')}`, [saveId, chunkType]);
     return Number(result.rows[0]?.n ?? 0);
   }
 
@@ -489,8 +533,8 @@ export class PostgresStore implements Store {
     for (let start = 0; start < ids.length; start += BATCH) {
       const batch = ids.slice(start, start + BATCH);
       const result = saveId === undefined
-        ? await this.sql.query<ChunkRow>(`SELECT ${CHUNK_COLUMNS} FROM ${this.tables.chunks} WHERE id = ANY($1::text[])`, [batch])
-        : await this.sql.query<ChunkRow>(`SELECT ${CHUNK_COLUMNS} FROM ${this.tables.chunks} WHERE save_id = $2 AND id = ANY($1::text[])`, [batch, saveId]);
+        ? await this.sql.query<ChunkRow>(`SELECT ${CHUNK_COLUMNS} FROM ${this.tables.chunks} WHERE id = ANY($1::text[]) AND ${this.visible('chunks')}`, [batch])
+        : await this.sql.query<ChunkRow>(`SELECT ${CHUNK_COLUMNS} FROM ${this.tables.chunks} WHERE save_id = $2 AND id = ANY($1::text[]) AND ${this.visible('chunks', '$2')}`, [batch, saveId]);
       for (const row of result.rows) found.set(row.id, toChunk(row));
     }
     return ids.flatMap((id) => found.get(id) ?? []);
@@ -499,7 +543,7 @@ export class PostgresStore implements Store {
   async listChunks(saveId: string, given?: ListChunksOptions): Promise<Chunk[]> {
     const options = requireListChunksOptions(given);
     this.ensureOpen();
-    const listing = `FROM ${this.tables.chunks} WHERE ${LISTING} ORDER BY turn_id, seq LIMIT $5 OFFSET $6`;
+    const listing = `FROM ${this.tables.chunks} WHERE ${LISTING} AND ${this.visible('chunks', '$1')} ORDER BY turn_id, seq LIMIT $5 OFFSET $6`;
     if (options.maxTextBytes === undefined) return (await this.sql.query<ChunkRow>(`SELECT ${CHUNK_COLUMNS} ${listing}`, listingParameters(saveId, options))).rows.map(toChunk);
     // The page's chunks by their text sizes first (octet_length reads no text, TOASTed or not), then only those chunks' rows.
     const result = await this.sql.query<ChunkRow>(
@@ -518,7 +562,7 @@ export class PostgresStore implements Store {
     this.ensureOpen();
     const result = await this.sql.query<{ turn_id: string | number; chunks: string | number; types: string[] }>(
       `SELECT turn_id, COUNT(*) AS chunks, array_agg(DISTINCT chunk_type) AS types FROM ${this.tables.chunks}
-       WHERE ${LISTING} GROUP BY turn_id ORDER BY turn_id LIMIT $5 OFFSET $6`,
+       WHERE ${LISTING} AND ${this.visible('chunks', '$1')} GROUP BY turn_id ORDER BY turn_id LIMIT $5 OFFSET $6`,
       listingParameters(saveId, options),
     );
     return result.rows.map((row) => ({ turnId: Number(row.turn_id), chunks: Number(row.chunks), chunkTypes: [...row.types].sort() }));
@@ -547,7 +591,7 @@ export class PostgresStore implements Store {
       for (;;) {
         const batch: SqlResult<ScanRow> = await client.query<ScanRow>(
           `SELECT seq, id, turn_id, chunk_type, text, ${vectorColumn} FROM ${this.tables.chunks}
-           WHERE save_id = $1 AND seq > $2 ORDER BY seq LIMIT ${BATCH}`,
+           WHERE save_id = $1 AND seq > $2 AND ${this.visible('chunks', '$1')} ORDER BY seq LIMIT ${BATCH}`,
           [saveId, last, ...(keys === undefined || keys === 'all' ? [] : keys)],
         );
         for (const row of batch.rows) {
@@ -569,7 +613,7 @@ export class PostgresStore implements Store {
    */
   async createVectorIndexes(): Promise<number[]> {
     this.ensureWritable();
-    const result = await this.sql.query<{ dimensions: number }>(`SELECT DISTINCT vector_dims(embedding) AS dimensions FROM ${this.tables.chunks} WHERE embedding IS NOT NULL ORDER BY 1`);
+    const result = await this.sql.query<{ dimensions: number }>(`SELECT DISTINCT vector_dims(embedding) AS dimensions FROM ${this.tables.chunks} WHERE embedding IS NOT NULL AND ${this.visible('chunks')} ORDER BY 1`);
     const lengths = result.rows.map((row) => Number(row.dimensions));
     for (const length of lengths) await this.vectors.ensureIndex(length);
     return lengths;
@@ -595,7 +639,7 @@ export class PostgresStore implements Store {
     this.ensureOpen();
     const result = await this.sql.query<{ save_id: string; version: string | number; chunks: string | number; turns: string | number; min_turn: string | number | null; max_turn: string | number | null }>(
       `SELECT s.save_id, s.version, COUNT(c.seq) AS chunks, COUNT(DISTINCT c.turn_id) AS turns, MIN(c.turn_id) AS min_turn, MAX(c.turn_id) AS max_turn
-       FROM ${this.tables.saves} s LEFT JOIN ${this.tables.chunks} c ON c.save_id = s.save_id
+       FROM ${this.tables.saves} s LEFT JOIN ${this.tables.chunks} c ON c.save_id = s.save_id AND ${this.visible('c')}
        WHERE s.deleted_at IS NULL
        GROUP BY s.save_id, s.version ORDER BY s.save_id COLLATE "C"`,
     );
@@ -624,6 +668,9 @@ export class PostgresStore implements Store {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    clearTimeout(this.purgeTimer);
+    this.purgeTimer = undefined;
+    await this.purgeStep;
     await this.sql.close();
   }
 }

@@ -4,6 +4,8 @@ import type { ScoreTotals, VectorMatch } from '../../seams/vector-search.js';
 import { SCHEMA_LOCK_SQL } from './migrations.js';
 import { quoteIdentifier } from './identifiers.js';
 import type { Queryable, SqlClient } from './queryable.js';
+import { rewoundTables, visibleRow } from './rewound-rows.js';
+import type { RewoundTable } from './rewound-rows.js';
 import { vectorToLiteral } from './vectors.js';
 
 /** How the store searches vectors. */
@@ -88,6 +90,8 @@ export class PostgresVectorSearch {
   private readonly indexed = new Set<number>();
   private readonly settings: VectorSearchSettings;
   private readonly chunks: string;
+  /** The chunks with their rewind records: no search sees a chunk a rewind hid (rewound-rows.ts). */
+  private readonly rewoundChunks: RewoundTable;
   private readonly saves: string;
   /** False on pgvector before 0.8 (no iterative scans): then a starved approximate search is redone exactly. */
   readonly iterativeScan: boolean;
@@ -105,6 +109,7 @@ export class PostgresVectorSearch {
     this.iterativeScan = options.iterativeScan;
     this.distributed = options.distributed ?? false;
     this.chunks = `${quoteIdentifier(schema)}.chunks`;
+    this.rewoundChunks = rewoundTables(schema).chunks;
     this.saves = `${quoteIdentifier(schema)}.saves`;
   }
 
@@ -131,7 +136,7 @@ export class PostgresVectorSearch {
   private prepare(saveId: string, vector: Float32Array, filter: ChunkSearchFilter, limit: number): Prepared {
     const params: unknown[] = [saveId, vectorToLiteral(vector), limit];
     const dimensions = vector.length;
-    const base = `save_id = $1 AND vector_dims(embedding) = ${dimensions}`;
+    const base = `save_id = $1 AND vector_dims(embedding) = ${dimensions} AND ${visibleRow(this.rewoundChunks, 'chunks', '$1')}`;
     let filters = '';
     if (filter.maxTurnId !== undefined) filters += ` AND turn_id <= $${params.push(filter.maxTurnId)}`;
     if (filter.chunkType !== undefined) filters += ` AND chunk_type = $${params.push(filter.chunkType)}`;
@@ -192,7 +197,7 @@ export class PostgresVectorSearch {
   private neighbourJoin(dimensions: number): string {
     const side = (comparison: string, order: string) => `LEFT JOIN LATERAL (
         SELECT c.embedding::vector(${dimensions}) AS embedding FROM ${this.chunks} c
-        WHERE c.save_id = $1 AND c.seq ${comparison} pool.seq AND vector_dims(c.embedding) = ${dimensions} ORDER BY c.seq ${order} LIMIT 1
+        WHERE c.save_id = $1 AND c.seq ${comparison} pool.seq AND vector_dims(c.embedding) = ${dimensions} AND ${visibleRow(this.rewoundChunks, 'c', '$1')} ORDER BY c.seq ${order} LIMIT 1
       )`;
     return `${side('<', 'DESC')} p ON true ${side('>', 'ASC')} n ON true`;
   }
@@ -207,7 +212,7 @@ export class PostgresVectorSearch {
     const distance = `embedding::vector(${dimensions}) <=> $2::vector(${dimensions})`;
     const nearest = (where: string) => `(SELECT seq FROM ${this.chunks} WHERE ${where} ORDER BY ${distance} LIMIT ${pool})`;
     const step = (comparison: string, order: string) => `SELECT step.seq FROM nearest, LATERAL (
-        SELECT c.seq FROM ${this.chunks} c WHERE c.save_id = $1 AND c.seq ${comparison} nearest.seq AND vector_dims(c.embedding) = ${dimensions} ORDER BY c.seq ${order} LIMIT 1
+        SELECT c.seq FROM ${this.chunks} c WHERE c.save_id = $1 AND c.seq ${comparison} nearest.seq AND vector_dims(c.embedding) = ${dimensions} AND ${visibleRow(this.rewoundChunks, 'c', '$1')} ORDER BY c.seq ${order} LIMIT 1
       ) AS step`;
     return `WITH nearest AS MATERIALIZED (
         ${nearest(base)}${filters === '' ? '' : ` UNION ${nearest(`${base}${filters}`)}`}
@@ -279,7 +284,7 @@ export class PostgresVectorSearch {
     if (ids.length === 0 || vector.length === 0) return new Map();
     const dimensions = vector.length;
     const params: unknown[] = [saveId, vectorToLiteral(vector), [...ids]];
-    const where = `save_id = $1 AND id = ANY($3::text[]) AND vector_dims(embedding) = ${dimensions}`;
+    const where = `save_id = $1 AND id = ANY($3::text[]) AND vector_dims(embedding) = ${dimensions} AND ${visibleRow(this.rewoundChunks, 'chunks', '$1')}`;
     const sql = neighbourWeight > 0
       ? `WITH pool AS (SELECT seq, id, embedding::vector(${dimensions}) AS own FROM ${this.chunks} WHERE ${where}),
          chain AS (SELECT pool.seq, pool.id, pool.own, p.embedding AS prev, n.embedding AS next FROM pool ${this.neighbourJoin(dimensions)})

@@ -46,4 +46,11 @@ export const CHUNK_MIGRATIONS: readonly PostgresMigration[] = [
       await client.query('ALTER TABLE saves ADD COLUMN deleted_at BIGINT');
     },
   },
+  {
+    id: 'chunks-002',
+    description: 'chunk_rewinds: the chunks a rewind hid, until the purge deletes them (src/stores/postgres/rewound-rows.ts)',
+    async up(client) {
+      await client.query('CREATE TABLE chunk_rewinds (save_id TEXT NOT NULL, turn_id BIGINT NOT NULL, seq BIGINT NOT NULL, PRIMARY KEY (save_id))');
+    },
+  },
 ];

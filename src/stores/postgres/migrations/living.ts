@@ -99,4 +99,11 @@ export const LIVING_MIGRATIONS: readonly PostgresMigration[] = [
       for (const [table, id] of keys) await client.query(`ALTER TABLE ${table} DROP CONSTRAINT ${table}_pkey, ADD PRIMARY KEY (save_id, ${id})`);
     },
   },
+  {
+    id: 'living-003',
+    description: 'fact_rewinds: the facts a rewind hid, until the purge deletes them (src/stores/postgres/rewound-rows.ts)',
+    async up(client) {
+      await client.query('CREATE TABLE fact_rewinds (save_id TEXT NOT NULL, turn_id BIGINT NOT NULL, fact_id BIGINT NOT NULL, PRIMARY KEY (save_id))');
+    },
+  },
 ];
