@@ -26,7 +26,8 @@ import type { CountingQueryable } from '../src/testing/counting-queryable.js';
 import { rewindLivingLayer } from './living-layer-rewind.js';
 import { configuredPostgresUrl, startPostgresServer, stopPostgresServer } from './postgres-server.js';
 import { seededRandom, sentences } from './synthetic-corpus.js';
-import { postgresConnectionOf, schemaTable } from '../src/stores/postgres/postgres-connection.js';
+import { postgresConnectionOf } from '../src/stores/postgres/postgres-connection.js';
+import { hideRowsAfter as hidePostgresRowsAfter, rewoundTables } from '../src/stores/postgres/rewound-rows.js';
 import { sqliteConnectionOf } from '../src/stores/sqlite/sqlite-connection.js';
 import { hideChunksAfter, PURGE_BATCH, purgeRewoundRows } from '../src/stores/sqlite/rewound-rows.js';
 import Database from 'better-sqlite3';
@@ -119,7 +120,7 @@ type Part = 'every layer (store.rewind)' | 'chunks only' | 'living layer only';
 /** A fresh copy of the built save, opened, with what a rewind trial needs of it. */
 interface TrialStore {
   store: Store;
-  /** Removes the chunks after `target` as the store's rewind does (SQLite: hides them for the purge). */
+  /** Removes the chunks after `target` as the store's rewind does (hides them for the purge). */
   deleteChunksAfter(target: number): Promise<void>;
   /** SQLite: closes the store and times the purge of the chunks its rewind hid, run to the end (ms). */
   purge?(): Promise<number>;
@@ -206,7 +207,7 @@ async function postgresBackend(): Promise<Backend> {
       return {
         store,
         statements,
-        deleteChunksAfter: async (target) => void await postgresConnectionOf(store).write((client) => client.query(`DELETE FROM ${schemaTable(store.schema, 'chunks')} WHERE save_id = $1 AND turn_id > $2`, ['bench', target])),
+        deleteChunksAfter: async (target) => void await postgresConnectionOf(store).write((client) => hidePostgresRowsAfter(client, rewoundTables(store.schema).chunks, 'bench', target)),
         async close() {
           await store.close();
           await admin.query(`DROP DATABASE ${copy}`);

@@ -30,7 +30,7 @@ import { registerPostgresConnection, schemaTable } from './postgres-connection.j
 import type { PostgresConnection } from './postgres-connection.js';
 import type { PgPoolLike, Queryable, SqlClient, SqlResult, TransactionOptions } from './queryable.js';
 import { PostgresRecallStore } from './recall-store.js';
-import { deleteAllRows, hideRowsAfter, pendingRewinds, PURGE_BATCH, purgePending, purgeRewoundRows, rewoundTables, visibleAmong, visibleRow } from './rewound-rows.js';
+import { deleteAllRows, hideRowsAfter, pendingRewinds, PURGE_BATCH, purgeRewoundRows, rewoundTables, visibleAmong, visibleRow } from './rewound-rows.js';
 import type { RewoundTables } from './rewound-rows.js';
 import { PostgresVectorSearch } from './vector-search.js';
 import type { VectorSearchSettings } from './vector-search.js';
@@ -101,6 +101,8 @@ function listingParameters(saveId: string, options: ListChunksOptions): unknown[
 }
 
 const CHUNK_COLUMNS = 'id, save_id, turn_id, chunk_type, text, entry_id, metadata, created_at';
+/** How long the purge of rewound rows waits after its first failed step (it doubles after each, up to a minute). */
+const PURGE_RETRY_MS = 1000;
 /** Rows per statement when inserting, reading by id, or scanning. */
 const BATCH = 2000;
 
@@ -166,9 +168,14 @@ export class PostgresStore implements Store {
   readonly living: LivingStore;
   private readonly livingTables: LivingTables;
   private readonly rewound: RewoundTables;
-  /** The next step of the purge of rewound rows, when one is scheduled, and the step running now (rewound-rows.ts). */
+  /**
+   * The purge of rewound rows (rewound-rows.ts): the saves it has to empty (null: any save, to resume a purge cut
+   * short), its next step when one is scheduled, the step running now, and the wait after a failed step.
+   */
+  private readonly purgeQueue = new Set<string | null>();
   private purgeTimer: NodeJS.Timeout | undefined;
   private purgeStep: Promise<void> | undefined;
+  private purgeRetryMs = PURGE_RETRY_MS;
   private closed = false;
   private readonly tables: { meta: string; saves: string; chunks: string };
   /** Whether writes create the HNSW index of a new vector length (`automatic`) or leave it to you (`manual`). */
@@ -210,21 +217,34 @@ export class PostgresStore implements Store {
   }
 
   /**
-   * Runs the purge of rewound rows in short transactions, one step after another, until none is left: after each
-   * rewind and when the store is opened (a purge a crash or `close` cut short goes on, in this process or in any
-   * other on the database). Reads never see hidden rows, so when the purge runs does not change them; a failed
-   * step is tried again a second later.
+   * Runs the purge of rewound rows in short transactions, one step after another, until `saveId`'s are gone (null:
+   * every save's, when the store is opened, so that a purge a crash or `close` cut short goes on). A step names its
+   * save (one shard on Citus); only the search of any save reads every shard. Reads never see hidden rows, so when
+   * the purge runs does not change them; after a failed step the purge waits (1 s, doubling up to a minute).
    */
-  private schedulePurge(delayMs: number): void {
-    if (this.closed || this.readonly || this.purgeTimer !== undefined) return;
+  private schedulePurge(saveId: string | null, delayMs = 0): void {
+    if (this.closed || this.readonly) return;
+    this.purgeQueue.add(saveId);
+    if (this.purgeTimer !== undefined || this.purgeStep !== undefined) return;
     this.purgeTimer = setTimeout(() => {
       this.purgeTimer = undefined;
-      if (this.closed) return;
-      this.purgeStep = this.sql.transaction((client) => purgeRewoundRows(client, this.rewound.all, PURGE_BATCH)).then(
-        ({ pending }) => (pending ? this.schedulePurge(0) : undefined),
-        () => this.schedulePurge(1000),
-      ).finally(() => {
+      const next = this.purgeQueue.values().next();
+      if (this.closed || next.done === true) return;
+      const save = next.value;
+      this.purgeStep = this.sql.transaction((client) => purgeRewoundRows(client, this.rewound.all, PURGE_BATCH, save)).then(
+        ({ pending }) => {
+          this.purgeRetryMs = PURGE_RETRY_MS;
+          if (!pending) this.purgeQueue.delete(save);
+          return 0;
+        },
+        () => {
+          this.purgeRetryMs = Math.min(60_000, this.purgeRetryMs * 2);
+          return this.purgeRetryMs / 2;
+        },
+      ).then((wait) => {
         this.purgeStep = undefined;
+        const again = this.purgeQueue.values().next();
+        if (again.done !== true) this.schedulePurge(again.value, wait);
       });
     }, delayMs);
     this.purgeTimer.unref();
@@ -272,7 +292,7 @@ export class PostgresStore implements Store {
       const iterativeScan = versionAtLeast(extension.rows[0]?.version ?? '0', [0, 8, 0]);
       const vectors = new PostgresVectorSearch(sql, schema, { iterativeScan, distributed, settings: options.vectorSearch });
       const store = new PostgresStore(sql, location, schema, vectors, { automaticIndexes: (options.vectorIndexes ?? 'automatic') === 'automatic', readonly: options.readonly ?? false, distributed });
-      if (!store.readonly && await purgePending(sql, store.rewound.all)) store.schedulePurge(0);
+      store.schedulePurge(null);
       return store;
     } catch (error) {
       await sql.close().catch(() => undefined);
@@ -434,7 +454,7 @@ export class PostgresStore implements Store {
       const [previousVersion, version] = await this.bump(client, saveId, -chunks);
       return { previousVersion, version, count: chunks, removed: { chunks, living } };
     });
-    if (result.removed.chunks > 0 || result.removed.living.facts > 0) this.schedulePurge(0);
+    if (result.removed.chunks > 0 || result.removed.living.facts > 0) this.schedulePurge(saveId);
     return result;
   }
 

@@ -150,34 +150,38 @@ export async function deleteAllRows(client: SqlClient, table: RewoundTable, save
 }
 
 /**
- * True when a rewind's hidden rows are waiting for the purge, in any of `tables`.
+ * True when a rewind's hidden rows are waiting for the purge, in any of `tables`: of the save `saveId`, or of any
+ * save when it is null (a read of every shard on Citus).
  *
  * @example
  * ```ts
- * if (await purgePending(sql, rewoundTables('mnemo').all)) schedulePurge(); // when the store is opened
+ * if (await purgePending(client, rewoundTables('mnemo').all, 'run-1')) await purgeRewoundRows(client, tables, PURGE_BATCH, 'run-1');
  * ```
  */
-export async function purgePending(client: SqlClient, tables: readonly RewoundTable[]): Promise<boolean> {
-  const pending = tables.map((table) => `EXISTS (SELECT 1 FROM ${table.rewinds})`).join(' OR ');
-  const result = await client.query<{ pending: boolean }>(`SELECT ${pending} AS pending`);
+export async function purgePending(client: SqlClient, tables: readonly RewoundTable[], saveId: string | null): Promise<boolean> {
+  const where = saveId === null ? '' : ' WHERE save_id = $1';
+  const pending = tables.map((table) => `EXISTS (SELECT 1 FROM ${table.rewinds}${where})`).join(' OR ');
+  const result = await client.query<{ pending: boolean }>(`SELECT ${pending} AS pending`, saveId === null ? [] : [saveId]);
   return result.rows[0]?.pending === true;
 }
 
 /**
- * One step of the purge, in the caller's transaction: deletes up to `limit` rows of one pending rewind of the first
- * table that has one, and the rewind's record once its rows are gone. Returns how many rows it deleted and whether
- * rewinds remain; run it in short transactions until `pending` is false. A crash between steps loses nothing: the
- * record stays and hides what is left. Every statement names the rewind's save (one shard on Citus).
+ * One step of the purge, in the caller's transaction: deletes up to `limit` rows of the pending rewind of the save
+ * `saveId` (of any save when null) in the first table that has one, and the record once its rows are gone. Returns
+ * how many rows it deleted and whether rewinds remain (of that save, or of any); run it in short transactions until
+ * `pending` is false. A crash between steps loses nothing: the record stays and hides what is left. With a save,
+ * every statement names it (one shard on Citus); without, finding a record reads every shard.
  *
  * @example
  * ```ts
- * while ((await sql.transaction((client) => purgeRewoundRows(client, rewoundTables('mnemo').all, PURGE_BATCH))).pending);
+ * while ((await sql.transaction((client) => purgeRewoundRows(client, rewoundTables('mnemo').all, PURGE_BATCH, 'run-1'))).pending);
  * ```
  */
-export async function purgeRewoundRows(client: SqlClient, tables: readonly RewoundTable[], limit: number): Promise<{ deleted: number; pending: boolean }> {
+export async function purgeRewoundRows(client: SqlClient, tables: readonly RewoundTable[], limit: number, saveId: string | null): Promise<{ deleted: number; pending: boolean }> {
   for (const table of tables) {
     const found = await client.query<{ save_id: string; turn_id: string | number; last: string | number }>(
-      `SELECT save_id, turn_id, ${table.order} AS last FROM ${table.rewinds} LIMIT 1`,
+      `SELECT save_id, turn_id, ${table.order} AS last FROM ${table.rewinds}${saveId === null ? '' : ' WHERE save_id = $1'} LIMIT 1`,
+      saveId === null ? [] : [saveId],
     );
     const rewind = found.rows[0];
     if (rewind === undefined) continue;
@@ -188,8 +192,9 @@ export async function purgeRewoundRows(client: SqlClient, tables: readonly Rewou
       [...params, limit],
     )).rowCount;
     if (deleted < limit) {
+      // A rewind since may have replaced the record (same save, other values): that one stays.
       await client.query(`DELETE FROM ${table.rewinds} WHERE save_id = $1 AND turn_id = $2 AND ${table.order} = $3`, params);
-      return { deleted, pending: await purgePending(client, tables) };
+      return { deleted, pending: await purgePending(client, tables, saveId) };
     }
     return { deleted, pending: true };
   }
