@@ -197,16 +197,20 @@ export class PostgresLivingRows implements AsyncPort<LivingRows> {
   }
 
   async updateBeliefs(saveId: string, records: readonly BeliefRecord[]): Promise<void> {
+    // The sources and histories (a rewind rolls back 1,273 beliefs: about 1 MB of JSON) go as one json document of
+    // their texts, [[sources, history], ...], which the server decodes: a text array would be escaped element by
+    // element in this process, at several times the cost. Each text is kept as written (`->>` of a JSON string).
     await this.client.query(
       `UPDATE ${this.tables.beliefs} AS belief SET statement = input.statement, subject = input.subject, subject_key = input.subject_key, proof_count = input.proof_count,
-         sources = input.sources, history = input.history, updated_turn_id = input.updated_turn_id, deleted_turn_id = input.deleted_turn_id, stale = input.stale
-       FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::int[], $7::text[], $8::text[], $9::bigint[], $10::bigint[], $11::int[])
-         AS input (belief_id, statement, subject, subject_key, proof_count, sources, history, updated_turn_id, deleted_turn_id, stale)
+         sources = doc.value ->> 0, history = doc.value ->> 1, updated_turn_id = input.updated_turn_id, deleted_turn_id = input.deleted_turn_id, stale = input.stale
+       FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::int[], $7::bigint[], $8::bigint[], $9::int[]) WITH ORDINALITY
+           AS input (belief_id, statement, subject, subject_key, proof_count, updated_turn_id, deleted_turn_id, stale, position)
+         JOIN json_array_elements($10::json) WITH ORDINALITY AS doc (value, position) USING (position)
        WHERE belief.save_id = $1 AND belief.belief_id = input.belief_id`,
       [
         saveId, records.map((record) => record.beliefId), records.map((record) => record.statement), records.map((record) => record.subject), records.map((record) => nameKey(record.subject)),
-        records.map((record) => record.sources.length), records.map((record) => JSON.stringify(record.sources)), records.map((record) => JSON.stringify(record.history)),
-        records.map((record) => record.updatedTurnId), records.map((record) => record.deletedTurnId), records.map((record) => flag(record.stale)),
+        records.map((record) => record.sources.length), records.map((record) => record.updatedTurnId), records.map((record) => record.deletedTurnId), records.map((record) => flag(record.stale)),
+        JSON.stringify(records.map((record) => [JSON.stringify(record.sources), JSON.stringify(record.history)])),
       ],
     );
   }
