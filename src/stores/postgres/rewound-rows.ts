@@ -45,7 +45,7 @@ export function rewoundTables(schema: string): RewoundTables {
  * hideRowsAfter): a rewind of save S to turn T records (S, T, the save's highest id then), and the rows of S after T
  * up to that id are gone for every read at once, while rows written later (a higher id: the identity grows, and a
  * save's writers are ordered by its row lock) are not. `save` is the SQL of the save's id when the statement reads
- * one save (`$1`): the record is then read once per statement (two InitPlans), the test costs two comparisons a row
+ * one save (`$1`): the record is then read once per statement (InitPlans), the test costs two comparisons a row
  * and is a filter, never a join, so an index scan's order (HNSW's) is kept. Without `save` the record is looked up
  * for each row's save. On Citus the record table is distributed by save like the rows, and every look-up names the
  * save (the constant when given, which Citus needs to route a test nested in a LATERAL join to the save's shard).
