@@ -312,7 +312,7 @@ export class Mnemo {
   /** Stops living memory's worker (its in-flight job goes back to the queue), then closes the store. */
   async close(): Promise<void> {
     await this.living.stop();
-    await this.narrative.flush();
+    await this.narrative.close();
     await this.store.close();
   }
 }

@@ -1,6 +1,6 @@
 // Persisted indexes: a save reopens from its snapshot with the rankings of a fresh build; a stale, foreign, corrupt or half-written one is never used.
 import { spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -83,6 +83,18 @@ async function freshRankings(path: string, saveId: string): Promise<string> {
   await memory.close();
   return result;
 }
+
+/** How many files under `directory` this process holds open (Linux's /proc; null where there is none). */
+const openFiles: ((directory: string) => number) | null = existsSync('/proc/self/fd')
+  ? (directory) =>
+      readdirSync('/proc/self/fd').filter((fd) => {
+        try {
+          return readlinkSync(join('/proc/self/fd', fd)).startsWith(`${directory}/`);
+        } catch {
+          return false; // closed between the listing and the read
+        }
+      }).length
+  : null;
 
 function indexFiles(path: string): string[] {
   return readdirSync(`${path}.index`).filter((name) => name.endsWith('.index')).map((name) => join(`${path}.index`, name));
@@ -295,6 +307,31 @@ describe('persisted index', () => {
     }
     expect(second.scans()).toBe(0);
     await second.memory.close();
+  });
+
+  it.skipIf(openFiles === null)('releases the file of an evicted index at once, not when it is garbage-collected', async () => {
+    const path = join(dir, 'descriptors.db');
+    const saves = Array.from({ length: 8 }, (_, index) => `save-${index}`);
+    const first = await open(path);
+    for (const saveId of saves) await fill(first.memory, saveId, 12);
+    for (const saveId of saves) await first.memory.warm(saveId);
+    const oneIndex = first.memory.narrative.heldIndexes.bytes / saves.length;
+    await first.memory.close();
+
+    const second = await open(path, { indexMemoryBudget: Math.ceil(oneIndex * 2.5) });
+    const count = openFiles as (directory: string) => number;
+    for (const saveId of [...saves, ...saves]) {
+      // A lexical query reads little of the file: the rest (the vectors among it) stays there, the file open.
+      const hits = await second.memory.query(saveId, 'lantern', { k: 1, weights: { semantic: 0 } });
+      expect(hits).toHaveLength(1);
+      const held = second.memory.narrative.heldIndexes.indexes;
+      expect(held).toBeLessThanOrEqual(2);
+      expect(count(`${path}.index`)).toBeGreaterThan(0);
+      expect(count(`${path}.index`)).toBeLessThanOrEqual(held);
+    }
+    expect(second.scans()).toBe(0);
+    await second.memory.close();
+    expect(count(`${path}.index`)).toBe(0);
   });
 });
 

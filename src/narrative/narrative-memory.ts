@@ -278,9 +278,23 @@ export class NarrativeMemory {
     return size;
   }
 
-  /** Persists the indexes changed since they were last persisted (Mnemo.close calls it), and waits for the writes. */
+  /** Persists the indexes changed since they were last persisted, and waits for the writes. */
   async flush(): Promise<void> {
     await this.cache.flush();
+  }
+
+  /**
+   * Persists what changed (as `flush`), then lets go of every index held in memory and of the persisted files they
+   * still read from (Mnemo.close calls it). A later query rebuilds or reopens its save's index.
+   *
+   * @example
+   * ```ts
+   * await narrative.close();
+   * ```
+   */
+  async close(): Promise<void> {
+    await this.cache.flush();
+    this.cache.clear();
   }
 
   /**

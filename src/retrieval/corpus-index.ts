@@ -152,6 +152,8 @@ export class CorpusIndex {
   private ids: string[] = [];
   /** A persisted copy's ids not all read yet: `ids` holds those read (see `idOf`), the rest stay in the file. */
   private restoredIds: LazyStrings | null = null;
+  /** The persisted file this index was read from, open while sections of it are still to be read on first use. */
+  private snapshot: SnapshotReader | null = null;
   /** Document id -> live slot, made on the first `slotOf` (only a store that searches vectors itself asks). */
   private slotsById: Map<string, number> | null = null;
   /** Each slot's position (NaN: none). Float64 holds every safe integer exactly. */
@@ -345,6 +347,21 @@ export class CorpusIndex {
   }
 
   /**
+   * Closes the persisted file this index still reads sections from on first use (harmless when there is none or it
+   * is closed). For an index nobody will query again (evicted, dropped): a query that still holds it and needs a
+   * section not read yet gets SnapshotRejected, and `IndexCache.use` answers from a rebuilt index.
+   *
+   * @example
+   * ```ts
+   * index.closeSnapshot(); // the file descriptor is released now, not when the index is garbage-collected
+   * ```
+   */
+  closeSnapshot(): void {
+    this.snapshot?.close();
+    this.snapshot = null;
+  }
+
+  /**
    * The index written by `writeState`, made with the same options (the caller checks `configuration` first). What
    * a query scans is read now; the float32 vectors, the postings, each document's terms and the metadata names are
    * read where and when first used (call `reader.done()` after). Rankings are those of the index that was written.
@@ -360,6 +377,7 @@ export class CorpusIndex {
     const index = new CorpusIndex(version, options, { bm25, vectors: keepVectors ? VectorIndex.readState(reader, 'vectors') : new VectorIndex() });
     // Read one by one as hits need them (a query names ten documents, not the corpus's).
     index.restoredIds = reader.lazyStringList('ids');
+    index.snapshot = reader;
     const slots = index.restoredIds.length;
     index.ids = new Array<string>(slots);
     if (slots !== bm25.slots) throw new SnapshotRejected('ids and BM25 slots disagree');

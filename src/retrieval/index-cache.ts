@@ -77,6 +77,8 @@ export class IndexCache {
   private readonly writing = new Map<string, Promise<void>>();
   /** Keys whose persisted index was found corrupt in use: their next open rebuilds from the store (and persists anew). */
   private readonly unusable = new Set<string>();
+  /** Queries running on each index (`use`): one dropped or evicted meanwhile closes its file when the last ends. */
+  private readonly users = new Map<CorpusIndex, number>();
   private identity: Promise<string> | null = null;
   private readonly persistence: IndexPersistence | null;
   private readonly logger: Logger;
@@ -118,13 +120,22 @@ export class IndexCache {
    */
   async use<T>(key: string, work: (index: CorpusIndex) => T | Promise<T>): Promise<T> {
     const index = await this.get(key);
+    this.users.set(index, (this.users.get(index) ?? 0) + 1);
     try {
       return await work(index);
     } catch (error) {
       if (!(error instanceof SnapshotRejected)) throw error;
       if (this.indexes.get(key) === index) this.drop(key);
       this.reject(key, error);
-      return work(await this.get(key));
+      return await work(await this.get(key));
+    } finally {
+      const users = (this.users.get(index) as number) - 1;
+      if (users > 0) this.users.set(index, users);
+      else {
+        this.users.delete(index);
+        // Dropped or evicted while this query ran: its file is released now that nobody reads it.
+        if (this.indexes.get(key) !== index) index.closeSnapshot();
+      }
     }
   }
 
@@ -149,6 +160,8 @@ export class IndexCache {
   private async open(key: string, version: number): Promise<CorpusIndex> {
     const loaded = this.persistence === null || this.unusable.delete(key) ? null : await this.load(key, version, this.persistence);
     const index = loaded ?? (await this.build(key));
+    const previous = this.indexes.get(key);
+    if (previous !== undefined) this.release(previous);
     this.indexes.delete(key);
     this.indexes.set(key, index);
     if (loaded === null && this.persistence !== null) this.markDirty(key, 0);
@@ -293,6 +306,8 @@ export class IndexCache {
   }
 
   private drop(key: string): void {
+    const index = this.indexes.get(key);
+    if (index !== undefined) this.release(index);
     this.indexes.delete(key);
     clearTimeout(this.dirty.get(key));
     this.dirty.delete(key);
@@ -369,6 +384,11 @@ export class IndexCache {
     };
   }
 
+  /** Closes the persisted file of an index leaving the cache, now or (a query reads it) when the last query ends. */
+  private release(index: CorpusIndex): void {
+    if (!this.users.has(index)) index.closeSnapshot();
+  }
+
   /** Evicts the least recently used indexes (persisting those with changes) until the rest fit the budget; `keep` stays. */
   private evict(keep: string): void {
     const budget = this.options.memoryBudgetBytes;
@@ -377,7 +397,9 @@ export class IndexCache {
     for (const [key, index] of this.indexes) {
       if (bytes <= budget) break;
       if (key === keep) continue;
+      // A changed index was read whole from its file before it changed; one not changed releases its file now.
       if (this.dirty.has(key)) this.persistNow(key);
+      else this.release(index);
       bytes -= index.byteSize;
       this.indexes.delete(key);
     }
