@@ -30,6 +30,7 @@ import { registerPostgresConnection, schemaTable } from './postgres-connection.j
 import type { PostgresConnection } from './postgres-connection.js';
 import type { PgPoolLike, Queryable, SqlClient, SqlResult, TransactionOptions } from './queryable.js';
 import { PostgresRecallStore } from './recall-store.js';
+import { BackgroundPurge } from '../background-purge.js';
 import { deleteAllRows, hideRowsAfter, pendingRewinds, PURGE_BATCH, purgeRewoundRows, rewoundTables, visibleAmong, visibleRow } from './rewound-rows.js';
 import type { RewoundTables } from './rewound-rows.js';
 import { PostgresVectorSearch } from './vector-search.js';
@@ -168,14 +169,11 @@ export class PostgresStore implements Store {
   readonly living: LivingStore;
   private readonly livingTables: LivingTables;
   private readonly rewound: RewoundTables;
-  /**
-   * The purge of rewound rows (rewound-rows.ts): the saves it has to empty (null: any save, to resume a purge cut
-   * short), its next step when one is scheduled, the step running now, and the wait after a failed step.
-   */
-  private readonly purgeQueue = new Set<string | null>();
-  private purgeTimer: NodeJS.Timeout | undefined;
-  private purgeStep: Promise<void> | undefined;
-  private purgeRetryMs = PURGE_RETRY_MS;
+  /** The purge of rewound rows (rewound-rows.ts), save by save. */
+  private readonly purge = new BackgroundPurge({
+    step: (saveId) => this.sql.transaction((client) => purgeRewoundRows(client, this.rewound.all, PURGE_BATCH, saveId)),
+    retryAfter: (_error, previousMs) => (previousMs === null ? PURGE_RETRY_MS : Math.min(60_000, previousMs * 2)),
+  });
   private closed = false;
   private readonly tables: { meta: string; saves: string; chunks: string };
   /** Whether writes create the HNSW index of a new vector length (`automatic`) or leave it to you (`manual`). */
@@ -222,32 +220,9 @@ export class PostgresStore implements Store {
    * save (one shard on Citus); only the search of any save reads every shard. Reads never see hidden rows, so when
    * the purge runs does not change them; after a failed step the purge waits (1 s, doubling up to a minute).
    */
-  private schedulePurge(saveId: string | null, delayMs = 0): void {
+  private schedulePurge(saveId: string | null): void {
     if (this.closed || this.readonly) return;
-    this.purgeQueue.add(saveId);
-    if (this.purgeTimer !== undefined || this.purgeStep !== undefined) return;
-    this.purgeTimer = setTimeout(() => {
-      this.purgeTimer = undefined;
-      const next = this.purgeQueue.values().next();
-      if (this.closed || next.done === true) return;
-      const save = next.value;
-      this.purgeStep = this.sql.transaction((client) => purgeRewoundRows(client, this.rewound.all, PURGE_BATCH, save)).then(
-        ({ pending }) => {
-          this.purgeRetryMs = PURGE_RETRY_MS;
-          if (!pending) this.purgeQueue.delete(save);
-          return 0;
-        },
-        () => {
-          this.purgeRetryMs = Math.min(60_000, this.purgeRetryMs * 2);
-          return this.purgeRetryMs / 2;
-        },
-      ).then((wait) => {
-        this.purgeStep = undefined;
-        const again = this.purgeQueue.values().next();
-        if (again.done !== true) this.schedulePurge(again.value, wait);
-      });
-    }, delayMs);
-    this.purgeTimer.unref();
+    this.purge.schedule(saveId);
   }
 
   /**
@@ -688,9 +663,7 @@ export class PostgresStore implements Store {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    clearTimeout(this.purgeTimer);
-    this.purgeTimer = undefined;
-    await this.purgeStep;
+    await this.purge.stop();
     await this.sql.close();
   }
 }

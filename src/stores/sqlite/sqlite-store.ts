@@ -29,6 +29,7 @@ import { LOCK_ATTEMPT_MS, openDatabase } from './open-database.js';
 import { registerSqliteConnection } from './sqlite-connection.js';
 import type { SqliteConnection } from './sqlite-connection.js';
 import { SqliteRecallStore } from './recall-store.js';
+import { BackgroundPurge } from '../background-purge.js';
 import { deleteAllRows, hideChunksAfter, PURGE_BATCH, purgePending, purgeRewoundRows, releaseHiddenIds, REWOUND_CHUNKS, REWOUND_FACTS, REWOUND_TABLES, visibleChunk } from './rewound-rows.js';
 import { blobAsVector, vectorToBlob } from './vectors.js';
 import { requireListChunksOptions } from '../list-chunks-options.js';
@@ -106,8 +107,12 @@ export class SqliteStore implements Store {
     isLive: Statement;
     deleteTurn: Statement;
   };
-  /** The next step of the purge of rewound chunks and facts, when one is scheduled (see rewound-rows.ts). */
-  private purgeTimer: NodeJS.Timeout | undefined;
+  /** The purge of rewound chunks and facts (rewound-rows.ts): a batch per write transaction, between other work. */
+  private readonly purge = new BackgroundPurge({
+    step: () => this.transact(() => purgeRewoundRows(this.db, PURGE_BATCH)),
+    // Another process holds the lock: try again later. Any other failure leaves the rows hidden until the next open.
+    retryAfter: (error) => (isMnemoError(error, 'STORE_BUSY') ? 1000 : null),
+  });
 
   constructor(options: SqliteStoreOptions) {
     this.location = options.path;
@@ -151,7 +156,7 @@ export class SqliteStore implements Store {
     // Living writes wait for another process's lock as every other write does: between attempts, on timers.
     this.living = new RowLivingStore(syncLivingBackend(this.livingRows, { read: (work) => work(), write: (work) => this.transact(work) }));
     // A purge a crash or `close` cut short goes on (the check is a read: opening takes no write lock for it).
-    if (options.readonly !== true && purgePending(this.db)) this.schedulePurge(0);
+    if (options.readonly !== true && purgePending(this.db)) this.schedulePurge();
   }
 
   /**
@@ -159,17 +164,8 @@ export class SqliteStore implements Store {
    * left: after each rewind and when the file is opened (a purge a crash or `close` cut short goes on). Reads never
    * see them.
    */
-  private schedulePurge(delayMs: number): void {
-    if (this.closed || this.purgeTimer !== undefined) return;
-    this.purgeTimer = setTimeout(() => {
-      this.purgeTimer = undefined;
-      this.transact(() => purgeRewoundRows(this.db, PURGE_BATCH)).then(
-        ({ pending }) => (pending ? this.schedulePurge(0) : undefined),
-        // Another process holds the lock: try again later. Any other failure leaves the rows hidden until the next open.
-        (error: unknown) => (isMnemoError(error, 'STORE_BUSY') ? this.schedulePurge(1000) : undefined),
-      );
-    }, delayMs);
-    this.purgeTimer.unref();
+  private schedulePurge(): void {
+    if (!this.closed) this.purge.schedule(null);
   }
 
   /** The open better-sqlite3 handle, for the sub-stores that share this file (through their connection). */
@@ -293,7 +289,7 @@ export class SqliteStore implements Store {
       // Chunks and facts are hidden at once and deleted by the purge: deleting many rows here would hold the write lock.
       const chunks = hideChunksAfter(this.db, saveId, turnId);
       const living = runRowProgram(rewindLiving(saveId, turnId), this.livingRows);
-      if (chunks > 0 || living.facts > 0) this.schedulePurge(0);
+      if (chunks > 0 || living.facts > 0) this.schedulePurge();
       if (chunks === 0) {
         const version = this.currentVersion(saveId);
         return { previousVersion: version, version, count: 0, removed: { chunks, living } };
@@ -480,8 +476,7 @@ export class SqliteStore implements Store {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    clearTimeout(this.purgeTimer);
-    this.purgeTimer = undefined;
+    void this.purge.stop();
     this.db.close();
   }
 }
