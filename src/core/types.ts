@@ -146,6 +146,15 @@ export interface QueryOptions extends ChunkFilter {
    */
   timeBoost?: number | null;
   /**
+   * Soft word matching, with `zscore` fusion and the static embedder: the first `head` fused chunks (default 50, at
+   * most 200) are rescored by how well their words align with the query's, word by word: the idf-weighted mean over
+   * the query's content words of the best cosine between the word's static vector and any of the chunk's words'
+   * (words naming a speaker the query names are left to the speaker signal). A chunk takes the best such alignment
+   * among itself and the `reach` chunks on each side (default 2, at most 5), z-scored over the head and added at
+   * `weight`. Another embedder keeps no word vectors, so it is off there. Null turns it off.
+   */
+  softMatch?: { weight: number; reach?: number; head?: number } | null;
+  /**
    * The facts arm: when the save has living-memory facts, they are searched beside its chunks (the same fusion and
    * arms), and each chunk is scored by the best of its own score and its turn's best fact score times `weight`
    * (a fact's turn's chunks come back even when their own words miss). Default `{ weight: 1 }`; null turns it off.
@@ -183,6 +192,8 @@ export interface Contributions {
   speaker?: number;
   /** The time signal: the chunk is dated near a date the query names (see `QueryOptions.timeBoost`). */
   time?: number;
+  /** Soft word matching: how well the words around the chunk align with the query's (see `QueryOptions.softMatch`). */
+  soft?: number;
 }
 
 /** The fact that lifted a hit (the facts arm, see `QueryOptions.facts`): its turn's best fact for the query. */

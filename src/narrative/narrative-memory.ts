@@ -13,6 +13,7 @@ import { embedInBatches } from '../embedders/embed-in-batches.js';
 import type { EmbeddingCache } from '../embedders/embedding-cache.js';
 import type { Analyzer, CorpusIndex } from '../retrieval/corpus-index.js';
 import { IndexCache } from '../retrieval/index-cache.js';
+import { wordTableOf } from '../retrieval/word-rows.js';
 import type { IndexPersistence } from '../retrieval/index-cache.js';
 import type { IndexSnapshots } from '../retrieval/snapshot-directory.js';
 import { corpusAnalyzer, resolveSearchRequest } from '../retrieval/resolve-search-request.js';
@@ -137,6 +138,8 @@ export class NarrativeMemory {
         neighbourWeight: this.neighbourWeight,
         vectors: vectorSearch === null,
         contextSource: `roles:${roles.speaker ?? ''},${roles.scene ?? ''},${roles.time ?? ''}`,
+        // The static embedder's word table: each chunk's content words kept as rows, for soft word matching.
+        wordTable: wordTableOf(this.embedder),
         memoryBudgetBytes: options.indexMemoryBudget,
         persistence: options.indexSnapshots ? this.persistence(options.indexSnapshots) : null,
         logger: this.logger,

@@ -17,6 +17,8 @@ import { TokenIds } from './token-ids.js';
 import { tokenize } from './tokenize.js';
 import { dotProduct, VectorIndex } from './vector-index.js';
 import type { SlotOrder } from './window-sum.js';
+import { WordRows } from './word-rows.js';
+import type { WordTable } from './word-rows.js';
 
 /** Turns text into index terms. The default is `tokenize`. */
 export interface Analyzer {
@@ -63,6 +65,11 @@ export interface CorpusIndexOptions {
    * configuration, so a persisted index read with other roles is not used. Default: none.
    */
   contextSource?: string;
+  /**
+   * The static embedder's word table (`wordTableOf`): each document's distinct content words are then kept as its
+   * rows (`wordRows`), for soft word matching. Absent (any other embedder): no rows, and soft matching is off.
+   */
+  wordTable?: WordTable | null;
 }
 
 /** Pseudo-relevance feedback settings: read the top `documents`, add their best `terms` at `weight`. */
@@ -145,6 +152,8 @@ export class CorpusIndex {
   readonly context = new DocumentContext();
   /** Each document's metadata fields, for `where` filters. */
   private readonly fields = new DocumentFields();
+  /** Each document's content words as word-table rows, for soft word matching (null without a word table). */
+  readonly wordRows: WordRows | null;
   private readonly analyzer: Analyzer;
   /** Token -> its term's id in the BM25 index, -1 for a stop word (with `termOf`). */
   private readonly tokenTermIds: TokenIds | null;
@@ -209,6 +218,9 @@ export class CorpusIndex {
     if (restored !== undefined) this.vectors = restored.vectors;
     this.keepVectors = options.vectors ?? true;
     this.neighbourWeight = this.keepVectors ? (options.neighbourWeight ?? 0) : 0;
+    const analyzer = this.analyzer;
+    const table = options.wordTable ?? null;
+    this.wordRows = table === null ? null : new WordRows(table, termOf !== null ? (token) => termOf(token) !== null : (token) => analyzer(token).length > 0);
   }
 
   /**
@@ -234,7 +246,7 @@ export class CorpusIndex {
     const dims = this.vectors.dimensions ?? 0;
     const vectorBytes = this.keepVectors ? slots * dims * 4 + this.vectors.quantizedBytes : 0;
     const contextBytes = this.contextVectors?.memoryBytes ?? 0;
-    return INDEX_OVERHEAD_BYTES + slots * (96 + ID_BYTES) + this.bm25.postingCount * 12 + this.bm25.termCount * TERM_BYTES + vectorBytes + contextBytes + this.fields.memoryBytes;
+    return INDEX_OVERHEAD_BYTES + slots * (96 + ID_BYTES) + this.bm25.postingCount * 12 + this.bm25.termCount * TERM_BYTES + vectorBytes + contextBytes + this.fields.memoryBytes + (this.wordRows?.memoryBytes ?? 0);
   }
 
   /** The ids of the first and the last live document (null when empty): a persisted copy is checked against them. */
@@ -478,6 +490,7 @@ export class CorpusIndex {
       this.fields.set(slot, row.fields);
       this.appendToSequence(slot);
       this.context.set(slot, row, this.bm25.lengthOf(slot));
+      this.wordRows?.set(slot, row.text);
       if (this.keepVectors) {
         if (!this.vectors.set(slot, row.embedding)) this.mismatchedVectors++;
       } else {

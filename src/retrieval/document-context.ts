@@ -204,6 +204,20 @@ export class DocumentContext {
     return named;
   }
 
+  /**
+   * The query's tokens that name a speaker: the words of each speaker `speakersNamedIn` finds. O(speakers).
+   *
+   * @example
+   * ```ts
+   * context.speakerWordsIn(new Set(['what', 'did', 'rowan', 'bake'])); // Set { 'rowan' } when Rowan speaks
+   * ```
+   */
+  speakerWordsIn(queryTokens: ReadonlySet<string>): Set<string> {
+    const words = new Set<string>();
+    for (const speaker of this.speakersNamedIn(queryTokens)) for (const token of this.speakerTokens[speaker - 1] ?? []) words.add(token);
+    return words;
+  }
+
   /** How many scene ids exist (live or not), plus one: the size of a per-scene array. */
   get sceneSlots(): number {
     return this.sceneNames.size + 1;

@@ -9,6 +9,8 @@ import { RRF_K, reciprocalRankFusion } from './reciprocal-rank-fusion.js';
 import { ScoreStatistics } from './score-statistics.js';
 import { dateFit, queryDates } from './query-dates.js';
 import { sceneScores } from './scene-scores.js';
+import { softMatchScores } from './soft-match.js';
+import type { SoftMatchOptions } from './soft-match.js';
 import { tokenize } from './tokenize.js';
 import { LexicalMatches, windowSums } from './window-sum.js';
 import type { WindowSumOptions } from './window-sum.js';
@@ -45,6 +47,11 @@ export interface HybridSearchInput {
   windowSum?: WindowSumOptions;
   /** Context signals of z-score fusion (each off when absent or 0): see `ContextSignalOptions`. */
   signals?: ContextSignalOptions;
+  /**
+   * Soft word matching (z-score fusion; off when absent, or when the index keeps no word rows): the fused head
+   * rescored by word-level alignment with the query in static word vectors (see `softMatchScores`).
+   */
+  softMatch?: SoftMatchOptions;
   focusTerms?: readonly string[];
   focusBoost?: number;
   reranker?: Reranker | null;
@@ -157,7 +164,8 @@ export async function hybridSearch(input: HybridSearchInput): Promise<RankedId[]
       ...(windowScores === undefined || window === undefined ? [] : [{ kind: 'window' as const, results: windowResults, weight: window.weight, statistics: windowScores.statistics, exact: (slot: number) => windowScores.scoreOf(slot) }]),
     ];
     const signals = contextSignals(input, analyzed);
-    fused = zScoreFusion(arms.filter((arm) => arm.results.length > 0), cap, signals).map(({ slot, score, contributions }) => ({ id: index.idOf(slot), score, contributions }));
+    const scored = await withSoftMatch(input, zScoreFusion(arms.filter((arm) => arm.results.length > 0), cap, signals));
+    fused = scored.map(({ slot, score, contributions }) => ({ id: index.idOf(slot), score, contributions }));
     // Every window score the fusion needs is read: the sums go back for the next query.
     windowScores?.release();
   } else {
@@ -269,6 +277,32 @@ function contextSignals(input: HybridSearchInput, analyzed: readonly string[]): 
   return signals;
 }
 
+/**
+ * Adds soft word matching to the first `head` fused candidates (what it adds kept as the `soft` contribution) and
+ * sorts again, ties keeping the fused order; the candidates unchanged when it is off or gives nothing.
+ */
+async function withSoftMatch(input: HybridSearchInput, fused: FusedSlot[]): Promise<FusedSlot[]> {
+  const options = input.softMatch;
+  if (options === undefined || input.index.wordRows === null || fused.length === 0) return fused;
+  const head = fused.slice(0, options.head);
+  const lift = await softMatchScores(input.index, input.queryText, head.map(({ slot }) => slot), options, input.accept, input.loadTexts);
+  if (lift === null) return fused;
+  head.forEach((candidate, position) => {
+    const part = lift[position] as number;
+    if (part === 0) return;
+    candidate.contributions.soft = part;
+    candidate.score += part;
+  });
+  return fused.map((candidate, order) => ({ candidate, order })).sort((a, b) => b.candidate.score - a.candidate.score || a.order - b.order).map(({ candidate }) => candidate);
+}
+
+/** A fused candidate: its slot, its score and each part of it. */
+interface FusedSlot {
+  slot: number;
+  score: number;
+  contributions: Contributions;
+}
+
 function capped<T>(list: readonly T[], cap: number): readonly T[] {
   return cap > 0 ? list.slice(0, cap) : list;
 }
@@ -283,7 +317,7 @@ function capped<T>(list: readonly T[], cap: number): readonly T[] {
  * fused score is the weighted sum, plus what each context signal adds; each part is kept (`contributions`, a
  * signal only when it added something). Ties keep first appearance, as in RRF.
  */
-function zScoreFusion(arms: FusionArm[], cap: number, signals: readonly FusionSignal[] = []): { slot: number; score: number; contributions: Contributions }[] {
+function zScoreFusion(arms: FusionArm[], cap: number, signals: readonly FusionSignal[] = []): FusedSlot[] {
   const order = new Map<number, number>();
   const heads = arms.map((arm) => ({ ...arm, results: capped(arm.results, cap) }));
   for (const arm of heads) for (const { slot } of arm.results) if (!order.has(slot)) order.set(slot, order.size);

@@ -9,6 +9,8 @@ import type { ContextSignalOptions, FusionMode } from './hybrid-search.js';
 import { RRF_K } from './reciprocal-rank-fusion.js';
 import { CORPUS_DEFAULTS } from './retrieval-defaults.js';
 import type { CorpusName } from './retrieval-defaults.js';
+import { optionalSoftMatch } from './soft-match.js';
+import type { SoftMatchOptions } from './soft-match.js';
 import { tokenize } from './tokenize.js';
 import type { WindowSumOptions } from './window-sum.js';
 
@@ -16,7 +18,7 @@ import type { WindowSumOptions } from './window-sum.js';
 export const MAX_WINDOW_REACH = 20;
 
 /** The options that mean the same in every corpus (filters are each corpus's own: turns and types, tags). */
-export const SEARCH_OPTION_KEYS = ['k', 'capPerSource', 'rrfK', 'fusion', 'weights', 'feedback', 'windowSum', 'speakerBoost', 'sceneWeight', 'timeBoost', 'focusTerms', 'focusBoost', 'rerank', 'rerankTop'] as const;
+export const SEARCH_OPTION_KEYS = ['k', 'capPerSource', 'rrfK', 'fusion', 'weights', 'feedback', 'windowSum', 'speakerBoost', 'sceneWeight', 'timeBoost', 'softMatch', 'focusTerms', 'focusBoost', 'rerank', 'rerankTop'] as const;
 
 /** A search's ranking options, as a caller gives them (see `QueryOptions` for each). */
 export type SearchOptions = Pick<QueryOptions, (typeof SEARCH_OPTION_KEYS)[number]>;
@@ -40,6 +42,8 @@ export interface SearchRequest {
   windowSum: WindowSumOptions | undefined;
   /** The context signals (speaker, scene, time); a signal left at 0 is off. */
   signals: Required<ContextSignalOptions>;
+  /** Soft word matching, or undefined when off (see `QueryOptions.softMatch`). */
+  softMatch: SoftMatchOptions | undefined;
   /** Non-blank focus terms. */
   focusTerms: string[];
   focusBoost: number;
@@ -87,7 +91,8 @@ export function resolveSearchRequest(corpus: CorpusName, text: unknown, options:
   const windowSum = optionalWindowSum(options.windowSum === undefined ? defaults.windowSum : options.windowSum);
   const signal = (field: 'speakerBoost' | 'sceneWeight' | 'timeBoost') => (options[field] === null ? 0 : (optionalNumber(options[field], field, 0) ?? defaults.signals[field]));
   const signals = { speakerBoost: signal('speakerBoost'), sceneWeight: signal('sceneWeight'), timeBoost: signal('timeBoost') };
-  return { corpus, queryText, k, ranked: defaults.ranked(k, capPerSource), capPerSource, rrfK, fusion, weights, feedback, windowSum, signals, focusTerms, focusBoost, rerank: options.rerank !== false, rerankTop };
+  const softMatch = optionalSoftMatch(options.softMatch, defaults.softMatch);
+  return { corpus, queryText, k, ranked: defaults.ranked(k, capPerSource), capPerSource, rrfK, fusion, weights, feedback, windowSum, signals, softMatch, focusTerms, focusBoost, rerank: options.rerank !== false, rerankTop };
 }
 
 /** The window sum asked for, checked (reach an integer from 0 to MAX_WINDOW_REACH, weight >= 0), or undefined when off. */

@@ -1,6 +1,7 @@
 // The default retrieval settings, chosen once on LoCoMo for all data (docs/retrieval-quality.md shows the study), and what each corpus searches with.
 import type { QueryFeedback } from './corpus-index.js';
 import type { ContextSignalOptions } from './hybrid-search.js';
+import type { SoftMatchOptions } from './soft-match.js';
 import type { WindowSumOptions } from './window-sum.js';
 
 /** Score fusion of standardised arm scores: +6 R@10 over RRF with the static embedder on LoCoMo. */
@@ -14,6 +15,9 @@ export const DEFAULT_WINDOW_SUM: WindowSumOptions = { reach: 2, weight: 1 };
 
 /** Context signals for narrative: speaker +1, scene 0.5, time +1 (see docs/retrieval-quality.md). */
 export const DEFAULT_SIGNALS: Readonly<Required<ContextSignalOptions>> = { speakerBoost: 1, sceneWeight: 0.5, timeBoost: 1 };
+
+/** Soft word matching for narrative: off until measured as a default (see docs/retrieval-quality.md). */
+export const DEFAULT_SOFT_MATCH: SoftMatchOptions | null = null;
 
 /** The facts arm's weight for narrative (a fact's fused score against its turn's chunks' own; see docs/retrieval-quality.md). */
 export const DEFAULT_FACT_WEIGHT = 1;
@@ -41,6 +45,8 @@ export interface CorpusDefaults {
   windowSum: WindowSumOptions | null;
   /** The context signals when left out (0: off). */
   signals: Readonly<Required<ContextSignalOptions>>;
+  /** Soft word matching when `softMatch` is left out (null: off). */
+  softMatch: SoftMatchOptions | null;
   /** Neighbour context of the semantic arm (0: each document is searched by its own vector). */
   neighbourWeight: number;
   /** The index terms when no analyzer is given: the English analyzer (stems, stop words) or the bare tokenizer. */
@@ -66,9 +72,9 @@ const capPerSource = (k: number) => Math.max(50, 5 * k);
  * ```
  */
 export const CORPUS_DEFAULTS = {
-  narrative: { label: 'the save', k: 5, capPerSource, ranked: (k) => k, fusion: DEFAULT_FUSION, feedback: DEFAULT_FEEDBACK, windowSum: DEFAULT_WINDOW_SUM, signals: DEFAULT_SIGNALS, neighbourWeight: DEFAULT_NEIGHBOUR_WEIGHT, analyzer: 'english' },
-  lore: { label: 'the lore book', k: 5, capPerSource, ranked: (k) => k, fusion: DEFAULT_FUSION, feedback: null, windowSum: null, signals: NO_SIGNALS, neighbourWeight: 0, analyzer: 'english' },
-  recall: { label: 'the recall entries', k: 5, capPerSource, ranked: (_k, cap) => 2 * cap, fusion: 'rrf', feedback: null, windowSum: null, signals: NO_SIGNALS, neighbourWeight: 0, analyzer: 'tokens' },
+  narrative: { label: 'the save', k: 5, capPerSource, ranked: (k) => k, fusion: DEFAULT_FUSION, feedback: DEFAULT_FEEDBACK, windowSum: DEFAULT_WINDOW_SUM, signals: DEFAULT_SIGNALS, softMatch: DEFAULT_SOFT_MATCH, neighbourWeight: DEFAULT_NEIGHBOUR_WEIGHT, analyzer: 'english' },
+  lore: { label: 'the lore book', k: 5, capPerSource, ranked: (k) => k, fusion: DEFAULT_FUSION, feedback: null, windowSum: null, signals: NO_SIGNALS, softMatch: null, neighbourWeight: 0, analyzer: 'english' },
+  recall: { label: 'the recall entries', k: 5, capPerSource, ranked: (_k, cap) => 2 * cap, fusion: 'rrf', feedback: null, windowSum: null, signals: NO_SIGNALS, softMatch: null, neighbourWeight: 0, analyzer: 'tokens' },
 } as const satisfies Record<string, CorpusDefaults>;
 
 /** The corpora Mnemo searches. */

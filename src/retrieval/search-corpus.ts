@@ -80,6 +80,7 @@ export async function searchCorpus<Document>(search: CorpusSearch<Document>): Pr
     feedback: request.feedback,
     windowSum: request.windowSum,
     signals: request.signals,
+    softMatch: request.softMatch,
     focusTerms: request.focusTerms,
     focusBoost: request.focusBoost,
     reranker: request.rerank ? (search.reranker ?? null) : null,

@@ -40,6 +40,7 @@ interface EvalFlags {
   speakerBoost?: number;
   sceneWeight?: number;
   timeBoost?: number;
+  softMatch?: string;
   conversations?: string;
   facts?: string;
   factWeight?: number;
@@ -72,6 +73,16 @@ function parseWindowSum(text: string | undefined): { reach: number; weight: numb
   return { reach, weight };
 }
 
+function parseSoftMatch(text: string | undefined): { weight: number; reach?: number; head?: number } | null | undefined {
+  if (text === undefined) return undefined;
+  if (text === 'off') return null;
+  const [weight, reach, head, extra] = text.split(',').map(Number);
+  if (extra !== undefined || weight === undefined || !Number.isFinite(weight) || [reach, head].some((value) => value !== undefined && !Number.isInteger(value))) {
+    throw new MnemoError('INVALID_INPUT', `--soft-match: expected weight[,reach[,head]] such as 1,2,50 (or off), got ${JSON.stringify(text)}.`);
+  }
+  return { weight, ...(reach === undefined ? {} : { reach }), ...(head === undefined ? {} : { head }) };
+}
+
 /** Registers `mnemo eval`. */
 export function registerEval(program: Command, output: Output): void {
   program
@@ -101,6 +112,7 @@ export function registerEval(program: Command, output: Output): void {
     .option('--speaker-boost <w>', 'speaker signal: added to the turns of a speaker the question names (0 off)', parseNumber('speakerBoost'))
     .option('--scene-weight <w>', 'scene signal: weight of the BM25 of the turn\'s whole session (0 off)', parseNumber('sceneWeight'))
     .option('--time-boost <w>', 'time signal: added to turns dated near a date the question names (0 off)', parseNumber('timeBoost'))
+    .option('--soft-match <weight[,reach[,head]]>', 'soft word matching (static embedder): the fused top head (50, at most 200) rescored by word alignment, best of +-reach (2, at most 5); off turns it off')
     .option('--no-progress', 'no progress bar')
     .action(async (flags: EvalFlags, command: Command) => {
       const ks = parseKs(flags.k);
@@ -120,7 +132,7 @@ export function registerEval(program: Command, output: Output): void {
           includeAdversarial: flags.includeAdversarial ?? false,
           facts: flags.facts === undefined ? undefined : readFacts(flags.facts),
           conversations: flags.conversations?.split(',').map((conv) => conv.trim()).filter((conv) => conv !== ''),
-          query: { capPerSource: flags.cap, rrfK: flags.rrfK, fusion: flags.fusion, feedback: parseFeedback(flags.feedback), windowSum: parseWindowSum(flags.windowSum), speakerBoost: flags.speakerBoost, sceneWeight: flags.sceneWeight, timeBoost: flags.timeBoost, facts: flags.factWeight === undefined ? undefined : flags.factWeight === 0 ? null : { weight: flags.factWeight }, weights: { lexical: flags.lexicalWeight, semantic: flags.semanticWeight } },
+          query: { capPerSource: flags.cap, rrfK: flags.rrfK, fusion: flags.fusion, feedback: parseFeedback(flags.feedback), windowSum: parseWindowSum(flags.windowSum), speakerBoost: flags.speakerBoost, sceneWeight: flags.sceneWeight, timeBoost: flags.timeBoost, softMatch: parseSoftMatch(flags.softMatch), facts: flags.factWeight === undefined ? undefined : flags.factWeight === 0 ? null : { weight: flags.factWeight }, weights: { lexical: flags.lexicalWeight, semantic: flags.semanticWeight } },
           onProgress: (current, done, total) => {
             if (bar === null) return;
             if (current !== phase) {

@@ -1,0 +1,180 @@
+import { describe, expect, it } from 'vitest';
+import { isMnemoError } from '../src/core/errors.js';
+import { WordVectorTable } from '../src/embedders/static/word-vector-table.js';
+import { createAnalyzer } from '../src/retrieval/analyzer.js';
+import { CorpusIndex } from '../src/retrieval/corpus-index.js';
+import type { IndexDocument } from '../src/retrieval/corpus-index.js';
+import { hybridSearch } from '../src/retrieval/hybrid-search.js';
+import type { HybridSearchInput } from '../src/retrieval/hybrid-search.js';
+import { MAX_SOFT_MATCH_HEAD, MAX_SOFT_MATCH_REACH, optionalSoftMatch, softMatchScores } from '../src/retrieval/soft-match.js';
+import { bytesSnapshotFile } from '../src/retrieval/snapshot-file.js';
+import { SnapshotReader, SnapshotWriter } from '../src/retrieval/snapshot-format.js';
+import { WordRows, WordTable, wordTableOf } from '../src/retrieval/word-rows.js';
+
+// A table built here: two word families far apart (light and bread) in 3 dimensions, and a speaker's name.
+const WORDS: [string, number[]][] = [
+  ['lighthouse', [100, 10, 0]],
+  ['beacon', [90, 30, 0]],
+  ['lamp', [60, 60, 0]],
+  ['bread', [0, 10, 100]],
+  ['cake', [0, 30, 90]],
+  ['rowan', [0, 100, 0]],
+  ['the', [50, 50, 50]],
+];
+const table = new WordVectorTable({
+  source: 'test',
+  dimensions: 3,
+  vocabularySize: WORDS.length,
+  words: WORDS.map(([word]) => word),
+  ranks: Uint32Array.from(WORDS, (_, rank) => rank),
+  scales: new Float32Array(WORDS.length).fill(0.01),
+  values: Int8Array.from(WORDS.flatMap(([, values]) => values)),
+});
+const words = new WordTable(table);
+const rowOf = (word: string) => table.rowOf(word);
+const cosine = (a: number[], b: number[]) => a.reduce((sum, x, i) => sum + x * (b[i] as number), 0) / Math.hypot(...a) / Math.hypot(...b);
+
+function indexOf(texts: string[], options: { speakers?: string[]; wordTable?: WordTable | null } = {}): CorpusIndex {
+  const index = new CorpusIndex(0, { analyzer: createAnalyzer(), wordTable: options.wordTable === undefined ? words : options.wordTable });
+  index.add(texts.map((text, slot): IndexDocument => ({ id: `d${slot}`, text, embedding: null, position: slot, speaker: options.speakers?.[slot] })));
+  return index;
+}
+const noTexts = async () => new Map<string, string>();
+const closeTo = (values: Float64Array | null, expected: number[]) => {
+  expect(values).not.toBeNull();
+  expect(values?.length).toBe(expected.length);
+  expected.forEach((value, i) => expect(values?.[i]).toBeCloseTo(value, 12));
+};
+
+describe('WordTable and WordRows', () => {
+  it('gives the cosine of two int8 rows (their scales cancel)', () => {
+    expect(words.cosine(rowOf('lighthouse'), rowOf('beacon'))).toBeCloseTo(cosine([100, 10, 0], [90, 30, 0]), 5);
+    expect(words.cosine(rowOf('lighthouse'), rowOf('bread'))).toBeCloseTo(cosine([100, 10, 0], [0, 10, 100]), 5);
+  });
+  it('keeps a text\'s distinct content words known to the table, stop words and unknown words left out', () => {
+    const rows = new WordRows(words, (token) => token !== 'the');
+    rows.set(3, 'The lighthouse, the LAMP and the lighthouse keeper');
+    expect([...rows.rowsOf(3)]).toEqual([rowOf('lighthouse'), rowOf('lamp')]);
+    expect(rows.has(3)).toBe(true);
+    expect(rows.has(0)).toBe(false);
+    expect([...rows.rowsOf(0)]).toEqual([]);
+  });
+  it('comes only from the static embedder: any other embedder (or none) leaves soft matching off', () => {
+    expect(wordTableOf(null)).toBeNull();
+    expect(wordTableOf({ provider: 'hashing', modelId: 'h', dimensions: 3, maxBatchSize: 1, embed: async () => [] })).toBeNull();
+    const staticLike = { provider: 'static', modelId: 's', dimensions: 3, maxBatchSize: 1, embed: async () => [], table, rowsOf: () => [] };
+    expect(wordTableOf(staticLike)).toBeInstanceOf(WordTable);
+  });
+  it('is recorded by the index for each document it adds, only with a word table', () => {
+    expect([...(indexOf(['bread and cake']).wordRows?.rowsOf(0) ?? [])]).toEqual([rowOf('bread'), rowOf('cake')]);
+    expect(indexOf(['bread'], { wordTable: null }).wordRows).toBeNull();
+  });
+});
+
+describe('softMatchScores', () => {
+  const options = { weight: 1, reach: 0, head: 50 };
+  it('scores a document by the idf-weighted best cosine of each query word, z-scored over the head', async () => {
+    const index = indexOf(['the lighthouse', 'the cake']);
+    // Two documents: z-scores of +1 and -1, times the weight.
+    closeTo(await softMatchScores(index, 'beacon', [0, 1], options, undefined, noTexts), [1, -1]);
+    closeTo(await softMatchScores(index, 'beacon', [0, 1], { ...options, weight: 2 }, undefined, noTexts), [2, -2]);
+  });
+  it('weights the query\'s words by idf: the rarer word decides', async () => {
+    // 'lamp' is in every document (idf low), 'bread' in one: the bread document leads although both match 'lamp'.
+    const index = indexOf(['lamp bread', 'lamp lighthouse', 'lamp lighthouse']);
+    const lift = (await softMatchScores(index, 'lamp cake', [0, 1, 2], options, undefined, noTexts)) as Float64Array;
+    expect(lift[0]).toBeGreaterThan(lift[1] as number);
+    expect(lift[1]).toBeCloseTo(lift[2] as number, 12);
+  });
+  it('takes the best alignment within reach (a short reply found through what it answers), filtered neighbours left out', async () => {
+    // 'yes' has no vector (it aligns at 0); 'cake' is nearer 'beacon' than 'bread' is, 'lighthouse' nearest.
+    const index = indexOf(['cake', 'lighthouse', 'yes', 'bread', 'cake']);
+    closeTo(await softMatchScores(index, 'beacon', [2, 4], options, undefined, noTexts), [-1, 1]);
+    closeTo(await softMatchScores(index, 'beacon', [2, 4], { ...options, reach: 1 }, undefined, noTexts), [1, -1]);
+    closeTo(await softMatchScores(index, 'beacon', [2, 4], { ...options, reach: 1 }, (slot) => slot !== 1, noTexts), [-1, 1]);
+  });
+  it('leaves the words naming a speaker the query names to the speaker signal', async () => {
+    const index = indexOf(['rowan said the lighthouse', 'cake'], { speakers: ['Rowan', 'Ash'] });
+    const named = await softMatchScores(index, 'what did Rowan bake, cake?', [0, 1], options, undefined, noTexts);
+    const unnamed = await softMatchScores(index, 'what did bake, cake?', [0, 1], options, undefined, noTexts);
+    expect([...(named ?? [])]).toEqual([...(unnamed ?? [])]);
+    // Without a speaker called Rowan, the word counts.
+    const plain = indexOf(['rowan said the lighthouse', 'cake']);
+    const counted = (await softMatchScores(plain, 'rowan', [0, 1], options, undefined, noTexts)) as Float64Array;
+    expect(counted[0]).toBeGreaterThan(0);
+  });
+  it('gives nothing without word rows or without a query word that has a vector', async () => {
+    expect(await softMatchScores(indexOf(['cake'], { wordTable: null }), 'cake', [0], options, undefined, noTexts)).toBeNull();
+    expect(await softMatchScores(indexOf(['cake']), 'the zeppelin', [0], options, undefined, noTexts)).toBeNull();
+  });
+  it('reads the texts of documents whose rows the index did not record (one read from a persisted file), once', async () => {
+    const built = indexOf(['lighthouse', 'cake']);
+    const writer = new SnapshotWriter();
+    const scalars = built.writeState(writer);
+    const bytes = writer.finish({ key: 'k', identity: 'test', configuration: built.configuration, version: 1, ...scalars });
+    const restored = CorpusIndex.readState(SnapshotReader.open(bytesSnapshotFile(bytes)), 1, { analyzer: createAnalyzer(), wordTable: words });
+    expect(restored.wordRows?.has(0)).toBe(false);
+    const asked: string[][] = [];
+    const loadTexts = async (ids: readonly string[]) => {
+      asked.push([...ids]);
+      return new Map(ids.map((id) => [id, id === 'd0' ? 'lighthouse' : 'cake']));
+    };
+    closeTo(await softMatchScores(restored, 'beacon', [0, 1], options, undefined, loadTexts), [1, -1]);
+    closeTo(await softMatchScores(restored, 'beacon', [0, 1], options, undefined, loadTexts), [1, -1]);
+    expect(asked).toEqual([['d0', 'd1']]);
+  });
+});
+
+describe('optionalSoftMatch', () => {
+  const defaults = { weight: 1, reach: 2, head: 50 };
+  it('fills reach and head, keeps the corpus default when left out, and is off for null or weight 0', () => {
+    expect(optionalSoftMatch({ weight: 0.5 }, null)).toEqual({ weight: 0.5, reach: 2, head: 50 });
+    expect(optionalSoftMatch(undefined, defaults)).toEqual(defaults);
+    expect(optionalSoftMatch(undefined, null)).toBeUndefined();
+    expect(optionalSoftMatch(null, defaults)).toBeUndefined();
+    expect(optionalSoftMatch({ weight: 0 }, defaults)).toBeUndefined();
+  });
+  it.each([
+    [{ weight: -1 }],
+    [{ weight: 1, reach: MAX_SOFT_MATCH_REACH + 1 }],
+    [{ weight: 1, head: MAX_SOFT_MATCH_HEAD + 1 }],
+    [{ weight: 1, head: 0 }],
+    [{ weight: 1, reach: 1.5 }],
+    [{ reach: 2 }],
+    ['1,2,50'],
+  ])('refuses %j with INVALID_INPUT naming the bounds', (value) => {
+    try {
+      optionalSoftMatch(value, null);
+      expect.unreachable();
+    } catch (error) {
+      expect(isMnemoError(error) && error.code).toBe('INVALID_INPUT');
+      expect((error as Error).message).toContain(`from 1 to ${MAX_SOFT_MATCH_HEAD}`);
+    }
+  });
+});
+
+describe('hybridSearch with soft matching', () => {
+  const texts = ['the cake was good', 'the lighthouse keeper waved', 'bread again', 'a lamp and the lighthouse', 'cake and bread'];
+  const search = (index: CorpusIndex, extra: Partial<HybridSearchInput> = {}) =>
+    hybridSearch({ index, queryText: 'beacon lamp', queryVector: null, k: 5, capPerSource: 50, fusion: 'zscore', loadTexts: noTexts, ...extra });
+  it('off (absent) ranks exactly as an index without word rows does', async () => {
+    const plain = await search(indexOf(texts, { wordTable: null }));
+    expect(await search(indexOf(texts))).toEqual(plain);
+    expect(await search(indexOf(texts, { wordTable: null }), { softMatch: { weight: 1, reach: 2, head: 50 } })).toEqual(plain);
+  });
+  it('on, explains what it added as the soft contribution and lifts the aligned documents, in a fixed order', async () => {
+    const index = indexOf(texts);
+    const query = { queryText: 'beacon lighthouse cake', softMatch: { weight: 1, reach: 0, head: 50 } };
+    const first = await search(index, query);
+    expect(await search(index, query)).toEqual(first);
+    const soft = new Map(first.map((hit) => [hit.id, hit.explanation.contributions?.soft ?? 0]));
+    expect(soft.get('d1')).toBeGreaterThan(0);
+    expect(soft.get('d3')).toBeGreaterThan(0);
+    expect(soft.get('d0')).toBeLessThan(0);
+    expect(soft.get('d4')).toBeLessThan(0);
+    expect(first[0]?.id).toBe('d3');
+    for (const hit of first) expect(hit.score).toBeCloseTo(Object.values(hit.explanation.contributions ?? {}).reduce((sum, part) => sum + part, 0), 12);
+    const off = await search(index, { queryText: 'beacon lighthouse cake' });
+    expect(off.every((hit) => hit.explanation.contributions?.soft === undefined)).toBe(true);
+  });
+});
