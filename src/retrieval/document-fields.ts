@@ -3,7 +3,7 @@ import { canonicalMetadataValue } from '../core/metadata-filter.js';
 import type { JsonValue, MetadataClause } from '../core/types.js';
 import { grow, reserve } from './grow.js';
 import { SnapshotRejected } from './snapshot-format.js';
-import type { SnapshotReader, SnapshotWriter } from './snapshot-format.js';
+import type { LazyStrings, SnapshotReader, SnapshotWriter } from './snapshot-format.js';
 
 /** Separates a pair's key from its canonical value (canonical JSON never holds a raw U+0000). */
 const SEPARATOR = '\u0000';
@@ -35,11 +35,14 @@ export class DocumentFields {
   /** Slots set so far (one more than the last slot set). */
   private slots = 0;
   /**
-   * The pair names of a persisted copy, not interned yet: a reopened index interns them when it is first filtered
-   * or written, not when it opens (a query without `where` never needs them).
+   * The pair names of a persisted copy, not interned yet: a reopened index interns them when it is first written,
+   * not when it opens; a filter reads only the pairs of the keys it tests (`pendingPairsOf`), so a field whose every
+   * value differs (an id) costs nothing until a filter or a write names it.
    */
-  private pending: (() => string[]) | null = null;
+  private pending: LazyStrings | null = null;
   private pendingCount = 0;
+  /** Of a persisted copy not interned yet: each filtered key's pairs, canonical value ('' for none) to pair id. */
+  private pendingKeys = new Map<string, Map<string, number>>();
 
   /** Makes room for `slots` documents at once. */
   reserve(slots: number): void {
@@ -106,20 +109,21 @@ export class DocumentFields {
    */
   filterFor(clauses: readonly MetadataClause[] | undefined): SlotFilter | undefined {
     if (clauses === undefined || clauses.length === 0) return undefined;
-    this.intern();
     const tests: { pairs: Set<number> | null; key: number; wanted: boolean }[] = [];
     for (const clause of clauses) {
+      const pending = this.pending === null ? null : this.pendingPairsOf(clause.key);
       if ('values' in clause) {
-        const pairs = new Set(clause.values.flatMap((value) => this.pairIds.get(`${clause.key}${SEPARATOR}${value}`) ?? []));
+        const pairs = new Set(clause.values.flatMap((value) => (pending === null ? this.pairIds.get(`${clause.key}${SEPARATOR}${value}`) : pending.get(value)) ?? []));
         if (pairs.size === 0) return () => false;
         tests.push({ pairs, key: -1, wanted: true });
       } else {
-        const key = this.keyIds.get(clause.key);
+        const key = pending === null ? this.keyIds.get(clause.key) : pending.size > 0 ? -1 : undefined;
         if (key === undefined) {
           if (clause.exists) return () => false;
           continue;
         }
-        tests.push({ pairs: null, key, wanted: clause.exists });
+        // Not interned yet: the key's pairs stand for it.
+        tests.push({ pairs: pending === null ? null : new Set(pending.values()), key, wanted: clause.exists });
       }
     }
     if (tests.length === 0) return undefined;
@@ -174,8 +178,27 @@ export class DocumentFields {
     this.start = start;
     this.flat = flat;
     this.slots = slots;
-    this.pending = reader.lazyStrings(`${prefix}.pairs`);
+    this.pending = reader.lazyStringList(`${prefix}.pairs`);
     this.pendingCount = count;
+  }
+
+  /**
+   * The pairs of one key in a persisted copy not interned yet (canonical value, '' for none, to pair id: a pair's id
+   * is its place in the names), read once per key and kept until the names are interned.
+   */
+  private pendingPairsOf(key: string): Map<string, number> {
+    let pairs = this.pendingKeys.get(key);
+    if (pairs === undefined) {
+      const names = this.pending as LazyStrings;
+      pairs = new Map();
+      for (const id of names.indexesStartingWith(`${key}${SEPARATOR}`)) {
+        const name = names.at(id);
+        // The key is what comes before the last separator (a canonical value holds none).
+        if (name.lastIndexOf(SEPARATOR) === key.length) pairs.set(name.slice(key.length + 1), id);
+      }
+      this.pendingKeys.set(key, pairs);
+    }
+    return pairs;
   }
 
   /** Interns the pair names of a persisted copy, once (in their order, so each keeps its id). */
@@ -184,7 +207,8 @@ export class DocumentFields {
     if (pending === null) return;
     this.pending = null;
     this.pendingCount = 0;
-    for (const name of pending()) {
+    this.pendingKeys.clear();
+    for (const name of pending.all()) {
       const cut = name.lastIndexOf(SEPARATOR);
       this.pairId(cut < 0 ? name : name.slice(0, cut), cut < 0 || cut === name.length - 1 ? null : name.slice(cut + 1));
     }

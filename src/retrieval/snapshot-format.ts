@@ -397,6 +397,34 @@ export class LazyStrings {
   all(): string[] {
     return decodeStrings(this.ends.needAll(), this.text.needAll());
   }
+
+  /**
+   * The indexes of the strings that begin with `prefix`, in order, found by comparing UTF-8 bytes (no string is
+   * made of the others); reads all that is left.
+   *
+   * @example
+   * ```ts
+   * names.indexesStartingWith('group\u0000').map((index) => names.at(index));
+   * ```
+   */
+  indexesStartingWith(prefix: string): number[] {
+    const ends = this.ends.needAll();
+    const text = this.text.needAll();
+    const wanted = Buffer.from(prefix, 'utf8');
+    const found: number[] = [];
+    let start = 0;
+    for (let index = 0; index < ends.length; index++) {
+      const end = ends[index] as number;
+      if (!(start <= end && end <= text.length)) throw new SnapshotRejected('string offsets out of range (corrupt)');
+      if (end - start >= wanted.length) {
+        let same = true;
+        for (let at = 0; at < wanted.length && same; at++) same = text[start + at] === wanted[at];
+        if (same) found.push(index);
+      }
+      start = end;
+    }
+    return found;
+  }
 }
 
 /** Closes the file of a reader nobody holds any more (an index dropped before its lazy sections were read whole). */

@@ -1,0 +1,80 @@
+// Metadata fields of a reopened index: a filter reads only the pairs of the keys it tests, with the results of the original.
+import { describe, expect, it } from 'vitest';
+import { seededRandom } from '../bench/synthetic-corpus.js';
+import type { JsonValue, MetadataClause } from '../src/core/types.js';
+import { DocumentFields } from '../src/retrieval/document-fields.js';
+import { bytesSnapshotFile } from '../src/retrieval/snapshot-file.js';
+import { SnapshotReader, SnapshotWriter } from '../src/retrieval/snapshot-format.js';
+
+const SLOTS = 400;
+
+/** Fields with keys that begin like others (part, party), a unique id per slot, missing keys and non-scalar values. */
+function fieldsOf(slot: number, random: () => number): Record<string, JsonValue> | undefined {
+  if (random() < 0.1) return undefined;
+  const fields: Record<string, JsonValue> = { entryId: `c${slot}` };
+  if (random() < 0.7) fields['part'] = Math.floor(random() * 4);
+  if (random() < 0.4) fields['party'] = random() < 0.5 ? 'Mira' : 'Kaël';
+  if (random() < 0.2) fields['notes'] = random() < 0.5 ? null : ['a', 'b'];
+  if (random() < 0.3) fields['par'] = random() < 0.5;
+  return fields;
+}
+
+const CLAUSES: MetadataClause[][] = [
+  [{ key: 'part', values: ['1'] }],
+  [{ key: 'part', values: ['0', '3'] }, { key: 'party', exists: false }],
+  [{ key: 'party', values: ['"Kaël"'] }],
+  [{ key: 'par', values: ['true'] }],
+  [{ key: 'par', exists: true }],
+  [{ key: 'notes', exists: true }],
+  [{ key: 'notes', exists: false }, { key: 'part', exists: true }],
+  [{ key: 'entryId', values: ['"c17"', '"c300"'] }],
+  [{ key: 'pa', exists: true }],
+  [{ key: 'pa', exists: false }],
+  [{ key: 'part', values: ['9'] }],
+  [{ key: 'nowhere', values: ['1'] }],
+];
+
+const permitted = (fields: DocumentFields, clauses: readonly MetadataClause[]) => {
+  const filter = fields.filterFor(clauses);
+  return Array.from({ length: SLOTS }, (_, slot) => (filter === undefined ? true : filter(slot)));
+};
+
+function reopened(original: DocumentFields): DocumentFields {
+  const writer = new SnapshotWriter();
+  original.writeState(writer, 'fields', SLOTS);
+  const reader = SnapshotReader.open(bytesSnapshotFile(writer.finish({})));
+  const copy = new DocumentFields();
+  copy.readState(reader, 'fields', SLOTS);
+  reader.done();
+  return copy;
+}
+
+describe('DocumentFields of a persisted copy', () => {
+  it('filters as the original does, before and after a write interns the pairs, for keys that begin like others', () => {
+    const random = seededRandom(7);
+    const original = new DocumentFields();
+    for (let slot = 0; slot < SLOTS; slot++) original.set(slot, fieldsOf(slot, random));
+    const expected = CLAUSES.map((clauses) => permitted(original, clauses));
+    const copy = reopened(original);
+    expect(CLAUSES.map((clauses) => permitted(copy, clauses))).toEqual(expected);
+    // A write interns every pair name, keeping each pair's id: the filters are the same and the new slot is found.
+    copy.set(SLOTS - 1, { part: 2, party: 'Mira' });
+    original.set(SLOTS - 1, { part: 2, party: 'Mira' });
+    expect(CLAUSES.map((clauses) => permitted(copy, clauses))).toEqual(CLAUSES.map((clauses) => permitted(original, clauses)));
+    expect(copy.pairsOf(5)).toEqual(original.pairsOf(5));
+  });
+});
+
+describe('LazyStrings.indexesStartingWith', () => {
+  it('finds the strings that begin with a prefix by their bytes, UTF-8 or not', () => {
+    const names = ['part\u00001', 'party\u0000"Mira"', 'par', '', 'Kaël\u0000x', 'part\u0000', 'Kaë'];
+    const writer = new SnapshotWriter();
+    writer.strings('names', names);
+    const list = SnapshotReader.open(bytesSnapshotFile(writer.finish({}))).lazyStringList('names');
+    expect(list.indexesStartingWith('part\u0000')).toEqual([0, 5]);
+    expect(list.indexesStartingWith('par')).toEqual([0, 1, 2, 5]);
+    expect(list.indexesStartingWith('Kaël')).toEqual([4]);
+    expect(list.indexesStartingWith('')).toEqual(names.map((_, index) => index));
+    expect(list.indexesStartingWith('none')).toEqual([]);
+  });
+});
