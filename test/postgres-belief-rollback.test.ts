@@ -1,5 +1,6 @@
 // PostgreSQL rollback of beliefs (a rewind's batched UPDATE, sources and histories sent as one json document of their
-// texts): every text comes back as the in-memory store keeps it, quotes, backslashes, emoji and a lone surrogate included.
+// texts): every text comes back as the in-memory store keeps it, quotes, backslashes, emoji and a lone surrogate
+// included; and the migration that drops the beliefs' created-turn index.
 import { describe, expect, it } from 'vitest';
 import type { LivingStore } from '../src/seams/living-store.js';
 import { openInMemoryStore } from '../src/stores/memory/index.js';
@@ -31,6 +32,23 @@ for (const target of postgresTargets()) {
       // PostgreSQL text cannot hold a lone surrogate: the driver sends it as U+FFFD, on the old path and this one alike.
       const stored = (text: string) => text.replace(/[\ud800-\udbff](?![\udc00-\udfff])/g, '\ufffd');
       expect(actual).toEqual(expected.map((belief) => ({ ...belief, statement: stored(belief.statement), subject: stored(belief.subject) })));
+      await store.close();
+      await memory.close();
+    }, 120_000);
+
+    it('migrates a schema made with the beliefs\' created-turn index (living-004): the index goes, rollbacks are unchanged', async () => {
+      const schema = target.newSchema();
+      await (await target.open({ schema })).close();
+      await target.query(`CREATE INDEX living_beliefs_save_created ON "${schema}".living_beliefs (save_id, created_turn_id)`);
+      await target.query(`DELETE FROM "${schema}".schema_migrations WHERE id = 'living-004'`);
+      const indexes = async () => (await target.query<{ indexname: string }>('SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND tablename = $2 ORDER BY indexname', [schema, 'living_beliefs'])).map((row) => row.indexname);
+      expect(await indexes()).toContain('living_beliefs_save_created');
+      const store = await target.open({ schema });
+      expect(await indexes()).toEqual(['living_beliefs_pkey', 'living_beliefs_save_subject', 'living_beliefs_save_updated']);
+      const memory = openInMemoryStore();
+      const expected = await rolledBack(memory.living, (saveId, turnId) => memory.rewind(saveId, turnId));
+      const actual = await rolledBack(store.living, (saveId, turnId) => store.rewind(saveId, turnId));
+      expect(actual.map((belief) => [belief.createdTurnId, belief.updatedTurnId, belief.history.length, belief.sources])).toEqual(expected.map((belief) => [belief.createdTurnId, belief.updatedTurnId, belief.history.length, belief.sources]));
       await store.close();
       await memory.close();
     }, 120_000);

@@ -101,13 +101,16 @@ export function visibleAmong(table: RewoundTable, alias: string, turns: string, 
 
 /**
  * Hides the rows of `saveId` after `turnId` in `table` inside the caller's write transaction (which holds the save's
- * row lock) and returns how many it hid, keeping one record per save: two statements whatever the number of rows.
+ * row lock) and returns how many it hid, keeping one record per save: one statement whatever the number of rows
+ * (under load every round trip costs a wait for the CPU), which reads the save's record once and takes one branch:
  * - No record, or one of a turn at or after `turnId`: the rows after the turn are counted (the (save_id, turn_id)
  *   index alone when no record) and the record becomes (save, turn, the save's largest id: one step down its
  *   primary key), which hides everything the old one did.
  * - A record of an earlier turn T0 (a rewind the purge has not finished): it already hides the rows after T0 up to
  *   its id, so only the rows after `turnId` written since are left, and they are deleted here (the turns played
  *   since that rewind: usually few).
+ * The branches not taken cost nothing: a CASE on the record picks the count, and the DELETE's condition on it is a
+ * one-time filter.
  *
  * @example
  * ```ts
@@ -115,20 +118,24 @@ export function visibleAmong(table: RewoundTable, alias: string, turns: string, 
  * ```
  */
 export async function hideRowsAfter(client: SqlClient, table: RewoundTable, saveId: string, turnId: number): Promise<number> {
-  const { turns: [hiddenTurn], orders: [hiddenLast] } = await pendingRewinds(client, table, saveId);
-  if (hiddenTurn !== undefined && hiddenTurn < turnId) {
-    return (await client.query(`DELETE FROM ${table.rows} WHERE save_id = $1 AND turn_id > $2 AND ${table.order} > $3`, [saveId, turnId, hiddenLast])).rowCount;
-  }
-  const stillVisible = hiddenTurn === undefined ? '' : ` AND (turn_id <= $3 OR ${table.order} > $4)`;
+  const { rows, rewinds, order } = table;
   const result = await client.query<{ hidden: string | number }>(
-    `WITH counted AS MATERIALIZED (
-        SELECT COUNT(*) AS n FROM ${table.rows} WHERE save_id = $1 AND turn_id > $2${stillVisible}
+    `WITH pending AS MATERIALIZED (
+        SELECT turn_id, ${order} AS last FROM ${rewinds} WHERE save_id = $1
+      ), deleted AS (
+        DELETE FROM ${rows} WHERE save_id = $1 AND turn_id > $2 AND ${order} > (SELECT last FROM pending) AND (SELECT turn_id FROM pending) < $2
+        RETURNING 1
+      ), counted AS MATERIALIZED (
+        SELECT CASE WHEN (SELECT turn_id FROM pending) IS NULL THEN (SELECT COUNT(*) FROM ${rows} WHERE save_id = $1 AND turn_id > $2)
+          WHEN (SELECT turn_id FROM pending) >= $2 THEN (SELECT COUNT(*) FROM ${rows} WHERE save_id = $1 AND turn_id > $2
+            AND (turn_id <= (SELECT turn_id FROM pending) OR ${order} > (SELECT last FROM pending)))
+          ELSE 0 END AS n
       ), recorded AS (
-        INSERT INTO ${table.rewinds} (save_id, turn_id, ${table.order})
-        SELECT $1, $2, (SELECT MAX(m.${table.order}) FROM ${table.rows} m WHERE m.save_id = $1) FROM counted WHERE n > 0
-        ON CONFLICT (save_id) DO UPDATE SET turn_id = EXCLUDED.turn_id, ${table.order} = EXCLUDED.${table.order}
-      ) SELECT n AS hidden FROM counted`,
-    hiddenTurn === undefined ? [saveId, turnId] : [saveId, turnId, hiddenTurn, hiddenLast],
+        INSERT INTO ${rewinds} (save_id, turn_id, ${order})
+        SELECT $1, $2, (SELECT MAX(m.${order}) FROM ${rows} m WHERE m.save_id = $1) FROM counted WHERE n > 0
+        ON CONFLICT (save_id) DO UPDATE SET turn_id = EXCLUDED.turn_id, ${order} = EXCLUDED.${order}
+      ) SELECT (SELECT n FROM counted) + (SELECT COUNT(*) FROM deleted) AS hidden`,
+    [saveId, turnId],
   );
   return Number(result.rows[0]?.hidden ?? 0);
 }

@@ -106,4 +106,11 @@ export const LIVING_MIGRATIONS: readonly PostgresMigration[] = [
       await client.query('CREATE TABLE fact_rewinds (save_id TEXT NOT NULL, turn_id BIGINT NOT NULL, fact_id BIGINT NOT NULL, PRIMARY KEY (save_id))');
     },
   },
+  {
+    id: 'living-004',
+    description: 'beliefs without the (save_id, created_turn_id) index: a rewind\'s rollback UPDATE writes every index again (never HOT, as updated_turn_id is indexed), and "created after" reads (save_id, updated_turn_id) instead',
+    async up(client) {
+      await client.query('DROP INDEX IF EXISTS living_beliefs_save_created');
+    },
+  },
 ];
