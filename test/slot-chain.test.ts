@@ -1,6 +1,6 @@
 // Slot chains: appending and unlinking keep both directions and the tail consistent.
 import { describe, expect, it } from 'vitest';
-import { appendSlot, unlinkSlot } from '../src/retrieval/slot-chain.js';
+import { appendSlot, chainLiveSlots, unlinkSlot } from '../src/retrieval/slot-chain.js';
 
 function walk(previous: Int32Array, next: Int32Array, tail: number): { forward: number[]; backward: number[] } {
   const backward: number[] = [];
@@ -33,5 +33,18 @@ describe('slot chains', () => {
     const next = new Int32Array(1).fill(-1);
     const tail = unlinkSlot(previous, next, appendSlot(previous, next, -1, 0), 0);
     expect(tail).toBe(-1);
+  });
+
+  it('chains the live slots in one pass as appending each in turn does', () => {
+    let state = 7;
+    for (const count of [0, 1, 2, 17, 200]) {
+      const live = new Uint8Array(count).map(() => ((state = (Math.imul(state, 1103515245) + 12345) >>> 0) % 3 === 0 ? 0 : 1));
+      const appended = { previous: new Int32Array(count).fill(-1), next: new Int32Array(count).fill(-1), tail: -1 };
+      for (let slot = 0; slot < count; slot++) if (live[slot] === 1) appended.tail = appendSlot(appended.previous, appended.next, appended.tail, slot);
+      const previous = new Int32Array(count).fill(-1);
+      const next = new Int32Array(count).fill(-1);
+      const tail = chainLiveSlots(previous, next, live, count);
+      expect({ previous: [...previous], next: [...next], tail }).toEqual({ previous: [...appended.previous], next: [...appended.next], tail: appended.tail });
+    }
   });
 });

@@ -564,6 +564,11 @@ export class Bm25Index {
     return index;
   }
 
+  /** Each slot's live flag (1: live) and length in terms, for one pass over every slot; read them, never write. */
+  get slotArrays(): { alive: Uint8Array; lengths: Int32Array } {
+    return { alive: this.alive.subarray(0, this.slotCount), lengths: this.lengths.subarray(0, this.slotCount) };
+  }
+
   /** True when the slot holds a live document. */
   isAlive(slot: number): boolean {
     return this.alive[slot] === 1;

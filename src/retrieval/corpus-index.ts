@@ -8,7 +8,7 @@ import { DocumentFields } from './document-fields.js';
 import type { ContextFields } from './document-context.js';
 import type { Bm25Corpus, Bm25Parameters } from './bm25.js';
 import { grow, reserve } from './grow.js';
-import { appendSlot, unlinkSlot } from './slot-chain.js';
+import { appendSlot, chainLiveSlots, unlinkSlot } from './slot-chain.js';
 import { QuantizedVectors } from './quantized-vectors.js';
 import type { ScoreSink, ScoreStatistics } from './score-statistics.js';
 import { SnapshotRejected } from './snapshot-format.js';
@@ -405,10 +405,11 @@ export class CorpusIndex {
     }
     if (reader.number('contexts') === 1) index.contextVectors = QuantizedVectors.readState(reader, 'contexts');
     // The sequence is the live slots in slot order; the context's per-scene sums follow from its ids and the lengths.
+    const { alive, lengths } = bm25.slotArrays;
     index.sequencePrevious = new Int32Array(Math.max(64, slots)).fill(-1);
     index.sequenceNext = new Int32Array(Math.max(64, slots)).fill(-1);
-    for (let slot = 0; slot < slots; slot++) if (bm25.isAlive(slot)) index.appendToSequence(slot);
-    index.context.readState(reader, 'context', slots, (slot) => (bm25.isAlive(slot) ? bm25.lengthOf(slot) : null));
+    index.sequenceTail = chainLiveSlots(index.sequencePrevious, index.sequenceNext, alive, slots);
+    index.context.readState(reader, 'context', slots, alive, lengths);
     index.fields.readState(reader, 'fields', slots);
     index.removedCount = reader.number('removedCount');
     index.mismatchedVectors = reader.number('mismatchedVectors');

@@ -140,11 +140,11 @@ export class DocumentContext {
   }
 
   /**
-   * Reads what `writeState` wrote into this (empty) context; `lengthOf` gives a live slot's length in terms and
-   * null for a removed slot, from which the scenes' sizes and lengths are summed again. The per-slot arrays view
+   * Reads what `writeState` wrote into this (empty) context; `alive` flags the live slots (1) and `lengths` gives
+   * each slot's length in terms, from which the scenes' sizes and lengths are summed again. The per-slot arrays view
    * the snapshot's bytes (a removed slot's entries are cleared in place, as `remove` leaves them).
    */
-  readState(reader: SnapshotReader, prefix: string, slots: number, lengthOf: (slot: number) => number | null): void {
+  readState(reader: SnapshotReader, prefix: string, slots: number, alive: Uint8Array, lengths: Int32Array): void {
     const speakers = reader.array(`${prefix}.speakers`, 'i32');
     const scenes = reader.array(`${prefix}.scenes`, 'i32');
     const days = reader.array(`${prefix}.days`, 'f64');
@@ -153,9 +153,9 @@ export class DocumentContext {
     for (const name of reader.strings(`${prefix}.sceneNames`)) this.sceneId(name);
     const speakerCount = this.speakerNameList.length;
     const sceneCount = this.sceneNameList.length;
+    let daysHeld = 0;
     for (let slot = 0; slot < slots; slot++) {
-      const length = lengthOf(slot);
-      if (length === null) {
+      if (alive[slot] !== 1) {
         speakers[slot] = 0;
         scenes[slot] = 0;
         days[slot] = Number.NaN;
@@ -164,9 +164,10 @@ export class DocumentContext {
       const speaker = speakers[slot] as number;
       const scene = scenes[slot] as number;
       if (speaker < 0 || speaker > speakerCount || scene < 0 || scene > sceneCount) throw new SnapshotRejected('context ids out of range');
-      if (scene > 0) this.joinScene(scene, length, 1);
-      if (!Number.isNaN(days[slot] as number)) this.daysHeld++;
+      if (scene > 0) this.joinScene(scene, lengths[slot] as number, 1);
+      if (!Number.isNaN(days[slot] as number)) daysHeld++;
     }
+    this.daysHeld += daysHeld;
     this.speakerIds = speakers;
     this.sceneIds = scenes;
     this.days = days;

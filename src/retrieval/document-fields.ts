@@ -41,11 +41,16 @@ export class DocumentFields {
    */
   private pending: LazyStrings | null = null;
   private pendingCount = 0;
+  /** The per-slot pair ids of a persisted copy, read and checked on first use (`readSlots`), not at open. */
+  private pendingSlots: (() => { start: Int32Array<ArrayBuffer>; flat: Int32Array<ArrayBuffer> }) | null = null;
+  /** Bytes of those per-slot pair ids while not read (for `memoryBytes`). */
+  private pendingBytes = 0;
   /** Of a persisted copy not interned yet: each filtered key's pairs, canonical value ('' for none) to pair id. */
   private pendingKeys = new Map<string, Map<string, number>>();
 
   /** Makes room for `slots` documents at once. */
   reserve(slots: number): void {
+    this.readSlots();
     this.start = reserve(this.start, slots + 1);
   }
 
@@ -109,6 +114,7 @@ export class DocumentFields {
    */
   filterFor(clauses: readonly MetadataClause[] | undefined): SlotFilter | undefined {
     if (clauses === undefined || clauses.length === 0) return undefined;
+    this.readSlots();
     const tests: { pairs: Set<number> | null; key: number; wanted: boolean }[] = [];
     for (const clause of clauses) {
       const pending = this.pending === null ? null : this.pendingPairsOf(clause.key);
@@ -150,7 +156,7 @@ export class DocumentFields {
 
   /** About how many bytes the fields hold. */
   get memoryBytes(): number {
-    return this.start.byteLength + this.flat.byteLength + (this.pairNames.length + this.pendingCount) * PAIR_BYTES;
+    return this.start.byteLength + this.flat.byteLength + this.pendingBytes + (this.pairNames.length + this.pendingCount) * PAIR_BYTES;
   }
 
   /** Writes the per-slot pair ids and the pair names (see IndexSnapshot). */
@@ -163,23 +169,39 @@ export class DocumentFields {
   }
 
   /**
-   * Reads what `writeState` wrote into this (empty) instance: the per-slot pair ids at once (views of the
-   * snapshot), the pair names on first use (`intern`: read and checked then).
+   * Reads what `writeState` wrote into this (empty) instance, on first use: the per-slot pair ids when the fields
+   * are first filtered, read or written (`readSlots`: read and checked then), the pair names as a filter or a write
+   * needs them (see `pending`). Only their lengths are checked now (a query without `where` never needs them).
    */
   readState(reader: SnapshotReader, prefix: string, slots: number): void {
-    const start = reader.array(`${prefix}.start`, 'i32');
-    const flat = reader.array(`${prefix}.flat`, 'i32');
+    const flatLength = reader.itemCount(`${prefix}.flat`, 'i32');
+    if (reader.itemCount(`${prefix}.start`, 'i32') !== slots + 1) throw new SnapshotRejected('field sections disagree with the ids');
     const count = reader.stringCount(`${prefix}.pairs`);
-    if (start.length !== slots + 1 || start[slots] !== flat.length) throw new SnapshotRejected('field sections disagree with the ids');
-    for (let at = 0; at < flat.length; at++) {
-      const pair = flat[at] as number;
-      if (pair < 0 || pair >= count) throw new SnapshotRejected('field pair ids out of range');
-    }
-    this.start = start;
-    this.flat = flat;
+    this.pendingSlots = reader.deferred(() => {
+      const start = reader.array(`${prefix}.start`, 'i32');
+      const flat = reader.array(`${prefix}.flat`, 'i32');
+      if (start[slots] !== flat.length) throw new SnapshotRejected('field sections disagree with the ids');
+      for (let at = 0; at < flat.length; at++) {
+        const pair = flat[at] as number;
+        if (pair < 0 || pair >= count) throw new SnapshotRejected('field pair ids out of range');
+      }
+      return { start, flat };
+    });
     this.slots = slots;
     this.pending = reader.lazyStringList(`${prefix}.pairs`);
     this.pendingCount = count;
+    this.pendingBytes = (slots + 1 + flatLength) * 4;
+  }
+
+  /** Reads (and checks) the per-slot pair ids of a persisted copy, once, before they are first used. */
+  private readSlots(): void {
+    const pending = this.pendingSlots;
+    if (pending === null) return;
+    const { start, flat } = pending();
+    this.pendingSlots = null;
+    this.pendingBytes = 0;
+    this.start = start;
+    this.flat = flat;
   }
 
   /**
@@ -203,6 +225,7 @@ export class DocumentFields {
 
   /** Interns the pair names of a persisted copy, once (in their order, so each keeps its id). */
   private intern(): void {
+    this.readSlots();
     const pending = this.pending;
     if (pending === null) return;
     this.pending = null;

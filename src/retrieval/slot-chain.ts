@@ -37,3 +37,24 @@ export function unlinkSlot(previous: Int32Array, next: Int32Array, tail: number,
   next[slot] = -1;
   return tail === slot ? before : tail;
 }
+
+/**
+ * Chains, in slot order, the slots below `count` whose flag in `live` is 1 (the arrays hold every slot, all -1);
+ * returns the tail (-1 when none is live). The same chain as `appendSlot` on each live slot in turn, in one pass.
+ *
+ * @example
+ * ```ts
+ * const previous = new Int32Array(3).fill(-1), next = new Int32Array(3).fill(-1);
+ * chainLiveSlots(previous, next, new Uint8Array([1, 0, 1]), 3); // 2; next[0] === 2, previous[2] === 0
+ * ```
+ */
+export function chainLiveSlots(previous: Int32Array, next: Int32Array, live: Uint8Array, count: number): number {
+  let tail = -1;
+  for (let slot = 0; slot < count; slot++) {
+    if (live[slot] !== 1) continue;
+    previous[slot] = tail;
+    if (tail >= 0) next[tail] = slot;
+    tail = slot;
+  }
+  return tail;
+}

@@ -274,20 +274,40 @@ export class SnapshotReader {
   lazyStrings(name: string): () => string[] {
     this.entry(`${name}.ends`, 'i32');
     this.entry(`${name}.text`, 'u8');
+    return this.deferred(() => this.strings(name));
+  }
+
+  /**
+   * Runs `read` (which reads sections of this snapshot whole, with `array` or `strings`) when the returned
+   * function is first called, and hands back its result from then on; the file stays open until then. A read that
+   * throws (a corrupt block: SnapshotRejected) is tried again at the next call, and throws again.
+   *
+   * @example
+   * ```ts
+   * const names = reader.deferred(() => reader.strings('names')); // nothing read yet
+   * names(); // read and checked now
+   * ```
+   */
+  deferred<T>(read: () => T): () => T {
     this.pending++;
-    let values: string[] | null = null;
+    let result: { value: T } | null = null;
     return () => {
-      if (values === null) {
-        values = this.strings(name);
+      if (result === null) {
+        result = { value: read() };
         this.release();
       }
-      return values;
+      return result.value;
     };
   }
 
   /** How many strings a list written by `SnapshotWriter.strings` holds (nothing is read). */
   stringCount(name: string): number {
     return this.entry(`${name}.ends`, 'i32')[2];
+  }
+
+  /** How many items a section of `kind` holds (nothing is read). */
+  itemCount(name: string, kind: ArrayKind): number {
+    return this.entry(name, kind)[2];
   }
 
   /** A number of the header, refusing the snapshot when it is absent. */
