@@ -1,4 +1,5 @@
 // The snapshot layout: sections read whole or a block at a time, each block checked as it is read, nothing else read.
+import * as zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { bytesSnapshotFile } from '../src/retrieval/snapshot-file.js';
 import type { SnapshotFile } from '../src/retrieval/snapshot-file.js';
@@ -90,5 +91,46 @@ describe('snapshot layout', () => {
     header[30] = (header[30] as number) ^ 1;
     expect(() => SnapshotReader.open(bytesSnapshotFile(header))).toThrow(/header checksum mismatch/);
     expect(() => SnapshotReader.open(bytesSnapshotFile(bytes.subarray(0, bytes.length - 1)))).toThrow(/truncated/);
+  });
+
+  it('hands out every section as a view of one buffer, and refuses a section the table places outside the file', () => {
+    const bytes = snapshot();
+    const reader = SnapshotReader.open(bytesSnapshotFile(bytes));
+    const small = reader.array('small', 'i32');
+    const rows = reader.lazy('rows', 'f32');
+    expect(rows.array.buffer).toBe(small.buffer);
+    expect(small.buffer.byteLength).toBeLessThan(bytes.byteLength);
+    expect([...small]).toEqual([3, 5, 8]);
+    expect(rows.needAll()[9999]).toBe(Math.fround(9999 / 7));
+    expect(reader.strings('names')).toEqual(['Mira', 'Kaël', '']);
+    // A header whose checksum holds but whose table makes 'rows' run past the end (a foreign or buggy writer).
+    const length = bytes.readUInt32LE(8);
+    const json = JSON.parse(bytes.toString('utf8', 24, 24 + length)) as { sections: Record<string, [string, number, number, number]> };
+    const rowsEntry = json.sections['rows'] as [string, number, number, number];
+    const moved = JSON.stringify({ ...json, sections: { ...json.sections, rows: [rowsEntry[0], rowsEntry[1], 99_999, rowsEntry[3]] } });
+    expect(Buffer.byteLength(moved)).toBe(length);
+    const forged = Buffer.from(bytes);
+    forged.write(moved, 24, 'utf8');
+    const bodyStart = Math.ceil((24 + length) / 8) * 8;
+    const blocks = (json as unknown as { blocks: number }).blocks;
+    const crc = zlib.crc32(forged.subarray(bodyStart, bodyStart + blocks * 4), zlib.crc32(forged.subarray(24, 24 + length), zlib.crc32(forged.subarray(16, 24))));
+    forged.writeUInt32LE(crc, 12);
+    const foreign = SnapshotReader.open(bytesSnapshotFile(forged));
+    expect([...foreign.array('small', 'i32')]).toEqual([3, 5, 8]);
+    expect(() => foreign.lazy('rows', 'f32')).toThrow(/rows lies outside the file/);
+  });
+
+  it('defers a whole read to its first call, keeping the file open until then', () => {
+    const file = recordingFile(snapshot());
+    const reader = SnapshotReader.open(file);
+    const small = reader.deferred(() => [...reader.array('small', 'i32')]);
+    reader.done();
+    expect(file.closed).toBe(false);
+    const before = file.reads.length;
+    expect(small()).toEqual([3, 5, 8]);
+    expect(file.reads.length).toBe(before + 1);
+    expect(file.closed).toBe(true);
+    expect(small()).toEqual([3, 5, 8]);
+    expect(file.reads.length).toBe(before + 1);
   });
 });

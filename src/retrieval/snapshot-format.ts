@@ -177,6 +177,8 @@ export class SnapshotWriter {
 export class SnapshotReader {
   /** Sections handed out lazily and not read whole yet (the file stays open for them). */
   private pending = 0;
+  /** The buffer every section handed out views (see `arrayFor`); undefined until the first, null when it could not be made. */
+  private arena: ArrayBuffer | null | undefined = undefined;
   private opening = true;
 
   private constructor(
@@ -237,7 +239,7 @@ export class SnapshotReader {
   /** A section as a typed array of `kind`, read whole and checked now. */
   array<K extends ArrayKind>(name: string, kind: K): ArrayOf<K> {
     const entry = this.entry(name, kind);
-    const array = new CONSTRUCTORS[kind](entry[2]) as ArrayOf<K>;
+    const array = this.arrayFor(name, entry, kind);
     this.readBlocks(name, entry, bytesOf(array), 0, this.blockCount(entry));
     return array;
   }
@@ -252,7 +254,7 @@ export class SnapshotReader {
   /** A section of `kind` read block by block as it is used (see LazySection); nothing is read yet. */
   lazy<K extends ArrayKind>(name: string, kind: K): LazySection<ArrayOf<K>> {
     const entry = this.entry(name, kind);
-    const array = new CONSTRUCTORS[kind](entry[2]) as ArrayOf<K>;
+    const array = this.arrayFor(name, entry, kind);
     const blocks = this.blockCount(entry);
     if (blocks > 0) this.pending++;
     return new LazySection(array, blocks, (first, end) => {
@@ -338,6 +340,32 @@ export class SnapshotReader {
     const entry = this.table[name];
     if (entry === undefined || entry[0] !== kind) throw new SnapshotRejected(`section ${name} missing or not ${kind}`);
     return entry;
+  }
+
+  /**
+   * The (zeroed) array a section is read into: a view of one buffer laid out as the file's body, made when the
+   * first section is handed out. One allocation for every section instead of one each: each large one counts
+   * towards V8's external memory, and crossing its limit starts a garbage collection, so forty separate arrays
+   * (880 MB at 1M chunks) meant several full collections before the first answer. The buffer's pages are the
+   * kernel's zero pages until written, so a section never read costs address space, not memory. Its views keep
+   * the whole buffer alive: an index that replaces a section (a write grows it) holds the old one until it is
+   * dropped (the cache persists a changed index as a compacted copy, which then replaces it).
+   */
+  private arrayFor<K extends ArrayKind>(name: string, entry: Entry, kind: K): ArrayOf<K> {
+    const Constructor = CONSTRUCTORS[kind];
+    const [, offset, length] = entry;
+    const bodyBytes = this.file.byteLength - this.bodyStart;
+    if (!(Number.isInteger(length) && length >= 0 && Number.isInteger(offset) && offset >= 0 && offset % 8 === 0 && offset + length * Constructor.BYTES_PER_ELEMENT <= bodyBytes)) {
+      throw new SnapshotRejected(`section ${name} lies outside the file (corrupt)`);
+    }
+    if (this.arena === undefined) {
+      try {
+        this.arena = new ArrayBuffer(bodyBytes);
+      } catch {
+        this.arena = null; // no room for one buffer this large: one array per section
+      }
+    }
+    return (this.arena === null ? new Constructor(length) : new Constructor(this.arena, offset, length)) as ArrayOf<K>;
   }
 
   private blockCount(entry: Entry): number {
