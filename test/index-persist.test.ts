@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { IndexDocument } from '../src/retrieval/corpus-index.js';
 import { IndexCache } from '../src/retrieval/index-cache.js';
 import type { IndexCacheOptions } from '../src/retrieval/index-cache.js';
@@ -76,6 +76,66 @@ describe('persisting an index', () => {
     version.value = 2;
     await cache.flush();
     expect(fileHash(directory)).toBe(drifted);
+  });
+
+  it('builds the index of a corpus written from version 0 as it is written, without reading it back, and persists the bytes a build from the store writes', async () => {
+    const directory = join(tempDir(), 'index');
+    const { cache, documents, version } = cacheOver(directory, 1500, { neighbourWeight: 0.5, contextSource: 'roles:speaker,scene,day' });
+    let scans = 0;
+    const scanning = cache as unknown as { source: { scan: (...args: unknown[]) => Promise<number> } };
+    const scan = scanning.source.scan;
+    scanning.source.scan = (...args) => (scans++, scan(...args));
+    // Three batches, as a bulk load writes them: versions 0 -> 1 -> 2 -> 3.
+    for (let batch = 0; batch < 3; batch++) {
+      await cache.afterWrite('save', { previousVersion: batch, version: batch + 1, count: 500 }, (held) => held.addSliced(documents.slice(batch * 500, (batch + 1) * 500)));
+    }
+    version.value = 3;
+    expect(cache.holds('save')).toBe(true);
+    await cache.flush();
+    expect(scans).toBe(0);
+    const rebuilt = join(tempDir(), 'index');
+    const fromStore = cacheOver(rebuilt, 1500, { neighbourWeight: 0.5, contextSource: 'roles:speaker,scene,day' });
+    fromStore.version.value = 3;
+    await fromStore.cache.get('save');
+    await fromStore.cache.flush();
+    expect(fileHash(directory)).toBe(fileHash(rebuilt));
+    // A write that finds the corpus written before (version 1 here) and no index held starts none: it is read when asked.
+    const other = cacheOver(join(tempDir(), 'index'), 10, {});
+    await other.cache.afterWrite('save', { previousVersion: 1, version: 2, count: 1 }, (held) => held.add([documentOf(10)]));
+    expect(other.cache.holds('save')).toBe(false);
+  });
+
+  it('persists once after writes that keep coming (each puts the persist off), but no later than maxDelayMs after the first', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    try {
+      const documents = Array.from({ length: 40 }, (_, seed) => documentOf(seed));
+      const source = { scan: async () => 0, version: async () => 0 };
+      /**
+       * Eight writes 50 ms apart (of the fake clock) into a cache persisting with `maxDelayMs`: the persists written
+       * when each write applies (a write waits for a persist under way), then 250 ms after the last.
+       */
+      const persistsAfterEachWrite = async (maxDelayMs: number): Promise<number[]> => {
+        let persists = 0;
+        const snapshots = { location: 'memory', open: () => null, write: async () => void persists++, remove: async () => {} };
+        const cache = new IndexCache(source, { persistence: { snapshots, identity: async () => 'fixed-identity', verify: async () => true, delayMs: 200, maxDelayMs } });
+        const seen: number[] = [];
+        for (let batch = 0; batch < 8; batch++) {
+          if (batch > 0) await vi.advanceTimersByTimeAsync(50);
+          await cache.afterWrite('save', { previousVersion: batch, version: batch + 1, count: 5 }, (held) => held.add(documents.slice(batch * 5, (batch + 1) * 5)));
+          seen.push(persists);
+        }
+        await vi.advanceTimersByTimeAsync(250);
+        await cache.flush();
+        seen.push(persists);
+        return seen;
+      };
+      // Each write puts the 200 ms persist off: one persist, 200 ms after the last write.
+      expect(await persistsAfterEachWrite(100_000)).toEqual([0, 0, 0, 0, 0, 0, 0, 0, 1]);
+      // Due no later than 120 ms after the first write not persisted: at 120 ms, at 270 ms (150 + 120), at 420 ms.
+      expect(await persistsAfterEachWrite(120)).toEqual([0, 0, 0, 1, 1, 1, 2, 2, 3]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('gives the event loop back while it persists, holds the writes of the key until the file is written, and lets queries finish the int8 copy', async () => {

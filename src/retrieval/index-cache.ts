@@ -13,6 +13,7 @@ import { SnapshotReader, SnapshotRejected, SnapshotWriter } from './snapshot-for
 export interface CorpusSource {
   /** Streams the corpus's documents to `visit` (without vectors for an index made with `vectors: false`); returns the version read before them. */
   scan(key: string, visit: (document: IndexDocument) => void): Promise<number>;
+  /** The corpus's version: it grows with every write and is 0 only for a corpus never written (it holds nothing). */
   version(key: string): Promise<number>;
   /** About how many rows `scan` will visit (a capacity hint; optional). */
   count?(key: string): Promise<number>;
@@ -34,8 +35,13 @@ export interface IndexPersistence {
    * corpus deleted and written again can reach the same version number with other documents.
    */
   verify(key: string, boundaryIds: readonly [string, string]): Promise<boolean>;
-  /** How long after a write the index is persisted again (writes in between are folded in); default 2000 ms. */
+  /**
+   * How long after the last write the index is persisted again (each write in between puts it off, so a bulk
+   * load of many batches persists once, at its end); default 2000 ms.
+   */
   delayMs?: number;
+  /** The longest a persist is put off by writes that keep coming, from the first write not yet persisted; default 15 × `delayMs`. */
+  maxDelayMs?: number;
 }
 
 /** How the cache is set up. */
@@ -67,8 +73,8 @@ export class IndexCache {
   /** In order of use, the least recently used first. */
   private readonly indexes = new Map<string, CorpusIndex>();
   private readonly building = new Map<string, Promise<CorpusIndex>>();
-  /** Keys whose index changed since it was last persisted, with the timer that will persist it. */
-  private readonly dirty = new Map<string, NodeJS.Timeout>();
+  /** Keys whose index changed since it was last persisted: the timer that will persist it, and the latest time it may fire (ms). */
+  private readonly dirty = new Map<string, { timer: NodeJS.Timeout; latest: number }>();
   /** The write being applied to each key's index, in slices (see `afterWrite`); later writes of the key queue behind it. */
   private readonly applying = new Map<string, Promise<void>>();
   /** Each key whose index is being persisted: its writes wait for it (see `holdWrites`). */
@@ -242,10 +248,15 @@ export class IndexCache {
     return tracked;
   }
 
-  /** Applies one write to the cached index (synchronously when `apply` is), then persists and evicts as needed. */
+  /**
+   * Applies one write to the cached index (synchronously when `apply` is), then persists and evicts as needed. The
+   * first write of a corpus (from version 0, so it held nothing) starts its index empty and in memory: a bulk load
+   * builds the index as it writes, and its first query (or `warm`) neither reads the store back nor rebuilds.
+   */
   private applyWrite(key: string, result: WriteResult, apply: (index: CorpusIndex) => void | Promise<void>): Promise<void> | undefined {
-    const cached = this.indexes.get(key);
-    if (cached === undefined || result.version === result.previousVersion) return undefined;
+    if (result.version === result.previousVersion) return undefined;
+    const cached = this.indexes.get(key) ?? (result.previousVersion === 0 && !this.building.has(key) ? this.startEmpty(key) : undefined);
+    if (cached === undefined) return undefined;
     if (cached.version !== result.previousVersion) {
       this.drop(key);
       return undefined;
@@ -258,6 +269,13 @@ export class IndexCache {
     return applying.then(() => this.settle(key, cached, result.version));
   }
 
+  /** An empty index for `key` at version 0, held as if built (a corpus never written holds nothing). */
+  private startEmpty(key: string): CorpusIndex {
+    const index = new CorpusIndex(0, this.options);
+    this.indexes.set(key, index);
+    return index;
+  }
+
   private settle(key: string, index: CorpusIndex, version: number): void {
     index.version = version;
     // Dropped, forgotten or evicted while the write was applied: nothing more to keep in step.
@@ -266,7 +284,10 @@ export class IndexCache {
       this.drop(key);
       return;
     }
-    if (this.persistence !== null) this.markDirty(key, this.persistence.delayMs ?? 2000);
+    if (this.persistence !== null) {
+      const delayMs = this.persistence.delayMs ?? 2000;
+      this.markDirty(key, delayMs, this.persistence.maxDelayMs ?? 15 * delayMs);
+    }
     this.evict(key);
   }
 
@@ -309,16 +330,22 @@ export class IndexCache {
     const index = this.indexes.get(key);
     if (index !== undefined) this.release(index);
     this.indexes.delete(key);
-    clearTimeout(this.dirty.get(key));
+    clearTimeout(this.dirty.get(key)?.timer);
     this.dirty.delete(key);
   }
 
-  /** Persists `key`'s index after `delayMs`, unless a persist is already due (so writes in between fold in). */
-  private markDirty(key: string, delayMs: number): void {
-    if (this.dirty.has(key)) return;
-    const timer = setTimeout(() => this.persistNow(key), delayMs);
+  /**
+   * Persists `key`'s index `delayMs` from now: a persist already due is put off to then (writes in between fold
+   * in), but never past `maxDelayMs` after the write that first made it due.
+   */
+  private markDirty(key: string, delayMs: number, maxDelayMs = delayMs): void {
+    const now = Date.now();
+    const due = this.dirty.get(key);
+    const latest = due?.latest ?? now + maxDelayMs;
+    clearTimeout(due?.timer);
+    const timer = setTimeout(() => this.persistNow(key), Math.max(0, Math.min(delayMs, latest - now)));
     timer.unref();
-    this.dirty.set(key, timer);
+    this.dirty.set(key, { timer, latest });
   }
 
   /**
@@ -330,7 +357,7 @@ export class IndexCache {
   private persistNow(key: string): void {
     const persistence = this.persistence;
     const given = this.indexes.get(key);
-    clearTimeout(this.dirty.get(key));
+    clearTimeout(this.dirty.get(key)?.timer);
     this.dirty.delete(key);
     if (persistence === null || given === undefined || given.configuration === null) return;
     const configuration = given.configuration;
