@@ -103,6 +103,13 @@ describe('persisting an index', () => {
     const other = cacheOver(join(tempDir(), 'index'), 10, {});
     await other.cache.afterWrite('save', { previousVersion: 1, version: 2, count: 1 }, (held) => held.add([documentOf(10)]));
     expect(other.cache.holds('save')).toBe(false);
+    // One started by the first write and not yet asked for is dropped by a write that removes a document (its slot
+    // would stay, which a build from the store does not keep): it is then built from the store when asked.
+    const removing = cacheOver(join(tempDir(), 'index'), 10, {});
+    await removing.cache.afterWrite('save', { previousVersion: 0, version: 1, count: 2 }, (held) => held.add([documentOf(1), documentOf(2)]));
+    expect(removing.cache.holds('save')).toBe(true);
+    await removing.cache.afterWrite('save', { previousVersion: 1, version: 2, count: 1 }, (held) => void held.remove(['chunk-1']));
+    expect(removing.cache.holds('save')).toBe(false);
   });
 
   it('persists once after writes that keep coming (each puts the persist off), but no later than maxDelayMs after the first', async () => {

@@ -376,9 +376,9 @@ describe.each(postgresTargets())('persisted index on PostgreSQL ($name), in a ca
       let scans = 0;
       if (vectorSearch !== undefined) {
         const scanChunks = vectorSearch.scanChunks.bind(vectorSearch);
-        vectorSearch.scanChunks = (saveId, visit) => {
+        vectorSearch.scanChunks = (...args) => {
           scans++;
-          return scanChunks(saveId, visit);
+          return scanChunks(...args);
         };
       }
       const memory = await openMemory({ store, embedder: hashingEmbedder(), embeddingCache: false, indexDirectory: cache, ...options });

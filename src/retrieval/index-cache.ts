@@ -83,6 +83,11 @@ export class IndexCache {
   private readonly writing = new Map<string, Promise<void>>();
   /** Keys whose persisted index was found corrupt in use: their next open rebuilds from the store (and persists anew). */
   private readonly unusable = new Set<string>();
+  /**
+   * Indexes started empty by a corpus's first write (see `applyWrite`) and not asked for since: while only appends
+   * came, each is the index a build from the store makes; the first write that removes a document drops it.
+   */
+  private readonly appendedOnly = new WeakSet<CorpusIndex>();
   /** Queries running on each index (`use`): one dropped or evicted meanwhile closes its file when the last ends. */
   private readonly users = new Map<CorpusIndex, number>();
   private identity: Promise<string> | null = null;
@@ -102,6 +107,7 @@ export class IndexCache {
     const cached = this.indexes.get(key);
     const version = await this.source.version(key);
     if (cached !== undefined && cached.version === version) {
+      this.appendedOnly.delete(cached);
       this.indexes.delete(key);
       this.indexes.set(key, cached);
       return cached;
@@ -252,6 +258,8 @@ export class IndexCache {
    * Applies one write to the cached index (synchronously when `apply` is), then persists and evicts as needed. The
    * first write of a corpus (from version 0, so it held nothing) starts its index empty and in memory: a bulk load
    * builds the index as it writes, and its first query (or `warm`) neither reads the store back nor rebuilds.
+   * Until it is first asked for, a write that removes documents drops it (it is built from the store when asked):
+   * an index whose documents were removed in place holds their slots, which a build from the store would not.
    */
   private applyWrite(key: string, result: WriteResult, apply: (index: CorpusIndex) => void | Promise<void>): Promise<void> | undefined {
     if (result.version === result.previousVersion) return undefined;
@@ -273,6 +281,7 @@ export class IndexCache {
   private startEmpty(key: string): CorpusIndex {
     const index = new CorpusIndex(0, this.options);
     this.indexes.set(key, index);
+    this.appendedOnly.add(index);
     return index;
   }
 
@@ -280,7 +289,7 @@ export class IndexCache {
     index.version = version;
     // Dropped, forgotten or evicted while the write was applied: nothing more to keep in step.
     if (this.indexes.get(key) !== index) return;
-    if (index.removedRatio > (this.options.maxRemovedRatio ?? 0.5)) {
+    if (index.removedRatio > (this.appendedOnly.has(index) ? 0 : (this.options.maxRemovedRatio ?? 0.5))) {
       this.drop(key);
       return;
     }
