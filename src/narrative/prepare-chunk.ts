@@ -30,8 +30,16 @@ export function prepareChunk(input: ChunkInput, now: number): NewChunk {
     throw new MnemoError('INVALID_INPUT', `entryId: expected a non-empty string of at most 200 characters, or null, got ${describe(entryCandidate)}. Pass the id of the record this chunk stands for.`, { details: { field: 'entryId' } });
   }
   const entryId = entryCandidate;
-  const metadata: Metadata = { ...structuredClone(extra), saveId, turnId, chunkType };
+  const metadata: Metadata = { ...detached(extra), saveId, turnId, chunkType };
   if (entryId === null) delete metadata['entryId'];
   else metadata['entryId'] = entryId;
   return { id: newId(), saveId, turnId, chunkType, text, entryId, metadata, createdAt: now, embedding: null };
+}
+
+/** A copy of `metadata` the caller's later changes do not reach: flat metadata (the usual kind) copied key by key, nested values cloned. */
+function detached(metadata: Metadata): Metadata {
+  for (const value of Object.values(metadata)) {
+    if (value !== null && typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') return structuredClone(metadata);
+  }
+  return { ...metadata };
 }

@@ -130,7 +130,7 @@ export class SqliteStore implements Store {
     this.statements = {
       insertChunk: this.db.prepare(
         `INSERT INTO chunks (id, save_id, turn_id, chunk_type, text, entry_id, metadata, created_at, embedding)
-         VALUES (@id, @saveId, @turnId, @chunkType, @text, @entryId, @metadata, @createdAt, @embedding)`,
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       bumpVersion: this.db.prepare(
         `INSERT INTO saves (save_id, version, created_at, updated_at) VALUES (?, 1, ?, ?)
@@ -229,8 +229,10 @@ export class SqliteStore implements Store {
 
   private insertAll(chunks: readonly NewChunk[]): void {
     releaseHiddenIds(this.db, chunks.map((chunk) => chunk.id));
+    // Positional parameters: better-sqlite3 binds them without looking up names (a bulk load's rows go faster).
+    const insert = this.statements.insertChunk;
     for (const chunk of chunks) {
-      this.statements.insertChunk.run({ ...chunk, metadata: JSON.stringify(chunk.metadata), embedding: vectorToBlob(chunk.embedding) });
+      insert.run(chunk.id, chunk.saveId, chunk.turnId, chunk.chunkType, chunk.text, chunk.entryId, JSON.stringify(chunk.metadata), chunk.createdAt, vectorToBlob(chunk.embedding));
     }
   }
 
