@@ -140,6 +140,19 @@ describe('persisting an index', () => {
       expect(await persistsAfterEachWrite(100_000)).toEqual([0, 0, 0, 0, 0, 0, 0, 0, 1]);
       // Due no later than 120 ms after the first write not persisted: at 120 ms, at 270 ms (150 + 120), at 420 ms.
       expect(await persistsAfterEachWrite(120)).toEqual([0, 0, 0, 1, 1, 1, 2, 2, 3]);
+      // A write that takes 150 ms between its start (writeStarting) and being applied puts the persist off from its start.
+      let persists = 0;
+      const snapshots = { location: 'memory', open: () => null, write: async () => void persists++, remove: async () => {} };
+      const cache = new IndexCache(source, { persistence: { snapshots, identity: async () => 'fixed-identity', verify: async () => true, delayMs: 200 } });
+      await cache.afterWrite('save', { previousVersion: 0, version: 1, count: 5 }, (held) => held.add(documents.slice(0, 5)));
+      await vi.advanceTimersByTimeAsync(150);
+      cache.writeStarting('save');
+      await vi.advanceTimersByTimeAsync(150);
+      await cache.afterWrite('save', { previousVersion: 1, version: 2, count: 5 }, (held) => held.add(documents.slice(5, 10)));
+      expect(persists).toBe(0);
+      await vi.advanceTimersByTimeAsync(250);
+      await cache.flush();
+      expect(persists).toBe(1);
     } finally {
       vi.useRealTimers();
     }

@@ -196,6 +196,7 @@ export class NarrativeMemory {
     if (chunks.some((chunk) => chunk.saveId !== saveId)) {
       throw new MnemoError('INVALID_INPUT', 'chunks: expected every chunk of one call to share a saveId, got several. Call addMany once per save.');
     }
+    this.cache.writeStarting(saveId);
     await this.attachVectors(chunks);
     const result = await this.store.insertChunks(chunks);
     await this.cache.afterWrite(saveId, result, (index) => index.addSliced(chunks.map((chunk) => chunkDocument(chunk, this.roles))));
@@ -227,6 +228,7 @@ export class NarrativeMemory {
   }
 
   private async writeTurn(saveId: string, turnId: number, chunkType: string, chunks: NewChunk[]): Promise<string[]> {
+    this.cache.writeStarting(saveId);
     await this.attachVectors(chunks);
     const result = await this.store.replaceTurn(saveId, turnId, chunkType, chunks);
     await this.cache.afterWrite(saveId, result, (index) => {

@@ -40,7 +40,7 @@ export interface IndexPersistence {
    * load of many batches persists once, at its end); default 2000 ms.
    */
   delayMs?: number;
-  /** The longest a persist is put off by writes that keep coming, from the first write not yet persisted; default 15 × `delayMs`. */
+  /** The longest a persist is put off by writes that keep coming, from the first write not yet persisted; default 30 × `delayMs`. */
   maxDelayMs?: number;
 }
 
@@ -295,9 +295,27 @@ export class IndexCache {
     }
     if (this.persistence !== null) {
       const delayMs = this.persistence.delayMs ?? 2000;
-      this.markDirty(key, delayMs, this.persistence.maxDelayMs ?? 15 * delayMs);
+      this.markDirty(key, delayMs, this.persistence.maxDelayMs ?? 30 * delayMs);
     }
     this.evict(key);
+  }
+
+  /**
+   * Says a write of `key` is starting (its store write and embedding come before `afterWrite`): a persist due is put
+   * off as a write applied would put it off, so the batches of a bulk load, back to back, are not persisted between
+   * them (each persist would hold the next batch and make its int8 copy again).
+   *
+   * @example
+   * ```ts
+   * cache.writeStarting(saveId);
+   * const result = await store.insertChunks(chunks);
+   * await cache.afterWrite(saveId, result, (index) => index.addSliced(documents));
+   * ```
+   */
+  writeStarting(key: string): void {
+    if (this.persistence === null || !this.dirty.has(key)) return;
+    const delayMs = this.persistence.delayMs ?? 2000;
+    this.markDirty(key, delayMs, this.persistence.maxDelayMs ?? 30 * delayMs);
   }
 
   /** Resolves once no write of `key` is being applied. */
