@@ -153,6 +153,26 @@ describe('persisting an index', () => {
       await vi.advanceTimersByTimeAsync(250);
       await cache.flush();
       expect(persists).toBe(1);
+      // A persist falling due while a write is applied (in slices) does not wait for it and then hold the next
+      // write: the end of that write puts it off.
+      let finishApply!: () => void;
+      const gate = new Promise<void>((resolve) => (finishApply = resolve));
+      await cache.afterWrite('save', { previousVersion: 2, version: 3, count: 5 }, (held) => held.add(documents.slice(10, 15)));
+      await vi.advanceTimersByTimeAsync(100);
+      const slow = cache.afterWrite('save', { previousVersion: 3, version: 4, count: 5 }, async (held) => {
+        await gate;
+        held.add(documents.slice(15, 20));
+      });
+      // 250 ms after the first write: its persist fell due (at 200 ms) while the slow one was applied.
+      await vi.advanceTimersByTimeAsync(150);
+      finishApply();
+      await slow;
+      await vi.advanceTimersByTimeAsync(100);
+      expect(persists).toBe(1);
+      // 200 ms after the slow write was applied.
+      await vi.advanceTimersByTimeAsync(150);
+      await cache.flush();
+      expect(persists).toBe(2);
     } finally {
       vi.useRealTimers();
     }

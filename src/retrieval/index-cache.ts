@@ -370,9 +370,22 @@ export class IndexCache {
     const due = this.dirty.get(key);
     const latest = due?.latest ?? now + maxDelayMs;
     clearTimeout(due?.timer);
-    const timer = setTimeout(() => this.persistNow(key), Math.max(0, Math.min(delayMs, latest - now)));
-    timer.unref();
-    this.dirty.set(key, { timer, latest });
+    const entry = { timer: setTimeout(() => this.persistDue(key, entry, delayMs, maxDelayMs), Math.max(0, Math.min(delayMs, latest - now))), latest };
+    entry.timer.unref();
+    this.dirty.set(key, entry);
+  }
+
+  /**
+   * The timer of a persist due: persists now, unless a write of the key is being applied (a bulk load's next batch,
+   * in slices); the end of that write puts the persist off again, so a persist never waits for it and then holds
+   * the next batch. Re-armed here when that write did not (its index was replaced meanwhile).
+   */
+  private persistDue(key: string, entry: { timer: NodeJS.Timeout; latest: number }, delayMs: number, maxDelayMs: number): void {
+    const applying = this.applying.get(key);
+    if (applying === undefined) return this.persistNow(key);
+    void applying.then(() => {
+      if (this.dirty.get(key) === entry) this.markDirty(key, delayMs, maxDelayMs);
+    });
   }
 
   /**
