@@ -39,7 +39,6 @@ function indexOf(texts: string[], options: { speakers?: string[]; wordTable?: Wo
   index.add(texts.map((text, slot): IndexDocument => ({ id: `d${slot}`, text, embedding: null, position: slot, speaker: options.speakers?.[slot] })));
   return index;
 }
-const noTexts = async () => new Map<string, string>();
 const closeTo = (values: Float64Array | null, expected: number[]) => {
   expect(values).not.toBeNull();
   expect(values?.length).toBe(expected.length);
@@ -50,6 +49,20 @@ describe('WordTable and WordRows', () => {
   it('gives the cosine of two int8 rows (their scales cancel)', () => {
     expect(words.cosine(rowOf('lighthouse'), rowOf('beacon'))).toBeCloseTo(cosine([100, 10, 0], [90, 30, 0]), 5);
     expect(words.cosine(rowOf('lighthouse'), rowOf('bread'))).toBeCloseTo(cosine([100, 10, 0], [0, 10, 100]), 5);
+  });
+  it('computes a query\'s cosines with the noted rows at once, the same values as cosine()', () => {
+    const query = [rowOf('beacon'), rowOf('cake')];
+    words.prepare(query);
+    const lamp = words.note(rowOf('lamp'));
+    const bread = words.note(rowOf('bread'));
+    expect(words.note(rowOf('lamp'))).toBe(lamp);
+    const cosines = words.compute();
+    for (const [place, row] of [[lamp, rowOf('lamp')], [bread, rowOf('bread')]] as const) {
+      expect([cosines[place * 2], cosines[place * 2 + 1]]).toEqual(query.map((word) => words.cosine(word, row)));
+    }
+    words.prepare([rowOf('bread')]);
+    const again = words.note(rowOf('lamp'));
+    expect(words.compute()[again]).toBe(words.cosine(rowOf('bread'), rowOf('lamp')));
   });
   it('keeps a text\'s distinct content words known to the table, stop words and unknown words left out', () => {
     const rows = new WordRows(words, (token) => token !== 'the');
@@ -76,52 +89,50 @@ describe('softMatchScores', () => {
   it('scores a document by the idf-weighted best cosine of each query word, z-scored over the head', async () => {
     const index = indexOf(['the lighthouse', 'the cake']);
     // Two documents: z-scores of +1 and -1, times the weight.
-    closeTo(await softMatchScores(index, 'beacon', [0, 1], options, undefined, noTexts), [1, -1]);
-    closeTo(await softMatchScores(index, 'beacon', [0, 1], { ...options, weight: 2 }, undefined, noTexts), [2, -2]);
+    closeTo(softMatchScores(index, 'beacon', [0, 1], options, undefined), [1, -1]);
+    closeTo(softMatchScores(index, 'beacon', [0, 1], { ...options, weight: 2 }, undefined), [2, -2]);
   });
   it('weights the query\'s words by idf: the rarer word decides', async () => {
     // 'lamp' is in every document (idf low), 'bread' in one: the bread document leads although both match 'lamp'.
     const index = indexOf(['lamp bread', 'lamp lighthouse', 'lamp lighthouse']);
-    const lift = (await softMatchScores(index, 'lamp cake', [0, 1, 2], options, undefined, noTexts)) as Float64Array;
+    const lift = softMatchScores(index, 'lamp cake', [0, 1, 2], options, undefined) as Float64Array;
     expect(lift[0]).toBeGreaterThan(lift[1] as number);
     expect(lift[1]).toBeCloseTo(lift[2] as number, 12);
   });
   it('takes the best alignment within reach (a short reply found through what it answers), filtered neighbours left out', async () => {
     // 'yes' has no vector (it aligns at 0); 'cake' is nearer 'beacon' than 'bread' is, 'lighthouse' nearest.
     const index = indexOf(['cake', 'lighthouse', 'yes', 'bread', 'cake']);
-    closeTo(await softMatchScores(index, 'beacon', [2, 4], options, undefined, noTexts), [-1, 1]);
-    closeTo(await softMatchScores(index, 'beacon', [2, 4], { ...options, reach: 1 }, undefined, noTexts), [1, -1]);
-    closeTo(await softMatchScores(index, 'beacon', [2, 4], { ...options, reach: 1 }, (slot) => slot !== 1, noTexts), [-1, 1]);
+    closeTo(softMatchScores(index, 'beacon', [2, 4], options, undefined), [-1, 1]);
+    closeTo(softMatchScores(index, 'beacon', [2, 4], { ...options, reach: 1 }, undefined), [1, -1]);
+    closeTo(softMatchScores(index, 'beacon', [2, 4], { ...options, reach: 1 }, (slot) => slot !== 1), [-1, 1]);
   });
   it('leaves the words naming a speaker the query names to the speaker signal', async () => {
     const index = indexOf(['rowan said the lighthouse', 'cake'], { speakers: ['Rowan', 'Ash'] });
-    const named = await softMatchScores(index, 'what did Rowan bake, cake?', [0, 1], options, undefined, noTexts);
-    const unnamed = await softMatchScores(index, 'what did bake, cake?', [0, 1], options, undefined, noTexts);
+    const named = softMatchScores(index, 'what did Rowan bake, cake?', [0, 1], options, undefined);
+    const unnamed = softMatchScores(index, 'what did bake, cake?', [0, 1], options, undefined);
     expect([...(named ?? [])]).toEqual([...(unnamed ?? [])]);
     // Without a speaker called Rowan, the word counts.
     const plain = indexOf(['rowan said the lighthouse', 'cake']);
-    const counted = (await softMatchScores(plain, 'rowan', [0, 1], options, undefined, noTexts)) as Float64Array;
+    const counted = softMatchScores(plain, 'rowan', [0, 1], options, undefined) as Float64Array;
     expect(counted[0]).toBeGreaterThan(0);
   });
   it('gives nothing without word rows or without a query word that has a vector', async () => {
-    expect(await softMatchScores(indexOf(['cake'], { wordTable: null }), 'cake', [0], options, undefined, noTexts)).toBeNull();
-    expect(await softMatchScores(indexOf(['cake']), 'the zeppelin', [0], options, undefined, noTexts)).toBeNull();
+    expect(softMatchScores(indexOf(['cake'], { wordTable: null }), 'cake', [0], options, undefined)).toBeNull();
+    expect(softMatchScores(indexOf(['cake']), 'the zeppelin', [0], options, undefined)).toBeNull();
   });
-  it('reads the texts of documents whose rows the index did not record (one read from a persisted file), once', async () => {
-    const built = indexOf(['lighthouse', 'cake']);
+  it('keeps the rows in a persisted index and in its compacted copy: the same scores after reading it back', () => {
+    const built = indexOf(['lighthouse', 'the keeper', 'cake', 'bread and lamp']);
+    built.remove(['d1']);
     const writer = new SnapshotWriter();
-    const scalars = built.writeState(writer);
-    const bytes = writer.finish({ key: 'k', identity: 'test', configuration: built.configuration, version: 1, ...scalars });
+    const copy = built.compacted();
+    const scalars = copy.writeState(writer);
+    expect(copy.configuration).toContain('wordRows=1');
+    expect(indexOf(['cake'], { wordTable: null }).configuration).not.toContain('wordRows');
+    const bytes = writer.finish({ key: 'k', identity: 'test', configuration: copy.configuration, version: 1, ...scalars });
     const restored = CorpusIndex.readState(SnapshotReader.open(bytesSnapshotFile(bytes)), 1, { analyzer: createAnalyzer(), wordTable: words });
-    expect(restored.wordRows?.has(0)).toBe(false);
-    const asked: string[][] = [];
-    const loadTexts = async (ids: readonly string[]) => {
-      asked.push([...ids]);
-      return new Map(ids.map((id) => [id, id === 'd0' ? 'lighthouse' : 'cake']));
-    };
-    closeTo(await softMatchScores(restored, 'beacon', [0, 1], options, undefined, loadTexts), [1, -1]);
-    closeTo(await softMatchScores(restored, 'beacon', [0, 1], options, undefined, loadTexts), [1, -1]);
-    expect(asked).toEqual([['d0', 'd1']]);
+    expect([0, 1, 2].map((slot) => [...(restored.wordRows?.rowsOf(slot) ?? [])])).toEqual([[rowOf('lighthouse')], [rowOf('cake')], [rowOf('bread'), rowOf('lamp')]]);
+    const fresh = indexOf(['lighthouse', 'cake', 'bread and lamp']);
+    expect(softMatchScores(restored, 'beacon', [0, 1, 2], options, undefined)).toEqual(softMatchScores(fresh, 'beacon', [0, 1, 2], options, undefined));
   });
 });
 
@@ -156,7 +167,7 @@ describe('optionalSoftMatch', () => {
 describe('hybridSearch with soft matching', () => {
   const texts = ['the cake was good', 'the lighthouse keeper waved', 'bread again', 'a lamp and the lighthouse', 'cake and bread'];
   const search = (index: CorpusIndex, extra: Partial<HybridSearchInput> = {}) =>
-    hybridSearch({ index, queryText: 'beacon lamp', queryVector: null, k: 5, capPerSource: 50, fusion: 'zscore', loadTexts: noTexts, ...extra });
+    hybridSearch({ index, queryText: 'beacon lamp', queryVector: null, k: 5, capPerSource: 50, fusion: 'zscore', loadTexts: async () => new Map(), ...extra });
   it('off (absent) ranks exactly as an index without word rows does', async () => {
     const plain = await search(indexOf(texts, { wordTable: null }));
     expect(await search(indexOf(texts))).toEqual(plain);

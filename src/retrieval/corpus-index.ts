@@ -67,7 +67,8 @@ export interface CorpusIndexOptions {
   contextSource?: string;
   /**
    * The static embedder's word table (`wordTableOf`): each document's distinct content words are then kept as its
-   * rows (`wordRows`), for soft word matching. Absent (any other embedder): no rows, and soft matching is off.
+   * rows (`wordRows`, persisted with the index), for soft word matching. Absent (any other embedder): no rows, and
+   * soft matching is off.
    */
   wordTable?: WordTable | null;
 }
@@ -232,7 +233,9 @@ export class CorpusIndex {
     const identity = this.analyzer === tokenize ? 'tokenize' : this.analyzer.identity;
     if (identity === undefined) return null;
     const { k1, b } = this.bm25.parameters;
-    return `analyzer=${identity};k1=${k1};b=${b};neighbourWeight=${this.neighbourWeight};vectors=${this.keepVectors};context=${this.options.contextSource ?? 'none'}`;
+    // An index keeping word rows persists them (a copy without them is not used for it, nor one with them without).
+    const words = this.wordRows === null ? '' : ';wordRows=1';
+    return `analyzer=${identity};k1=${k1};b=${b};neighbourWeight=${this.neighbourWeight};vectors=${this.keepVectors};context=${this.options.contextSource ?? 'none'}${words}`;
   }
 
   /**
@@ -307,6 +310,7 @@ export class CorpusIndex {
       copy.fields.setPairs(target, this.fields.pairsOf(slot));
       copy.appendToSequence(target);
       copy.context.set(target, this.context.fieldsOf(slot), this.bm25.lengthOf(slot));
+      if (this.wordRows?.has(slot) === true) copy.wordRows?.setRows(target, this.wordRows.rowsOf(slot));
       if (copy.neighbourWeight > 0 && copy.vectors.has(target)) {
         copy.previousLink = grow(copy.previousLink, target + 1);
         copy.nextLink = grow(copy.nextLink, target + 1);
@@ -349,6 +353,7 @@ export class CorpusIndex {
     this.context.writeState(writer, 'context', slots);
     yield;
     this.fields.writeState(writer, 'fields', slots);
+    this.wordRows?.writeState(writer, 'wordRows', slots);
     return {
       removedCount: this.removedCount,
       mismatchedVectors: this.mismatchedVectors,
@@ -411,6 +416,7 @@ export class CorpusIndex {
     index.sequenceTail = chainLiveSlots(index.sequencePrevious, index.sequenceNext, alive, slots);
     index.context.readState(reader, 'context', slots, alive, lengths);
     index.fields.readState(reader, 'fields', slots);
+    index.wordRows?.readState(reader, 'wordRows', slots);
     index.removedCount = reader.number('removedCount');
     index.mismatchedVectors = reader.number('mismatchedVectors');
     const outside = reader.number('outsideDimensions');

@@ -164,7 +164,7 @@ export async function hybridSearch(input: HybridSearchInput): Promise<RankedId[]
       ...(windowScores === undefined || window === undefined ? [] : [{ kind: 'window' as const, results: windowResults, weight: window.weight, statistics: windowScores.statistics, exact: (slot: number) => windowScores.scoreOf(slot) }]),
     ];
     const signals = contextSignals(input, analyzed);
-    const scored = await withSoftMatch(input, zScoreFusion(arms.filter((arm) => arm.results.length > 0), cap, signals));
+    const scored = withSoftMatch(input, zScoreFusion(arms.filter((arm) => arm.results.length > 0), cap, signals));
     fused = scored.map(({ slot, score, contributions }) => ({ id: index.idOf(slot), score, contributions }));
     // Every window score the fusion needs is read: the sums go back for the next query.
     windowScores?.release();
@@ -281,11 +281,11 @@ function contextSignals(input: HybridSearchInput, analyzed: readonly string[]): 
  * Adds soft word matching to the first `head` fused candidates (what it adds kept as the `soft` contribution) and
  * sorts again, ties keeping the fused order; the candidates unchanged when it is off or gives nothing.
  */
-async function withSoftMatch(input: HybridSearchInput, fused: FusedSlot[]): Promise<FusedSlot[]> {
+function withSoftMatch(input: HybridSearchInput, fused: FusedSlot[]): FusedSlot[] {
   const options = input.softMatch;
   if (options === undefined || input.index.wordRows === null || fused.length === 0) return fused;
   const head = fused.slice(0, options.head);
-  const lift = await softMatchScores(input.index, input.queryText, head.map(({ slot }) => slot), options, input.accept, input.loadTexts);
+  const lift = softMatchScores(input.index, input.queryText, head.map(({ slot }) => slot), options, input.accept);
   if (lift === null) return fused;
   head.forEach((candidate, position) => {
     const part = lift[position] as number;

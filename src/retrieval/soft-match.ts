@@ -62,58 +62,49 @@ interface QueryWord {
  * word's static vector and any of the document's words' (0 at worst); a head document is scored by the best of
  * that among itself and the `reach` accepted live documents on each side (a short reply is found through what it
  * answers); the scores are z-scored over the head and multiplied by the weight. Null when the index keeps no word
- * rows (an embedder other than the static one) or no query word has a vector. The rows of documents the index did
- * not record (an index read from a persisted file) are made from their texts, read once and then kept.
- * Deterministic: the same index, query and head give the same values.
+ * rows (an embedder other than the static one) or no query word has a vector. Deterministic: the same index, query
+ * and head give the same values.
  *
  * @example
  * ```ts
- * const lift = await softMatchScores(index, 'what did Rowan bake?', headSlots, { weight: 1, reach: 2, head: 50 }, undefined, loadTexts);
+ * const lift = softMatchScores(index, 'what did Rowan bake?', headSlots, { weight: 1, reach: 2, head: 50 }, undefined);
  * // lift?.[i]: what to add to the fused score of headSlots[i]
  * ```
  */
-export async function softMatchScores(
+export function softMatchScores(
   index: CorpusIndex,
   queryText: string,
   head: readonly number[],
   options: SoftMatchOptions,
   accept: SlotFilter | undefined,
-  loadTexts: (ids: readonly string[]) => Promise<Map<string, string>>,
-): Promise<Float64Array | null> {
+): Float64Array | null {
   const rows = index.wordRows;
   if (rows === null || head.length === 0) return null;
   const query = queryWords(index, queryText);
   if (query.length === 0) return null;
   const windows = head.map((slot) => windowOf(index, slot, options.reach, accept));
-  const missing = [...new Set(windows.flat())].filter((slot) => !rows.has(slot));
-  if (missing.length > 0) {
-    const texts = await loadTexts(missing.map((slot) => index.idOf(slot)));
-    for (const slot of missing) rows.set(slot, texts.get(index.idOf(slot)) ?? '');
-  }
   const total = query.reduce((sum, word) => sum + word.weight, 0);
   const table = rows.table;
-  // Each distinct word's cosines with the query's words are computed once (the head's windows overlap).
-  const cosinesOf = new Map<number, Float64Array>();
+  // Each distinct word of the windows is noted once and its cosines with the query's words computed together;
+  // nothing here awaits, so the table's shared notes are this query's.
+  table.prepare(query.map((word) => word.row));
+  const slots = [...new Set(windows.flat())];
+  for (const slot of slots) for (const row of rows.rowsOf(slot)) table.note(row);
+  const cosines = table.compute();
+  const words = query.length;
   const aligned = new Map<number, number>();
-  const best = new Float64Array(query.length);
-  const alignment = (slot: number): number => {
-    let value = aligned.get(slot);
-    if (value !== undefined) return value;
+  const best = new Float64Array(words);
+  for (const slot of slots) {
     best.fill(0);
     for (const row of rows.rowsOf(slot)) {
-      let cosines = cosinesOf.get(row);
-      if (cosines === undefined) {
-        cosines = Float64Array.from(query, (word) => table.cosine(word.row, row));
-        cosinesOf.set(row, cosines);
-      }
-      for (let word = 0; word < query.length; word++) if ((cosines[word] as number) > (best[word] as number)) best[word] = cosines[word] as number;
+      const at = table.note(row) * words;
+      for (let word = 0; word < words; word++) if ((cosines[at + word] as number) > (best[word] as number)) best[word] = cosines[at + word] as number;
     }
-    value = 0;
-    for (let word = 0; word < query.length; word++) value += (query[word] as QueryWord).weight * (best[word] as number);
-    value /= total;
-    aligned.set(slot, value);
-    return value;
-  };
+    let value = 0;
+    for (let word = 0; word < words; word++) value += (query[word] as QueryWord).weight * (best[word] as number);
+    aligned.set(slot, value / total);
+  }
+  const alignment = (slot: number) => aligned.get(slot) as number;
   const scores = Float64Array.from(windows, (window) => {
     let top = 0;
     for (const slot of window) top = Math.max(top, alignment(slot));

@@ -3,22 +3,46 @@ import type { Embedder } from '../seams/embedder.js';
 import type { StaticEmbedder } from '../embedders/static/static-embedder.js';
 import { lookupRow } from '../embedders/static/word-lookup.js';
 import { grow } from './grow.js';
+import { createDotKernel, WASM_PAGE } from './int8-dot-kernel.js';
+import type { DotKernel } from './int8-dot-kernel.js';
+import { SnapshotRejected } from './snapshot-format.js';
+import type { SnapshotReader, SnapshotWriter } from './snapshot-format.js';
 import { tokenize } from './tokenize.js';
 
 /**
- * A static embedder's word table as soft matching reads it: a token's row and the cosine of two rows. Rows are
- * int8 (see `WordVectorTable`), so a cosine is an int8 dot product over the two rows' lengths (their scales cancel).
+ * A static embedder's word table as soft matching reads it: a token's row, and the cosines of rows with a query's
+ * words. Rows are int8 (see `WordVectorTable`): a cosine is the int8 dot product over the two rows' lengths (their
+ * scales cancel). A query's rows are noted first, then their cosines with every query word computed at once with
+ * the int8 dot kernel (WebAssembly SIMD), one scan per query word.
  */
 export class WordTable {
+  /** How many rows the table has. */
+  readonly size: number;
   private readonly values: Int8Array;
   private readonly dimensions: number;
-  /** 1 / the int8 row's length, computed on first use (0: not yet; a zero row stays NaN-free at cosine 0). */
+  /** A row's length in the kernel's memory: the dimensions rounded up to a multiple of 8 (it reads 8 at a time). */
+  private readonly stride: number;
+  /** 1 / each int8 row's length (0 for a zero row), computed on first use; `known` says which are. */
   private readonly inverseNorms: Float32Array;
   private readonly known: Uint8Array;
+  /** The prepared query words' rows and their inverse lengths. */
+  private queryRows = new Int32Array(0);
+  private queryNorms = new Float64Array(0);
+  /** Which query each noted row belongs to (`generation`), and its place among the noted rows. */
+  private stamps: Int32Array | null = null;
+  private places: Int32Array | null = null;
+  private generation = 0;
+  private noted = new Int32Array(1024);
+  private notedCount = 0;
+  /** The noted rows' cosines with the query words, row by row (`place x words + word`). */
+  private buffer = new Float64Array(1024);
+  private kernel: DotKernel | null = null;
 
   constructor(private readonly table: StaticEmbedder['table']) {
+    this.size = table.size;
     this.values = table.values;
     this.dimensions = table.dimensions;
+    this.stride = Math.ceil(table.dimensions / 8) * 8;
     this.inverseNorms = new Float32Array(table.size);
     this.known = new Uint8Array(table.size);
   }
@@ -28,14 +52,78 @@ export class WordTable {
     return lookupRow(this.table, token);
   }
 
+  /**
+   * Starts a query: its words' rows; the rows noted for the previous query are dropped. The notes and cosines are
+   * shared, so a caller prepares, notes, computes and reads in one synchronous run (no await between).
+   */
+  prepare(rows: readonly number[]): void {
+    this.queryRows = Int32Array.from(rows);
+    this.queryNorms = Float64Array.from(rows, (row) => this.inverseNorm(row));
+    this.stamps ??= new Int32Array(this.size);
+    this.places ??= new Int32Array(this.size);
+    this.generation++;
+    if (this.generation === 2 ** 31 - 1) {
+      this.stamps.fill(0);
+      this.generation = 1;
+    }
+    this.notedCount = 0;
+  }
+
+  /** Notes a row whose cosines the query needs; returns its place (the same for a row noted twice). */
+  note(row: number): number {
+    const stamps = this.stamps as Int32Array;
+    const places = this.places as Int32Array;
+    if (stamps[row] === this.generation) return places[row] as number;
+    stamps[row] = this.generation;
+    const place = this.notedCount++;
+    this.noted = grow(this.noted, this.notedCount);
+    this.noted[place] = row;
+    places[row] = place;
+    return place;
+  }
+
+  /**
+   * The cosines of every noted row with every query word, `place x words + word`: a view, valid until the next
+   * `compute`. Each is the product `cosine` gives, in the same order (integer dot, then the two inverse lengths).
+   */
+  compute(): Float64Array {
+    const words = this.queryRows.length;
+    const count = this.notedCount;
+    this.buffer = grow(this.buffer, count * words);
+    if (count === 0 || words === 0) return this.buffer;
+    const kernel = (this.kernel ??= createDotKernel());
+    const { dimensions, stride, values } = this;
+    const queryOffset = Math.ceil((count * stride) / 16) * 16;
+    const outOffset = queryOffset + stride * 2;
+    const needed = outOffset + count * 4;
+    const have = kernel.memory.buffer.byteLength;
+    if (needed > have) kernel.memory.grow(Math.ceil((needed - have) / WASM_PAGE));
+    const bytes = new Int8Array(kernel.memory.buffer);
+    for (let place = 0; place < count; place++) {
+      const row = this.noted[place] as number;
+      bytes.set(values.subarray(row * dimensions, row * dimensions + dimensions), place * stride);
+      if (stride > dimensions) bytes.fill(0, place * stride + dimensions, (place + 1) * stride);
+    }
+    const query = new Int16Array(kernel.memory.buffer, queryOffset, stride);
+    const dots = new Int32Array(kernel.memory.buffer, outOffset, count);
+    const norms = Float64Array.from(this.noted.subarray(0, count), (row) => this.inverseNorm(row));
+    for (let word = 0; word < words; word++) {
+      const base = (this.queryRows[word] as number) * dimensions;
+      query.fill(0);
+      for (let index = 0; index < dimensions; index++) query[index] = values[base + index] as number;
+      kernel.scan(0, count, stride, queryOffset, outOffset);
+      const wordNorm = this.queryNorms[word] as number;
+      for (let place = 0; place < count; place++) this.buffer[place * words + word] = (dots[place] as number) * wordNorm * (norms[place] as number);
+    }
+    return this.buffer;
+  }
+
   /** The cosine of two rows' vectors (0 when either is all zeros). */
   cosine(a: number, b: number): number {
     const dimensions = this.dimensions;
     const values = this.values;
-    const baseA = a * dimensions;
-    const baseB = b * dimensions;
     let dot = 0;
-    for (let index = 0; index < dimensions; index++) dot += (values[baseA + index] as number) * (values[baseB + index] as number);
+    for (let index = 0; index < dimensions; index++) dot += (values[a * dimensions + index] as number) * (values[b * dimensions + index] as number);
     return dot * this.inverseNorm(a) * this.inverseNorm(b);
   }
 
@@ -69,8 +157,8 @@ export function wordTableOf(embedder: Embedder | null | undefined): WordTable | 
 
 /**
  * Each slot's distinct content words (the tokens the analyzer keeps, not stop words) as rows of a word table,
- * in first-appearance order, unknown words left out. Set when a document is indexed; a slot never set (an index
- * read from a persisted file, which does not hold them) has none until `set` is called for it.
+ * in first-appearance order, unknown words left out: recorded when a document is indexed, and persisted with the
+ * index (a slot never recorded has none).
  *
  * @example
  * ```ts
@@ -82,7 +170,7 @@ export function wordTableOf(embedder: Embedder | null | undefined): WordTable | 
 export class WordRows {
   private flat = new Int32Array(1024);
   private used = 0;
-  /** Each slot's first row in `flat`, -1 when not set. */
+  /** Each slot's first row in `flat`, -1 when not recorded. */
   private starts = new Int32Array(64).fill(-1);
   private counts = new Int32Array(64);
 
@@ -106,9 +194,13 @@ export class WordRows {
     return rows;
   }
 
-  /** Records the rows of a slot's text (replacing none: a slot is set once). */
+  /** Records the rows of a slot's text (a slot is recorded once). */
   set(slot: number, text: string): void {
-    const rows = this.rowsOfText(text);
+    this.setRows(slot, this.rowsOfText(text));
+  }
+
+  /** Records a slot's rows as given (another index's, for a compacted copy). */
+  setRows(slot: number, rows: ArrayLike<number>): void {
     this.flat = grow(this.flat, this.used + rows.length);
     this.flat.set(rows, this.used);
     if (slot >= this.starts.length) {
@@ -137,5 +229,42 @@ export class WordRows {
   /** Bytes held (for the index's memory estimate). */
   get memoryBytes(): number {
     return this.flat.byteLength + this.starts.byteLength + this.counts.byteLength;
+  }
+
+  /** Writes the first `slots` slots' rows, in slot order: each slot's count (-1: not recorded), then the rows. */
+  writeState(writer: SnapshotWriter, prefix: string, slots: number): void {
+    const counts = new Int32Array(slots).fill(-1);
+    let total = 0;
+    for (let slot = 0; slot < slots; slot++) if (this.has(slot)) total += counts[slot] = this.counts[slot] as number;
+    const flat = new Int32Array(total);
+    let at = 0;
+    for (let slot = 0; slot < slots; slot++) {
+      if (!this.has(slot)) continue;
+      flat.set(this.rowsOf(slot), at);
+      at += counts[slot] as number;
+    }
+    writer.array(`${prefix}.counts`, counts);
+    writer.array(`${prefix}.flat`, flat);
+  }
+
+  /** Reads what `writeState` wrote into this (empty) instance; SnapshotRejected when the sections disagree. */
+  readState(reader: SnapshotReader, prefix: string, slots: number): void {
+    const counts = reader.array(`${prefix}.counts`, 'i32');
+    const flat = reader.array(`${prefix}.flat`, 'i32');
+    if (counts.length !== slots) throw new SnapshotRejected('word rows disagree with the ids');
+    const starts = new Int32Array(Math.max(64, slots)).fill(-1);
+    let at = 0;
+    for (let slot = 0; slot < slots; slot++) {
+      const count = counts[slot] as number;
+      if (count < 0) continue;
+      starts[slot] = at;
+      at += count;
+    }
+    if (at !== flat.length) throw new SnapshotRejected('word rows disagree with their counts');
+    for (const row of flat) if (row < 0 || row >= this.table.size) throw new SnapshotRejected('a word row is outside the word table');
+    this.starts = starts;
+    this.counts = Int32Array.from({ length: Math.max(64, slots) }, (_, slot) => Math.max(0, (counts[slot] as number | undefined) ?? 0));
+    this.flat = flat.length > 0 ? flat : new Int32Array(1024);
+    this.used = flat.length;
   }
 }
