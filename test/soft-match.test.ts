@@ -1,4 +1,9 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { silentLogger } from '../src/core/logger.js';
+import { openMemory } from '../src/open-memory.js';
+import { tempDir } from './helpers.js';
 import { isMnemoError } from '../src/core/errors.js';
 import { WordVectorTable } from '../src/embedders/static/word-vector-table.js';
 import { createAnalyzer } from '../src/retrieval/analyzer.js';
@@ -187,5 +192,28 @@ describe('hybridSearch with soft matching', () => {
     for (const hit of first) expect(hit.score).toBeCloseTo(Object.values(hit.explanation.contributions ?? {}).reduce((sum, part) => sum + part, 0), 12);
     const off = await search(index, { queryText: 'beacon lighthouse cake' });
     expect(off.every((hit) => hit.explanation.contributions?.soft === undefined)).toBe(true);
+  });
+});
+
+describe('soft matching through openMemory', () => {
+  const directory = tempDir();
+  // A static embedder over the test's table (its vectors all zero: the chunks are found by words, and aligned by the table).
+  const embedder = { provider: 'static', modelId: 'test-table', dimensions: 3, maxBatchSize: 100, cacheable: false, table, rowsOf: () => [], embed: async (texts: readonly string[]) => texts.map(() => new Float32Array(3)) };
+  const texts = ['the cake was good', 'the lighthouse keeper waved', 'bread again', 'a lamp and the lighthouse', 'cake and bread'];
+  const ask = { k: 5, softMatch: { weight: 1, reach: 0 } };
+  it('explains what it added, off by default, and ranks the same from the index persisted and read back', async () => {
+    const path = join(directory, 'soft.db');
+    const memory = await openMemory({ path, embedder, logger: silentLogger });
+    await memory.addMany(texts.map((text, turnId) => ({ saveId: 's', turnId, text })));
+    const first = await memory.query('s', 'beacon lighthouse cake', ask);
+    expect(first.some((hit) => (hit.explanation.contributions?.soft ?? 0) > 0)).toBe(true);
+    const plain = await memory.query('s', 'beacon lighthouse cake', { k: 5 });
+    expect(plain.every((hit) => hit.explanation.contributions?.soft === undefined)).toBe(true);
+    await memory.close();
+    expect(readdirSync(`${path}.index`).length).toBeGreaterThan(0);
+    const reopened = await openMemory({ path, embedder, logger: silentLogger });
+    const again = await reopened.query('s', 'beacon lighthouse cake', ask);
+    expect(again.map((hit) => [hit.id, hit.score])).toEqual(first.map((hit) => [hit.id, hit.score]));
+    await reopened.close();
   });
 });

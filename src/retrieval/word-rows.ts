@@ -6,7 +6,7 @@ import { grow } from './grow.js';
 import { createDotKernel, WASM_PAGE } from './int8-dot-kernel.js';
 import type { DotKernel } from './int8-dot-kernel.js';
 import { SnapshotRejected } from './snapshot-format.js';
-import type { SnapshotReader, SnapshotWriter } from './snapshot-format.js';
+import type { LazySection, SnapshotReader, SnapshotWriter } from './snapshot-format.js';
 import { tokenize } from './tokenize.js';
 
 /**
@@ -158,7 +158,7 @@ export function wordTableOf(embedder: Embedder | null | undefined): WordTable | 
 /**
  * Each slot's distinct content words (the tokens the analyzer keeps, not stop words) as rows of a word table,
  * in first-appearance order, unknown words left out: recorded when a document is indexed, and persisted with the
- * index (a slot never recorded has none).
+ * index (read back on first use; a slot never recorded has none).
  *
  * @example
  * ```ts
@@ -173,6 +173,8 @@ export class WordRows {
   /** Each slot's first row in `flat`, -1 when not recorded. */
   private starts = new Int32Array(64).fill(-1);
   private counts = new Int32Array(64);
+  /** The persisted rows of an index read from a file, read (and checked) on first use: a cold open reads none. */
+  private persisted: { counts: LazySection<Int32Array<ArrayBuffer>>; flat: LazySection<Int32Array<ArrayBuffer>>; slots: number } | null = null;
 
   constructor(
     readonly table: WordTable,
@@ -201,6 +203,7 @@ export class WordRows {
 
   /** Records a slot's rows as given (another index's, for a compacted copy). */
   setRows(slot: number, rows: ArrayLike<number>): void {
+    this.restore();
     this.flat = grow(this.flat, this.used + rows.length);
     this.flat.set(rows, this.used);
     if (slot >= this.starts.length) {
@@ -216,6 +219,7 @@ export class WordRows {
 
   /** Whether the slot's rows were recorded. */
   has(slot: number): boolean {
+    this.restore();
     return slot < this.starts.length && (this.starts[slot] as number) >= 0;
   }
 
@@ -228,11 +232,13 @@ export class WordRows {
 
   /** Bytes held (for the index's memory estimate). */
   get memoryBytes(): number {
+    if (this.persisted !== null) return this.persisted.counts.array.byteLength * 3 + this.persisted.flat.array.byteLength;
     return this.flat.byteLength + this.starts.byteLength + this.counts.byteLength;
   }
 
   /** Writes the first `slots` slots' rows, in slot order: each slot's count (-1: not recorded), then the rows. */
   writeState(writer: SnapshotWriter, prefix: string, slots: number): void {
+    this.restore();
     const counts = new Int32Array(slots).fill(-1);
     let total = 0;
     for (let slot = 0; slot < slots; slot++) if (this.has(slot)) total += counts[slot] = this.counts[slot] as number;
@@ -247,23 +253,36 @@ export class WordRows {
     writer.array(`${prefix}.flat`, flat);
   }
 
-  /** Reads what `writeState` wrote into this (empty) instance; SnapshotRejected when the sections disagree. */
+  /**
+   * Takes what `writeState` wrote as this (empty) instance's rows, read from the file on first use (SnapshotRejected
+   * then when the sections disagree, so the index is rebuilt).
+   */
   readState(reader: SnapshotReader, prefix: string, slots: number): void {
-    const counts = reader.array(`${prefix}.counts`, 'i32');
-    const flat = reader.array(`${prefix}.flat`, 'i32');
+    this.persisted = { counts: reader.lazy(`${prefix}.counts`, 'i32'), flat: reader.lazy(`${prefix}.flat`, 'i32'), slots };
+  }
+
+  private restore(): void {
+    const persisted = this.persisted;
+    if (persisted === null) return;
+    this.persisted = null;
+    const { slots } = persisted;
+    const counts = persisted.counts.needAll();
+    const flat = persisted.flat.needAll();
     if (counts.length !== slots) throw new SnapshotRejected('word rows disagree with the ids');
     const starts = new Int32Array(Math.max(64, slots)).fill(-1);
+    const kept = new Int32Array(Math.max(64, slots));
     let at = 0;
     for (let slot = 0; slot < slots; slot++) {
       const count = counts[slot] as number;
       if (count < 0) continue;
       starts[slot] = at;
+      kept[slot] = count;
       at += count;
     }
     if (at !== flat.length) throw new SnapshotRejected('word rows disagree with their counts');
     for (const row of flat) if (row < 0 || row >= this.table.size) throw new SnapshotRejected('a word row is outside the word table');
     this.starts = starts;
-    this.counts = Int32Array.from({ length: Math.max(64, slots) }, (_, slot) => Math.max(0, (counts[slot] as number | undefined) ?? 0));
+    this.counts = kept;
     this.flat = flat.length > 0 ? flat : new Int32Array(1024);
     this.used = flat.length;
   }
