@@ -13,6 +13,19 @@ export type JobFields = Omit<LivingJob, 'jobId' | 'saveId' | 'turnId'>;
 /** What (re)queuing a turn sets on its job; the generation and creation time are the port's (see `upsertJob`). */
 export type QueuedJobFields = Omit<JobFields, 'generation' | 'createdAt'>;
 
+/** The beliefs a rewind deleted, and those it rolls back (see `takeBeliefsAfter`). */
+export interface BeliefsAfter {
+  deleted: number;
+  changed: BeliefRecord[];
+}
+
+/** The models a rewind deleted, those it rolls back, and their latest versions by model id (see `takeModelsAfter`). */
+export interface ModelsAfter {
+  deleted: number;
+  changed: MentalModel[];
+  latest: Map<number, ModelVersion>;
+}
+
 /** Filters of `selectJobs`. */
 export interface JobQuery {
   saveId?: string;
@@ -49,8 +62,6 @@ export interface LivingRows {
   selectBeliefs(saveId: string, query: BeliefQuery): BeliefRecord[];
   /** Every belief (deleted ones included) whose `updatedTurnId` is exactly `turnId`. */
   beliefsChangedAt(saveId: string, turnId: number): BeliefRecord[];
-  /** Every belief (deleted ones included) whose `updatedTurnId` is after `turnId`. */
-  beliefsChangedAfter(saveId: string, turnId: number): BeliefRecord[];
   /** The beliefs of the save among `beliefIds`, locked. */
   lockBeliefs(saveId: string, beliefIds: readonly number[]): BeliefRecord[];
   /** Stores new beliefs (their `beliefId` is ignored); returns their new ids. */
@@ -60,6 +71,12 @@ export interface LivingRows {
   deleteBeliefs(saveId: string, beliefIds: readonly number[]): void;
   /** Deletes the beliefs created after `turnId`; returns how many. */
   deleteBeliefsCreatedAfter(saveId: string, turnId: number): number;
+  /**
+   * What a rewind to `turnId` rolls back, in one step (one statement on PostgreSQL): deletes the beliefs created
+   * after the turn, and returns how many with every other belief (deleted ones included) whose `updatedTurnId` is
+   * after it, ids ascending.
+   */
+  takeBeliefsAfter(saveId: string, turnId: number): BeliefsAfter;
   /** Number of standing (not deleted) beliefs. */
   countBeliefs(saveId: string): number;
 
@@ -70,8 +87,6 @@ export interface LivingRows {
   selectModels(saveId: string, query: ModelQuery): MentalModel[];
   /** Every model whose `updatedTurnId` is exactly `turnId`. */
   modelsChangedAt(saveId: string, turnId: number): MentalModel[];
-  /** Every model whose `updatedTurnId` is after `turnId`. */
-  modelsChangedAfter(saveId: string, turnId: number): MentalModel[];
   /** Subjects of stale models created by `maxTurnId`, oldest update first (then id), at most `limit`. */
   staleSubjects(saveId: string, maxTurnId: number, limit: number): string[];
   countModels(saveId: string): number;
@@ -85,6 +100,13 @@ export interface LivingRows {
   deleteModelsCreatedAfter(saveId: string, turnId: number): number;
   /** For each of `modelIds` with one, its latest version at or before `turnId` (turn, then version id). */
   latestVersions(saveId: string, modelIds: readonly number[], turnId: number): Map<number, ModelVersion>;
+  /**
+   * What a rewind to `turnId` rolls back, in one step (one statement on PostgreSQL): deletes every version after
+   * the turn and the models created after it, and returns how many models with every other model whose
+   * `updatedTurnId` is after the turn (ids ascending) and, for each of them that has one, its latest version at or
+   * before the turn (as `latestVersions`).
+   */
+  takeModelsAfter(saveId: string, turnId: number): ModelsAfter;
   /** The versions of `modelIds` at or before `turnId`, in the order they were stored. */
   versionsUpTo(saveId: string, modelIds: readonly number[], turnId: number): StoredModelVersion[];
   /** Stores versions, in the order given. */

@@ -7,13 +7,13 @@ import { rows } from './rows.js';
 
 /**
  * Rolls the beliefs of a save back to their state at `target` (see rewindBelief): those created later are deleted,
- * the others changed later are restored and flagged stale. A fixed number of statements, whatever the number of
- * beliefs: every change moves `updatedTurnId`, so "changed after target" is one range read.
+ * the others changed later are restored and flagged stale. Two steps, whatever the number of beliefs: every change
+ * moves `updatedTurnId`, so "changed after target" is one range read, taken with the delete.
  */
 export function* rewindBeliefs(saveId: string, target: number): LivingProgram<{ deleted: number; updated: number }> {
-  const deleted = yield* rows.deleteBeliefsCreatedAfter(saveId, target);
+  const { deleted, changed } = yield* rows.takeBeliefsAfter(saveId, target);
   const rolledBack: BeliefRecord[] = [];
-  for (const record of yield* rows.beliefsChangedAfter(saveId, target)) {
+  for (const record of changed) {
     const { record: before, changed } = rewindBelief(record, target);
     if (before !== null && changed) rolledBack.push(before);
   }
@@ -23,14 +23,11 @@ export function* rewindBeliefs(saveId: string, target: number): LivingProgram<{ 
 
 /**
  * Rolls the models of a save back to `target` (see rewindModel): versions after it and models created after it are
- * deleted, models refreshed after it get back their latest version by then and are flagged stale.
+ * deleted, models refreshed after it get back their latest version by then and are flagged stale (two steps).
  */
 export function* rewindModels(saveId: string, target: number): LivingProgram<{ deleted: number; updated: number }> {
-  yield* rows.deleteVersionsAfter(saveId, target);
-  const deleted = yield* rows.deleteModelsCreatedAfter(saveId, target);
-  const models = yield* rows.modelsChangedAfter(saveId, target);
+  const { deleted, changed: models, latest } = yield* rows.takeModelsAfter(saveId, target);
   if (models.length === 0) return { deleted, updated: 0 };
-  const latest = yield* rows.latestVersions(saveId, models.map((model) => model.modelId as number), target);
   const restored: MentalModel[] = [];
   for (const model of models) {
     const { model: before } = rewindModel(model, latest.get(model.modelId as number) ?? null, target);

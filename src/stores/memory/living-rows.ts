@@ -2,7 +2,7 @@
 import { nameKey } from '../../core/living-rules.js';
 import type { BeliefRecord, ModelVersion } from '../../core/living-rules.js';
 import type { Fact, FactsVersion, LivingJob, MentalModel } from '../../core/living-types.js';
-import type { JobFields, JobQuery, LivingRows, QueuedJobFields, StoredModelVersion } from '../../seams/living-rows.js';
+import type { BeliefsAfter, JobFields, JobQuery, LivingRows, ModelsAfter, QueuedJobFields, StoredModelVersion } from '../../seams/living-rows.js';
 import type { BeliefQuery, FactQuery, JobCounts, ModelQuery } from '../../seams/living-store.js';
 
 interface StoredFact {
@@ -115,10 +115,6 @@ export class InMemoryLivingRows implements LivingRows {
     return this.recordsOf(saveId, (record) => record.updatedTurnId === turnId);
   }
 
-  beliefsChangedAfter(saveId: string, turnId: number): BeliefRecord[] {
-    return this.recordsOf(saveId, (record) => record.updatedTurnId > turnId);
-  }
-
   lockBeliefs(saveId: string, beliefIds: readonly number[]): BeliefRecord[] {
     const wanted = new Set(beliefIds);
     return this.recordsOf(saveId, (record) => wanted.has(record.beliefId as number));
@@ -153,6 +149,11 @@ export class InMemoryLivingRows implements LivingRows {
     return deleted;
   }
 
+  takeBeliefsAfter(saveId: string, turnId: number): BeliefsAfter {
+    const deleted = this.deleteBeliefsCreatedAfter(saveId, turnId);
+    return { deleted, changed: this.recordsOf(saveId, (record) => record.updatedTurnId > turnId) };
+  }
+
   countBeliefs(saveId: string): number {
     let count = 0;
     for (const entry of this.beliefs.values()) if (entry.saveId === saveId && entry.record.deletedTurnId === null) count++;
@@ -180,10 +181,6 @@ export class InMemoryLivingRows implements LivingRows {
 
   modelsChangedAt(saveId: string, turnId: number): MentalModel[] {
     return this.modelsOf(saveId, (model) => model.updatedTurnId === turnId);
-  }
-
-  modelsChangedAfter(saveId: string, turnId: number): MentalModel[] {
-    return this.modelsOf(saveId, (model) => model.updatedTurnId > turnId);
   }
 
   staleSubjects(saveId: string, maxTurnId: number, limit: number): string[] {
@@ -236,6 +233,13 @@ export class InMemoryLivingRows implements LivingRows {
       if (held === undefined || version.turnId > held.turnId || (version.turnId === held.turnId && version.versionId > held.versionId)) best.set(version.modelId, version);
     }
     return new Map([...best].map(([modelId, version]) => [modelId, { turnId: version.turnId, summary: version.summary, sources: [...version.sources] }]));
+  }
+
+  takeModelsAfter(saveId: string, turnId: number): ModelsAfter {
+    this.deleteVersionsAfter(saveId, turnId);
+    const deleted = this.deleteModelsCreatedAfter(saveId, turnId);
+    const changed = this.modelsOf(saveId, (model) => model.updatedTurnId > turnId);
+    return { deleted, changed, latest: this.latestVersions(saveId, changed.map((model) => model.modelId as number), turnId) };
   }
 
   versionsUpTo(saveId: string, modelIds: readonly number[], turnId: number): StoredModelVersion[] {

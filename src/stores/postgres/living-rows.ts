@@ -6,7 +6,7 @@ import type { AsyncPort } from '../../core/row-program.js';
 import { nameKey } from '../../core/living-rules.js';
 import type { BeliefRecord, ModelVersion } from '../../core/living-rules.js';
 import type { Fact, FactsVersion, LivingJob, MentalModel } from '../../core/living-types.js';
-import type { JobFields, JobQuery, LivingBackend, LivingRows, QueuedJobFields, StoredModelVersion } from '../../seams/living-rows.js';
+import type { BeliefsAfter, JobFields, JobQuery, LivingBackend, LivingRows, ModelsAfter, QueuedJobFields, StoredModelVersion } from '../../seams/living-rows.js';
 import type { BeliefQuery, FactQuery, JobCounts, ModelQuery } from '../../seams/living-store.js';
 import { BELIEF_COLUMNS, FACT_COLUMNS, beliefFromRow, factFromRow, jobColumns, jobFromRow, modelFromRow, versionFromRow } from '../sql/living-columns.js';
 import type { BeliefRow, FactRow, JobRow, ModelRow, VersionRow } from '../sql/living-columns.js';
@@ -172,10 +172,6 @@ export class PostgresLivingRows implements AsyncPort<LivingRows> {
     return this.beliefs('save_id = $1 AND updated_turn_id = $2', [saveId, turnId], 'ORDER BY belief_id');
   }
 
-  beliefsChangedAfter(saveId: string, turnId: number): Promise<BeliefRecord[]> {
-    return this.beliefs('save_id = $1 AND updated_turn_id > $2', [saveId, turnId], 'ORDER BY belief_id');
-  }
-
   lockBeliefs(saveId: string, beliefIds: readonly number[]): Promise<BeliefRecord[]> {
     return this.beliefs('save_id = $1 AND belief_id = ANY ($2::bigint[])', [saveId, [...beliefIds]], 'ORDER BY belief_id FOR UPDATE');
   }
@@ -225,6 +221,20 @@ export class PostgresLivingRows implements AsyncPort<LivingRows> {
     return this.changes(`DELETE FROM ${this.tables.beliefs} WHERE save_id = $1 AND created_turn_id > $2`, [saveId, turnId]);
   }
 
+  async takeBeliefsAfter(saveId: string, turnId: number): Promise<BeliefsAfter> {
+    // One statement: the SELECT reads the snapshot from before the DELETE, so it leaves the deleted beliefs out
+    // itself; the count's row is always there, a row of nulls when no belief changed.
+    const rows = await this.rows<{ deleted: Integer } & ({ belief_id: null } | BeliefRow)>(
+      `WITH gone AS (DELETE FROM ${this.tables.beliefs} WHERE save_id = $1 AND created_turn_id > $2 RETURNING 1)
+       SELECT gone.deleted, changed.* FROM (SELECT COUNT(*) AS deleted FROM gone) AS gone
+         LEFT JOIN (SELECT ${BELIEF_COLUMNS} FROM ${this.tables.beliefs} WHERE save_id = $1 AND updated_turn_id > $2 AND created_turn_id <= $2) AS changed ON true
+       ORDER BY changed.belief_id`,
+      [saveId, turnId],
+    );
+    const changed = rows.filter((row): row is { deleted: Integer } & BeliefRow => row.belief_id !== null).map(beliefFromRow);
+    return { deleted: Number(rows[0]?.deleted ?? 0), changed };
+  }
+
   countBeliefs(saveId: string): Promise<number> {
     return this.count(this.tables.beliefs, 'save_id = $1 AND deleted_turn_id IS NULL', [saveId]);
   }
@@ -249,10 +259,6 @@ export class PostgresLivingRows implements AsyncPort<LivingRows> {
 
   modelsChangedAt(saveId: string, turnId: number): Promise<MentalModel[]> {
     return this.models('save_id = $1 AND updated_turn_id = $2', [saveId, turnId], 'ORDER BY model_id');
-  }
-
-  modelsChangedAfter(saveId: string, turnId: number): Promise<MentalModel[]> {
-    return this.models('save_id = $1 AND updated_turn_id > $2', [saveId, turnId], 'ORDER BY model_id');
   }
 
   async staleSubjects(saveId: string, maxTurnId: number, limit: number): Promise<string[]> {
@@ -310,6 +316,35 @@ export class PostgresLivingRows implements AsyncPort<LivingRows> {
       [saveId, [...modelIds], turnId],
     );
     return new Map(rows.map(versionFromRow).map(({ modelId, ...version }) => [modelId, version]));
+  }
+
+  async takeModelsAfter(saveId: string, turnId: number): Promise<ModelsAfter> {
+    // One statement, as takeBeliefsAfter: the reads see the snapshot from before the DELETEs and leave out what they
+    // delete; each changed model comes with its latest version by the turn (null columns when it has none).
+    const rows = await this.rows<{ deleted: Integer; version_turn_id: Integer | null; version_summary: string | null; version_sources: string | null } & ({ model_id: null } | ModelRow)>(
+      `WITH versions_gone AS (DELETE FROM ${this.tables.versions} WHERE save_id = $1 AND turn_id > $2),
+         gone AS (DELETE FROM ${this.tables.models} WHERE save_id = $1 AND created_turn_id > $2 RETURNING 1),
+         changed AS (SELECT model_id, subject, summary, sources, created_turn_id, updated_turn_id, stale FROM ${this.tables.models}
+           WHERE save_id = $1 AND updated_turn_id > $2 AND created_turn_id <= $2),
+         latest AS (SELECT DISTINCT ON (model_id) model_id, turn_id, summary, sources FROM ${this.tables.versions}
+           WHERE save_id = $1 AND turn_id <= $2 AND model_id IN (SELECT model_id FROM changed) ORDER BY model_id, turn_id DESC, version_id DESC)
+       SELECT gone.deleted, changed.*, latest.turn_id AS version_turn_id, latest.summary AS version_summary, latest.sources AS version_sources
+       FROM (SELECT COUNT(*) AS deleted FROM gone) AS gone
+         LEFT JOIN (changed LEFT JOIN latest ON latest.model_id = changed.model_id) ON true
+       ORDER BY changed.model_id`,
+      [saveId, turnId],
+    );
+    const changed: MentalModel[] = [];
+    const latest = new Map<number, ModelVersion>();
+    for (const row of rows) {
+      if (row.model_id === null) continue;
+      const model = modelFromRow(row);
+      changed.push(model);
+      if (row.version_turn_id === null) continue;
+      const { modelId, ...version } = versionFromRow({ model_id: row.model_id, turn_id: row.version_turn_id, summary: row.version_summary as string, sources: row.version_sources as string });
+      latest.set(modelId, version);
+    }
+    return { deleted: Number(rows[0]?.deleted ?? 0), changed, latest };
   }
 
   async versionsUpTo(saveId: string, modelIds: readonly number[], turnId: number): Promise<StoredModelVersion[]> {

@@ -68,9 +68,9 @@ export interface PendingRewinds {
 }
 
 /**
- * The pending rewind of `saveId` in `table` (none or one), read in the caller's transaction: for hideRowsAfter,
- * and for a statement that cannot read the record itself (on Citus, an INSERT ... SELECT from one save into another,
- * a fork, may read no second table: see visibleAmong).
+ * The pending rewind of `saveId` in `table` (none or one), read in the caller's transaction: for a statement that
+ * cannot read the record itself (on Citus, an INSERT ... SELECT from one save into another, a fork, may read no
+ * second table: see visibleAmong).
  *
  * @example
  * ```ts

@@ -4,7 +4,7 @@ import type { Statement } from 'better-sqlite3';
 import { nameKey } from '../../core/living-rules.js';
 import type { BeliefRecord, ModelVersion } from '../../core/living-rules.js';
 import type { Fact, FactsVersion, LivingJob, MentalModel } from '../../core/living-types.js';
-import type { JobFields, JobQuery, LivingRows, QueuedJobFields, StoredModelVersion } from '../../seams/living-rows.js';
+import type { BeliefsAfter, JobFields, JobQuery, LivingRows, ModelsAfter, QueuedJobFields, StoredModelVersion } from '../../seams/living-rows.js';
 import type { BeliefQuery, FactQuery, JobCounts, ModelQuery } from '../../seams/living-store.js';
 import { BELIEF_COLUMNS, FACT_COLUMNS, beliefFromRow, factFromRow, jobColumns, jobFromRow, modelFromRow, versionFromRow } from '../sql/living-columns.js';
 import type { BeliefRow, FactRow, JobRow, ModelRow, VersionRow } from '../sql/living-columns.js';
@@ -120,10 +120,6 @@ export class SqliteLivingRows implements LivingRows {
     return (this.sql(`SELECT ${BELIEF_COLUMNS} FROM living_beliefs WHERE save_id = ? AND updated_turn_id = ?`).all(saveId, turnId) as BeliefRow[]).map(beliefFromRow);
   }
 
-  beliefsChangedAfter(saveId: string, turnId: number): BeliefRecord[] {
-    return (this.sql(`SELECT ${BELIEF_COLUMNS} FROM living_beliefs WHERE save_id = ? AND updated_turn_id > ?`).all(saveId, turnId) as BeliefRow[]).map(beliefFromRow);
-  }
-
   lockBeliefs(saveId: string, beliefIds: readonly number[]): BeliefRecord[] {
     // `+save_id`: look the ids up by rowid, rather than walk the save's beliefs through a (save, ...) index.
     const rows = this.sql(`SELECT ${BELIEF_COLUMNS} FROM living_beliefs WHERE belief_id IN (SELECT value FROM json_each(?)) AND +save_id = ?`).all(idList(beliefIds), saveId) as BeliefRow[];
@@ -158,6 +154,12 @@ export class SqliteLivingRows implements LivingRows {
     return this.sql('DELETE FROM living_beliefs WHERE save_id = ? AND created_turn_id > ?').run(saveId, turnId).changes;
   }
 
+  takeBeliefsAfter(saveId: string, turnId: number): BeliefsAfter {
+    const deleted = this.deleteBeliefsCreatedAfter(saveId, turnId);
+    const changed = this.sql(`SELECT ${BELIEF_COLUMNS} FROM living_beliefs WHERE save_id = ? AND updated_turn_id > ? ORDER BY belief_id`).all(saveId, turnId) as BeliefRow[];
+    return { deleted, changed: changed.map(beliefFromRow) };
+  }
+
   countBeliefs(saveId: string): number {
     return (this.sql('SELECT COUNT(*) AS n FROM living_beliefs WHERE save_id = ? AND deleted_turn_id IS NULL').get(saveId) as { n: number }).n;
   }
@@ -183,10 +185,6 @@ export class SqliteLivingRows implements LivingRows {
 
   modelsChangedAt(saveId: string, turnId: number): MentalModel[] {
     return (this.sql('SELECT * FROM living_models WHERE save_id = ? AND updated_turn_id = ?').all(saveId, turnId) as ModelRow[]).map(modelFromRow);
-  }
-
-  modelsChangedAfter(saveId: string, turnId: number): MentalModel[] {
-    return (this.sql('SELECT * FROM living_models WHERE save_id = ? AND updated_turn_id > ?').all(saveId, turnId) as ModelRow[]).map(modelFromRow);
   }
 
   staleSubjects(saveId: string, maxTurnId: number, limit: number): string[] {
@@ -230,6 +228,13 @@ export class SqliteLivingRows implements LivingRows {
       if (row !== undefined) versions.set(modelId, { turnId: row.turn_id as number, summary: row.summary, sources: JSON.parse(row.sources) as number[] });
     }
     return versions;
+  }
+
+  takeModelsAfter(saveId: string, turnId: number): ModelsAfter {
+    this.deleteVersionsAfter(saveId, turnId);
+    const deleted = this.deleteModelsCreatedAfter(saveId, turnId);
+    const changed = (this.sql('SELECT * FROM living_models WHERE save_id = ? AND updated_turn_id > ? ORDER BY model_id').all(saveId, turnId) as ModelRow[]).map(modelFromRow);
+    return { deleted, changed, latest: this.latestVersions(saveId, changed.map((model) => model.modelId as number), turnId) };
   }
 
   versionsUpTo(saveId: string, modelIds: readonly number[], turnId: number): StoredModelVersion[] {
