@@ -1,6 +1,7 @@
 // The embedding layer through openMemory: identity checks, auto choice, the embedding cache, and reindex.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import type { Logger } from '../src/core/logger.js';
 import { silentLogger } from '../src/core/logger.js';
@@ -68,6 +69,22 @@ describe('embedding identity', () => {
     const memory = await openMemory({ path, embedder: null, logger: silentLogger });
     expect((await memory.query('odd', 'caravan waypoint', { k: 5 })).length).toBe(2);
     await memory.close();
+  });
+
+  it('lets a store whose every vector a rewind hid take a new embedder, before the purge has deleted them', async () => {
+    const path = dbPath();
+    await seed(path, hashingEmbedder({ dimensions: 16 }), 4);
+    const rewinder = await openMemory({ path, embedder: hashingEmbedder({ dimensions: 16 }), logger: silentLogger });
+    await rewinder.rewind('odd', 0);
+    await rewinder.rewind('even', 0);
+    await rewinder.close();
+    // Closed before the purge's first step: the file still holds the rows (and their vectors), hidden.
+    const file = new Database(path, { readonly: true });
+    expect(file.prepare('SELECT (SELECT COUNT(*) FROM chunks WHERE embedding IS NOT NULL) AS vectors, (SELECT COUNT(*) FROM chunk_rewinds) AS rewinds').get()).toEqual({ vectors: 4, rewinds: 2 });
+    file.close();
+    const second = await openMemory({ path, embedder: 'static', logger: silentLogger });
+    expect(await second.store.embeddings.identity()).toMatchObject({ provider: 'static', dimensions: 100 });
+    await second.close();
   });
 
   it('lets a store holding no vector take a new embedder', async () => {

@@ -152,6 +152,24 @@ for (const target of postgresTargets()) {
       await store.close();
     }, 300_000);
 
+    it('lets a store whose every vector a rewind hid take another embedder before the purge has run', async () => {
+      const schema = target.newSchema();
+      const store = await target.open({ schema });
+      const made = { provider: 'test', modelId: 'four', dimensions: 4 };
+      expect(await store.embeddings.claimIdentity(made)).toEqual({ ok: true });
+      await store.insertChunks(chunks('a', 1, 3));
+      const other = { provider: 'test', modelId: 'other', dimensions: 4 };
+      expect(await store.embeddings.claimIdentity(other)).toEqual({ ok: false, recorded: made });
+      await store.rewind('a', 0);
+      await store.close();
+      // The rows are still in the table, hidden by the rewind's record; they do not make the store the old model's.
+      expect(await inTables(target, schema, 0)).toMatchObject({ chunks: 3, chunkRewinds: 1 });
+      const reopened = await target.open({ schema });
+      expect(await reopened.embeddings.claimIdentity(other)).toEqual({ ok: true });
+      expect(await reopened.embeddings.identity()).toEqual(other);
+      await reopened.close();
+    }, 120_000);
+
     it('migrates a schema made before the rewind records (chunks-002, living-003)', async () => {
       const schema = target.newSchema();
       const store = await target.open({ schema });

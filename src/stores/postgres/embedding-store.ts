@@ -112,8 +112,10 @@ export class PostgresEmbeddingStore implements EmbeddingStore {
       await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`mnemo:identity:${this.meta}`]);
       const recorded = await this.readMeta<EmbedderIdentity>(client, IDENTITY_KEY);
       if (recorded !== null && sameIdentity(recorded, identity)) return { ok: true };
-      const tables = [this.chunks, ...this.families.map((family) => family.table)];
-      const present = (await client.query<{ present: boolean }>(`SELECT ${tables.map((table) => `EXISTS (SELECT 1 FROM ${table} WHERE embedding IS NOT NULL)`).join(' OR ')} AS present`)).rows[0]?.present;
+      // A chunk a rewind hid still holds its vector until the purge deletes it, but it is gone for every read: it
+      // does not make the store another embedder's.
+      const holders = [`${this.chunks} WHERE embedding IS NOT NULL AND ${visibleRow(this.rewoundChunks, 'chunks')}`, ...this.families.map((family) => `${family.table} WHERE embedding IS NOT NULL`)];
+      const present = (await client.query<{ present: boolean }>(`SELECT ${holders.map((holder) => `EXISTS (SELECT 1 FROM ${holder})`).join(' OR ')} AS present`)).rows[0]?.present;
       if (present === true) return { ok: false, recorded };
       await this.writeMeta(client, IDENTITY_KEY, { provider: identity.provider, modelId: identity.modelId, dimensions: identity.dimensions });
       return { ok: true };

@@ -83,8 +83,10 @@ export class SqliteEmbeddingStore implements EmbeddingStore {
     return this.connection.transact(() => {
       const recorded = this.readMeta<EmbedderIdentity>(IDENTITY_KEY);
       if (recorded !== null && sameIdentity(recorded, identity)) return { ok: true };
-      const tables = ['chunks', ...FAMILIES.map((family) => family.table)];
-      const present = this.count(`SELECT ${tables.map((table) => `EXISTS (SELECT 1 FROM ${table} WHERE embedding IS NOT NULL)`).join(' OR ')} AS n`);
+      // A chunk a rewind hid still holds its vector until the purge deletes it, but it is gone for every read: it
+      // does not make the store another embedder's.
+      const holders = [`chunks WHERE embedding IS NOT NULL AND ${visibleChunk('chunks')}`, ...FAMILIES.map((family) => `${family.table} WHERE embedding IS NOT NULL`)];
+      const present = this.count(`SELECT ${holders.map((holder) => `EXISTS (SELECT 1 FROM ${holder})`).join(' OR ')} AS n`);
       if (present === 1) return { ok: false, recorded };
       this.writeMeta(IDENTITY_KEY, { provider: identity.provider, modelId: identity.modelId, dimensions: identity.dimensions });
       return { ok: true };
