@@ -31,6 +31,7 @@ import type { SqliteConnection } from './sqlite-connection.js';
 import { SqliteRecallStore } from './recall-store.js';
 import { BackgroundPurge } from '../background-purge.js';
 import { deleteAllRows, hideChunksAfter, PURGE_BATCH, purgePending, purgeRewoundRows, releaseHiddenIds, REWOUND_CHUNKS, REWOUND_FACTS, REWOUND_TABLES, visibleChunk } from './rewound-rows.js';
+import { decodeChunkMetadata, encodeChunkMetadata, METADATA_WITH_NEW_SAVE_ID } from './chunk-metadata.js';
 import { blobAsVector, vectorToBlob } from './vectors.js';
 import { requireListChunksOptions } from '../list-chunks-options.js';
 
@@ -73,7 +74,7 @@ function toChunk(row: ChunkRow): Chunk {
     chunkType: row.chunk_type,
     text: row.text,
     entryId: row.entry_id,
-    metadata: JSON.parse(row.metadata) as Chunk['metadata'],
+    metadata: decodeChunkMetadata(row.metadata, { saveId: row.save_id, turnId: row.turn_id, chunkType: row.chunk_type, entryId: row.entry_id }),
     createdAt: row.created_at,
   };
 }
@@ -232,7 +233,7 @@ export class SqliteStore implements Store {
     // Positional parameters: better-sqlite3 binds them without looking up names (a bulk load's rows go faster).
     const insert = this.statements.insertChunk;
     for (const chunk of chunks) {
-      insert.run(chunk.id, chunk.saveId, chunk.turnId, chunk.chunkType, chunk.text, chunk.entryId, JSON.stringify(chunk.metadata), chunk.createdAt, vectorToBlob(chunk.embedding));
+      insert.run(chunk.id, chunk.saveId, chunk.turnId, chunk.chunkType, chunk.text, chunk.entryId, encodeChunkMetadata(chunk.metadata, chunk), chunk.createdAt, vectorToBlob(chunk.embedding));
     }
   }
 
@@ -307,9 +308,9 @@ export class SqliteStore implements Store {
       requireForkable(saveId, newSaveId, { targetHoldsData: holdsData(newSaveId), sourceHoldsData: holdsData(saveId) });
       const chunks = this.db.prepare(
         `INSERT INTO chunks (id, save_id, turn_id, chunk_type, text, entry_id, metadata, created_at, embedding)
-         SELECT mnemo_uuid(), ?, turn_id, chunk_type, text, entry_id, json_set(metadata, '$.saveId', ?), created_at, embedding
-         FROM chunks WHERE save_id = ? AND turn_id <= ? AND ${visibleChunk('chunks')} ORDER BY seq`,
-      ).run(newSaveId, newSaveId, saveId, atTurn).changes;
+         SELECT mnemo_uuid(), @newSaveId, turn_id, chunk_type, text, entry_id, ${METADATA_WITH_NEW_SAVE_ID}, created_at, embedding
+         FROM chunks WHERE save_id = @saveId AND turn_id <= @atTurn AND ${visibleChunk('chunks')} ORDER BY seq`,
+      ).run({ newSaveId, saveId, atTurn }).changes;
       this.bump(newSaveId);
       return { chunks, living: runRowProgram(forkLiving(saveId, newSaveId, atTurn), this.livingRows) };
     });
@@ -418,7 +419,7 @@ export class SqliteStore implements Store {
   async scanChunks(saveId: string, visit: (row: IndexRow) => void, options: ScanOptions = {}): Promise<number> {
     this.ensureOpen();
     const keys = options.metadataKeys !== undefined && options.metadataKeys.length > 0 ? options.metadataKeys : undefined;
-    const columns = `id, turn_id, chunk_type, text, embedding${keys === undefined ? '' : ', metadata'}`;
+    const columns = `id, turn_id, chunk_type, text, embedding${keys === undefined ? '' : ', metadata, entry_id'}`;
     return this.db.transaction(() => {
       const version = this.currentVersion(saveId);
       const span = this.db.prepare(`SELECT MIN(seq) AS first, MAX(seq) AS last, COUNT(*) AS rows FROM chunks WHERE save_id = ? AND ${visibleChunk('chunks')}`).get(saveId) as { first: number | null; last: number | null; rows: number };
@@ -431,11 +432,11 @@ export class SqliteStore implements Store {
       const statement = walk
         ? this.db.prepare(`SELECT ${columns} FROM chunks WHERE seq BETWEEN ? AND ? AND +save_id = ? AND ${visibleChunk('chunks')} ORDER BY seq`).raw(true)
         : this.db.prepare(`SELECT ${columns} FROM chunks WHERE save_id = ? AND ${visibleChunk('chunks')} ORDER BY seq`).raw(true);
-      const rows = (walk ? statement.iterate(span.first, span.last, saveId) : statement.iterate(saveId)) as Iterable<[string, number, string, string, Buffer | null, string?]>;
-      for (const [id, turnId, chunkType, text, embedding, metadata] of rows) {
+      const rows = (walk ? statement.iterate(span.first, span.last, saveId) : statement.iterate(saveId)) as Iterable<[string, number, string, string, Buffer | null, string?, (string | null)?]>;
+      for (const [id, turnId, chunkType, text, embedding, metadata, entryId] of rows) {
         // The blob is fresh from SQLite and held by no one else: its vector can be a view of it.
         const row: IndexRow = { id, turnId, chunkType, text, embedding: blobAsVector(embedding) };
-        if (keys !== undefined) row.metadata = pickMetadata(metadata, keys);
+        if (keys !== undefined) row.metadata = pickMetadata(decodeChunkMetadata(metadata as string, { saveId, turnId, chunkType, entryId: entryId ?? null }), keys);
         visit(row);
       }
       return version;

@@ -1,4 +1,5 @@
 // Schema of the narrative layer: the key/value meta table, saves with their versions, and chunks.
+import { decodeChunkMetadata, encodeChunkMetadata } from '../chunk-metadata.js';
 import type { Migration } from './migration.js';
 
 /** Migrations of the narrative layer, oldest first. */
@@ -50,6 +51,25 @@ export const CHUNK_MIGRATIONS: readonly Migration[] = [
     description: 'a deleted save keeps its row as a tombstone (deleted_at), so its version never repeats',
     up(db) {
       db.exec('ALTER TABLE saves ADD COLUMN deleted_at INTEGER');
+    },
+  },
+  {
+    id: 'chunks-003',
+    description: "chunk metadata keeps only the keys its columns do not hold (src/stores/sqlite/chunk-metadata.ts): saveId, turnId, chunkType and entryId are read from the row's columns",
+    up(db) {
+      const update = db.prepare('UPDATE chunks SET metadata = ? WHERE seq = ?');
+      const page = db.prepare('SELECT seq, save_id, turn_id, chunk_type, entry_id, metadata FROM chunks WHERE seq > ? ORDER BY seq LIMIT 10000').raw(true);
+      // A page at a time (a statement cannot write while another iterates): a large file is never read whole.
+      for (let after = 0; ; ) {
+        const rows = page.all(after) as [number, string, number, string, string | null, string][];
+        if (rows.length === 0) break;
+        for (const [seq, saveId, turnId, chunkType, entryId, stored] of rows) {
+          const columns = { saveId, turnId, chunkType, entryId };
+          const encoded = encodeChunkMetadata(decodeChunkMetadata(stored, columns), columns);
+          if (encoded !== stored) update.run(encoded, seq);
+          after = seq;
+        }
+      }
     },
   },
 ];
