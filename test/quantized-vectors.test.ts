@@ -1,8 +1,10 @@
 // The int8 scan of the semantic arm: the SIMD kernel equals the JS one, and search equals a float32 scan exactly.
 import fc from 'fast-check';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { createDotKernel, jsDotKernel } from '../src/retrieval/int8-dot-kernel.js';
-import type { DotKernel } from '../src/retrieval/int8-dot-kernel.js';
+import { createDotKernel, jsDotKernel, kernelBytes } from '../src/retrieval/int8-dot-kernel.js';
+import type { BoundsLayout, DotKernel } from '../src/retrieval/int8-dot-kernel.js';
+import { assembleWat } from '../scripts/assemble-wat.js';
 import { QuantizedVectors, roundHalfUp } from '../src/retrieval/quantized-vectors.js';
 import { ScoreStatistics } from '../src/retrieval/score-statistics.js';
 import { TopK } from '../src/retrieval/top-k.js';
@@ -53,6 +55,51 @@ describe('int8 dot kernel', () => {
       const expected = rows.map((row) => row.reduce((sum, value, index) => sum + value * (query[index] as number), 0));
       expect(runScan(simd, rows, query)).toEqual(expected);
       expect(runScan(jsDotKernel(), rows, query)).toEqual(expected);
+    }
+  });
+});
+
+/** Random dot products, scales and norms (ties and ineligible rows among them) run through a kernel's pass. */
+function runBounds(kernel: DotKernel, rows: number, limit: number, keep: boolean, seed: number): { count: number; bytes: number[] } {
+  const random = seededRandom(seed);
+  const base = 1024;
+  const room = Math.ceil(rows / 8) * 8;
+  const layout: BoundsLayout = { dots: base, scales: base + room * 4, errors: base + room * 12, norms: base + room * 20, approximates: base + room * 28, candidates: base + room * 36, eligible: base + room * 40, heap: base + room * 48, out: base + room * 48 + limit * 8 };
+  const need = layout.out + 16;
+  if (kernel.memory.buffer.byteLength < need) kernel.memory.grow(Math.ceil((need - kernel.memory.buffer.byteLength) / 65_536));
+  const buffer = kernel.memory.buffer;
+  new Uint8Array(buffer).fill(0);
+  // Few distinct values, so that equal bounds are common.
+  new Int32Array(buffer, layout.dots, rows).set(Int32Array.from({ length: rows }, () => Math.round(random() * 40) - 20));
+  new Float64Array(buffer, layout.scales, rows).set(Float64Array.from({ length: rows }, () => 0.001 * Math.ceil(random() * 3)));
+  new Float64Array(buffer, layout.errors, rows).set(Float64Array.from({ length: rows }, () => 0.01 * Math.ceil(random() * 3)));
+  new Float64Array(buffer, layout.norms, rows).set(Float64Array.from({ length: rows }, () => random()));
+  new Uint8Array(buffer, layout.eligible, rows).set(Uint8Array.from({ length: rows }, () => (random() < 0.8 ? 1 : 0)));
+  const count = kernel.bounds(layout, rows, keep, limit, { base: 0.25, step: 0.5, queryNorm: 1, queryError: 0.001, slack: 1e-9 });
+  return { count, bytes: [...new Uint8Array(buffer, layout.approximates, layout.out + 16 - layout.approximates)] };
+}
+
+describe('kernel module', () => {
+  it('is int8-dot.wat assembled, by an assembler that gives wabt\'s bytes', () => {
+    const text = readFileSync(new URL('../src/retrieval/int8-dot.wat', import.meta.url), 'utf8');
+    expect([...kernelBytes()]).toEqual([...assembleWat(text)]);
+    // The scan alone, as wabt 1.0.39's wat2wasm assembled it.
+    const scanOnly = `${text.slice(0, text.indexOf('  (func (export "bounds")'))})`;
+    const wabt = 'AGFzbQEAAAABCQFgBX9/f39/AAMCAQAFAwEAAQcRAgZtZW1vcnkCAARzY2FuAAAKlAEBkQECAn8BeyAEIAFBAnRqIQUCQANAIAQgBU8NAf0MAAAAAAAAAAAAAAAAAAAAACEHQQAhBgNAIAcgACAGav0BAwAgAyAGQQF0av0ABAD9ugH9rgEhByAGQQhqIQYgBiACSQ0ACyAEIAf9GwAgB/0bAWogB/0bAiAH/RsDamo2AgAgACACaiEAIARBBGohBAwACwsL';
+    expect(Buffer.from(assembleWat(scanOnly)).toString('base64')).toBe(wabt);
+  });
+
+  it('picks the same candidates, approximate scores and floor in WebAssembly as the JS fallback', () => {
+    for (const [seed, rows] of [1000, 1, 7, 333].entries()) {
+      for (const limit of [1, 3, 10, 400]) {
+        for (const keep of [true, false]) {
+          const wasm = runBounds(createDotKernel(), rows, limit, keep, seed);
+          expect(wasm).toEqual(runBounds(jsDotKernel(), rows, limit, keep, seed));
+          // The floor prunes: fewer candidates than eligible rows, more than the limit (the bounds overlap).
+          if (rows === 1000 && limit === 10) expect(wasm.count).toBeGreaterThan(limit);
+          if (rows === 1000 && limit === 10) expect(wasm.count).toBeLessThan(700);
+        }
+      }
     }
   });
 });

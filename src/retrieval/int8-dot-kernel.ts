@@ -1,12 +1,12 @@
-// The int8 x int16 dot-product scan of the semantic arm: a 198-byte WebAssembly SIMD kernel, with a JS fallback.
+// The int8 scan of the semantic arm and the pass over its dot products: a WebAssembly (SIMD) kernel, with a JS fallback.
 
 /**
- * int8-dot.wat beside this file, compiled with wabt 1.0.39, base64. To rebuild it after changing the .wat:
- * `npx -y -p wabt@1.0.39 wat2wasm src/retrieval/int8-dot.wat -o kernel.wasm && base64 -w0 kernel.wasm`.
- * The test suite checks it against the JS fallback on random data.
+ * int8-dot.wat beside this file, assembled, base64. To rebuild it after changing the .wat:
+ * `node --import tsx scripts/assemble-wat.ts src/retrieval/int8-dot.wat` (the same bytes as wabt 1.0.39's
+ * wat2wasm). The test suite checks that it is the .wat's and that both kernels match the JS fallback on random data.
  */
 const KERNEL_BASE64 =
-  'AGFzbQEAAAABCQFgBX9/f39/AAMCAQAFAwEAAQcRAgZtZW1vcnkCAARzY2FuAAAKlAEBkQECAn8BeyAEIAFBAnRqIQUCQANAIAQgBU8NAf0MAAAAAAAAAAAAAAAAAAAAACEHQQAhBgNAIAcgACAGav0BAwAgAyAGQQF0av0ABAD9ugH9rgEhByAGQQhqIQYgBiACSQ0ACyAEIAf9GwAgB/0bAWogB/0bAiAH/RsDamo2AgAgACACaiEAIARBBGohBAwACwsL';
+  'AGFzbQEAAAABHgJgBX9/f39/AGARf39/f39/f39/f398fHx8fH8BfwMDAgABBQMBAAEHGgMGbWVtb3J5AgAEc2NhbgAABmJvdW5kcwABCuIEApEBAgJ/AXsgBCABQQJ0aiEFAkADQCAEIAVPDQH9DAAAAAAAAAAAAAAAAAAAAAAhB0EAIQYDQCAHIAAgBmr9AQMAIAMgBkEBdGr9AAQA/boB/a4BIQcgBkEIaiEGIAYgAkkNAAsgBCAH/RsAIAf9GwFqIAf9GwIgB/0bA2pqNgIAIAAgAmohACAEQQRqIQQMAAsLC8wDAgd/BHxEAAAAAAAA8P8hGAJAA0AgESAATw0BIAUgEWotAABBAUYEQCALIAIgEUEDdGorAwAgDKIgASARQQJ0aigCALeioCEZIAcEQCAGIBNBA3RqIBk5AwAgE0EBaiETCyADIBFBA3RqKwMAIA2iIAQgEUEDdGorAwAgDqKgIA+gIRogGSAaoCAYY0UEQCAIIBJBAnRqIBE2AgAgEkEBaiESIBkgGqEhGyAbIBhkBEAgFCAKSQRAIBQhFSAUQQFqIRQCQANAIBVFDQEgFUEBa0EBdiEXIBsgCSAXQQN0aisDAGNFDQEgCSAVQQN0aiAJIBdBA3RqKwMAOQMAIBchFQwACwsgCSAVQQN0aiAbOQMAIBQgCkYEQCAJKwMAIRgLBUEAIRUCQANAIBVBAXRBAWohFiAWIBRPDQEgFkEBaiAUSQRAIAkgFkEBakEDdGorAwAgCSAWQQN0aisDAGMEQCAWQQFqIRYLCyAJIBZBA3RqKwMAIBtjRQ0BIAkgFUEDdGogCSAWQQN0aisDADkDACAWIRUMAAsLIAkgFUEDdGogGzkDACAJKwMAIRgLCwsLIBFBAWohEQwACwsgECATNgIAIBAgGDkDCCASCw==';
 
 /** The bytes of a WebAssembly page. */
 export const WASM_PAGE = 65_536;
@@ -19,6 +19,11 @@ export const WASM_PAGE = 65_536;
 export interface DotKernel {
   readonly memory: { readonly buffer: ArrayBuffer; grow(pages: number): number };
   scan(data: number, rows: number, stride: number, query: number, out: number): void;
+  /**
+   * The pass over a scan's dot products (`BoundsLayout` gives the byte offsets in `memory`); returns how many
+   * candidates it wrote. See `QuantizedVectors.search` for what each step is; `jsBounds` is the same in JS.
+   */
+  bounds(layout: BoundsLayout, rows: number, keep: boolean, limit: number, query: BoundsQuery): number;
   /** `wasm-simd` or `js`. */
   readonly kind: 'wasm-simd' | 'js';
 }
@@ -29,13 +34,46 @@ interface WebAssemblyApi {
   Instance: new (module: object, imports: object) => { exports: Record<string, unknown> };
 }
 
+/**
+ * Where the pass over the dot products reads and writes, byte offsets in the kernel's memory: per row the int32
+ * dot product (`dots`), the f64 scale, error norm and quantized norm, and a byte (1: the row may rank); what it
+ * writes: the approximate score of each eligible row (`approximates`, when kept), the candidate rows (`candidates`,
+ * int32), a heap of `limit` f64 lower bounds (`heap`), and at `out` the number of approximates (int32) and at
+ * `out` + 8 the final floor (f64: the limit-th best lower bound, -Infinity with fewer).
+ */
+export interface BoundsLayout {
+  dots: number;
+  scales: number;
+  errors: number;
+  norms: number;
+  eligible: number;
+  approximates: number;
+  candidates: number;
+  heap: number;
+  out: number;
+}
+
+/** The query's part of every row's bound (see `QuantizedVectors.search`). */
+export interface BoundsQuery {
+  base: number;
+  step: number;
+  queryNorm: number;
+  queryError: number;
+  slack: number;
+}
+
+/** The kernel module's bytes (int8-dot.wat assembled). */
+export function kernelBytes(): Uint8Array {
+  return Buffer.from(KERNEL_BASE64, 'base64');
+}
+
 let compiled: object | null | undefined;
 
 function wasmModule(): object | null {
   if (compiled === undefined) {
     const api = (globalThis as { WebAssembly?: WebAssemblyApi }).WebAssembly;
     try {
-      compiled = api === undefined ? null : new api.Module(Buffer.from(KERNEL_BASE64, 'base64'));
+      compiled = api === undefined ? null : new api.Module(kernelBytes());
     } catch {
       compiled = null; // no SIMD in this runtime: the JS scan below gives the same numbers
     }
@@ -55,12 +93,76 @@ class JsMemory {
   }
 }
 
+/**
+ * The pass over the dot products in JS, on `buffer` (a kernel's memory): for each eligible row in order, its
+ * approximate score base + scale * step * dot and its error bound errorNorm * queryNorm + quantizedNorm *
+ * queryError + slack (the same double operations, in the same order, as the WebAssembly kernel's); a row whose
+ * upper bound reaches the floor is a candidate, and its lower bound, when above the floor, enters the heap of the
+ * `limit` best lower bounds, whose least is the floor once full.
+ *
+ * @example
+ * ```ts
+ * const count = jsBounds(kernel.memory.buffer, layout, rows, true, 10, { base, step, queryNorm, queryError, slack });
+ * ```
+ */
+export function jsBounds(buffer: ArrayBuffer, layout: BoundsLayout, rows: number, keep: boolean, limit: number, query: BoundsQuery): number {
+  const dots = new Int32Array(buffer, layout.dots, rows);
+  const scales = new Float64Array(buffer, layout.scales, rows);
+  const errors = new Float64Array(buffer, layout.errors, rows);
+  const norms = new Float64Array(buffer, layout.norms, rows);
+  const eligible = new Uint8Array(buffer, layout.eligible, rows);
+  const approximates = new Float64Array(buffer, layout.approximates, keep ? rows : 0);
+  const candidates = new Int32Array(buffer, layout.candidates, rows);
+  const heap = new Float64Array(buffer, layout.heap, limit);
+  const { base, step, queryNorm, queryError, slack } = query;
+  let count = 0;
+  let scored = 0;
+  let size = 0;
+  let floor = -Infinity;
+  for (let slot = 0; slot < rows; slot++) {
+    if (eligible[slot] !== 1) continue;
+    const approximate = base + (scales[slot] as number) * step * (dots[slot] as number);
+    if (keep) approximates[scored++] = approximate;
+    const error = (errors[slot] as number) * queryNorm + (norms[slot] as number) * queryError + slack;
+    if (approximate + error < floor) continue;
+    candidates[count++] = slot;
+    const low = approximate - error;
+    if (!(low > floor)) continue;
+    let at: number;
+    if (size < limit) {
+      at = size++;
+      while (at > 0) {
+        const parent = (at - 1) >> 1;
+        if (!(low < (heap[parent] as number))) break;
+        heap[at] = heap[parent] as number;
+        at = parent;
+      }
+    } else {
+      at = 0;
+      for (;;) {
+        let child = 2 * at + 1;
+        if (child >= size) break;
+        if (child + 1 < size && (heap[child + 1] as number) < (heap[child] as number)) child++;
+        if (!((heap[child] as number) < low)) break;
+        heap[at] = heap[child] as number;
+        at = child;
+      }
+    }
+    heap[at] = low;
+    if (size === limit) floor = heap[0] as number;
+  }
+  new Int32Array(buffer, layout.out, 1)[0] = scored;
+  new Float64Array(buffer, layout.out + 8, 1)[0] = floor;
+  return count;
+}
+
 /** The same scan in JS (integer products and sums stay exact in doubles). */
 export function jsDotKernel(): DotKernel {
   const memory = new JsMemory();
   return {
     kind: 'js',
     memory,
+    bounds: (layout, rows, keep, limit, query) => jsBounds(memory.buffer, layout, rows, keep, limit, query),
     scan(data, rows, stride, query, out) {
       const bytes = new Int8Array(memory.buffer);
       const words = new Int16Array(memory.buffer, query, stride);
@@ -91,5 +193,8 @@ export function createDotKernel(): DotKernel {
   const instance = new api.Instance(module, {});
   const memory = instance.exports['memory'] as DotKernel['memory'];
   const scan = instance.exports['scan'] as (data: number, rows: number, stride: number, query: number, out: number) => void;
-  return { kind: 'wasm-simd', memory, scan };
+  const pass = instance.exports['bounds'] as (...args: number[]) => number;
+  const bounds: DotKernel['bounds'] = (layout, rows, keep, limit, { base, step, queryNorm, queryError, slack }) =>
+    pass(rows, layout.dots, layout.scales, layout.errors, layout.norms, layout.eligible, layout.approximates, keep ? 1 : 0, layout.candidates, layout.heap, limit, base, step, queryNorm, queryError, slack, layout.out);
+  return { kind: 'wasm-simd', memory, scan, bounds };
 }

@@ -1,7 +1,9 @@
-;; The int8 scan kernel of the semantic arm (compiled into int8-dot-kernel.ts; see there).
+;; The int8 scan kernels of the semantic arm (compiled into int8-dot-kernel.ts; see there).
 ;; scan(data, rows, stride, query, out): for each of `rows` rows of `stride` int8 values starting at `data`,
 ;; writes the exact integer dot product with the `stride` int16 values at `query` to the i32 at `out` + 4 * row.
 ;; `stride` is a multiple of 8; rows are padded with zeros.
+;; bounds(...): the pass over the scan's dot products that picks the rows whose exact score can reach the top
+;; `limit` (see QuantizedVectors.search, which documents each step; the JS fallback does the same).
 (module
   (memory (export "memory") 1)
   (func (export "scan") (param $data i32) (param $rows i32) (param $stride i32) (param $query i32) (param $out i32)
@@ -26,4 +28,84 @@
             (i32.add (i32x4.extract_lane 2 (local.get $acc)) (i32x4.extract_lane 3 (local.get $acc)))))
         (local.set $data (i32.add (local.get $data) (local.get $stride)))
         (local.set $out (i32.add (local.get $out) (i32.const 4)))
-        (br $row)))))
+        (br $row))))
+  (func (export "bounds")
+    (param $rows i32) (param $dots i32) (param $scales i32) (param $errors i32) (param $norms i32) (param $eligible i32)
+    (param $approximates i32) (param $keep i32) (param $candidates i32) (param $heap i32) (param $limit i32)
+    (param $base f64) (param $step f64) (param $queryNorm f64) (param $queryError f64) (param $slack f64) (param $out i32)
+    (result i32)
+    (local $slot i32) (local $count i32) (local $scored i32) (local $size i32) (local $at i32) (local $child i32) (local $parent i32)
+    (local $floor f64) (local $approximate f64) (local $error f64) (local $low f64)
+    (local.set $floor (f64.const -inf))
+    (block $done
+      (loop $next
+        (br_if $done (i32.ge_u (local.get $slot) (local.get $rows)))
+        (if (i32.eq (i32.load8_u (i32.add (local.get $eligible) (local.get $slot))) (i32.const 1))
+          (then
+            ;; approximate = base + scale * step * dot, in that order
+            (local.set $approximate
+              (f64.add (local.get $base)
+                (f64.mul
+                  (f64.mul (f64.load (i32.add (local.get $scales) (i32.shl (local.get $slot) (i32.const 3)))) (local.get $step))
+                  (f64.convert_i32_s (i32.load (i32.add (local.get $dots) (i32.shl (local.get $slot) (i32.const 2))))))))
+            (if (local.get $keep)
+              (then
+                (f64.store (i32.add (local.get $approximates) (i32.shl (local.get $scored) (i32.const 3))) (local.get $approximate))
+                (local.set $scored (i32.add (local.get $scored) (i32.const 1)))))
+            ;; error = errorNorm * queryNorm + quantizedNorm * queryError + slack
+            (local.set $error
+              (f64.add
+                (f64.add
+                  (f64.mul (f64.load (i32.add (local.get $errors) (i32.shl (local.get $slot) (i32.const 3)))) (local.get $queryNorm))
+                  (f64.mul (f64.load (i32.add (local.get $norms) (i32.shl (local.get $slot) (i32.const 3)))) (local.get $queryError)))
+                (local.get $slack)))
+            (if (i32.eqz (f64.lt (f64.add (local.get $approximate) (local.get $error)) (local.get $floor)))
+              (then
+                (i32.store (i32.add (local.get $candidates) (i32.shl (local.get $count) (i32.const 2))) (local.get $slot))
+                (local.set $count (i32.add (local.get $count) (i32.const 1)))
+                (local.set $low (f64.sub (local.get $approximate) (local.get $error)))
+                (if (f64.gt (local.get $low) (local.get $floor))
+                  (then
+                    (if (i32.lt_u (local.get $size) (local.get $limit))
+                      (then
+                        ;; a min-heap of the best lower bounds: add at the end, sift up
+                        (local.set $at (local.get $size))
+                        (local.set $size (i32.add (local.get $size) (i32.const 1)))
+                        (block $placed
+                          (loop $up
+                            (br_if $placed (i32.eqz (local.get $at)))
+                            (local.set $parent (i32.shr_u (i32.sub (local.get $at) (i32.const 1)) (i32.const 1)))
+                            (br_if $placed
+                              (i32.eqz (f64.lt (local.get $low) (f64.load (i32.add (local.get $heap) (i32.shl (local.get $parent) (i32.const 3)))))))
+                            (f64.store (i32.add (local.get $heap) (i32.shl (local.get $at) (i32.const 3)))
+                              (f64.load (i32.add (local.get $heap) (i32.shl (local.get $parent) (i32.const 3)))))
+                            (local.set $at (local.get $parent))
+                            (br $up)))
+                        (f64.store (i32.add (local.get $heap) (i32.shl (local.get $at) (i32.const 3))) (local.get $low))
+                        (if (i32.eq (local.get $size) (local.get $limit))
+                          (then (local.set $floor (f64.load (local.get $heap))))))
+                      (else
+                        ;; full: the new bound replaces the least one, sifted down
+                        (local.set $at (i32.const 0))
+                        (block $settled
+                          (loop $down
+                            (local.set $child (i32.add (i32.shl (local.get $at) (i32.const 1)) (i32.const 1)))
+                            (br_if $settled (i32.ge_u (local.get $child) (local.get $size)))
+                            (if (i32.lt_u (i32.add (local.get $child) (i32.const 1)) (local.get $size))
+                              (then
+                                (if (f64.lt (f64.load (i32.add (local.get $heap) (i32.shl (i32.add (local.get $child) (i32.const 1)) (i32.const 3))))
+                                      (f64.load (i32.add (local.get $heap) (i32.shl (local.get $child) (i32.const 3)))))
+                                  (then (local.set $child (i32.add (local.get $child) (i32.const 1)))))))
+                            (br_if $settled
+                              (i32.eqz (f64.lt (f64.load (i32.add (local.get $heap) (i32.shl (local.get $child) (i32.const 3)))) (local.get $low))))
+                            (f64.store (i32.add (local.get $heap) (i32.shl (local.get $at) (i32.const 3)))
+                              (f64.load (i32.add (local.get $heap) (i32.shl (local.get $child) (i32.const 3)))))
+                            (local.set $at (local.get $child))
+                            (br $down)))
+                        (f64.store (i32.add (local.get $heap) (i32.shl (local.get $at) (i32.const 3))) (local.get $low))
+                        (local.set $floor (f64.load (local.get $heap)))))))))))
+        (local.set $slot (i32.add (local.get $slot) (i32.const 1)))
+        (br $next)))
+    (i32.store (local.get $out) (local.get $scored))
+    (f64.store offset=8 (local.get $out) (local.get $floor))
+    (local.get $count)))

@@ -4,7 +4,7 @@ import type { Steps } from '../core/time-slice.js';
 import { createDotKernel, WASM_PAGE } from './int8-dot-kernel.js';
 import type { ScoreStatistics } from './score-statistics.js';
 import type { SnapshotReader, SnapshotWriter } from './snapshot-format.js';
-import type { DotKernel } from './int8-dot-kernel.js';
+import type { BoundsLayout, DotKernel } from './int8-dot-kernel.js';
 import { grow } from './grow.js';
 import { TopK } from './top-k.js';
 
@@ -61,9 +61,11 @@ export class QuantizedVectors {
   /** s·|q| per row: the norm of the quantized part. */
   private quantizedNorms = new Float64Array(0);
   private present = new Uint8Array(0);
-  private candidates = new Int32Array(0);
-  /** The approximate scores of one search's accepted rows, handed to its statistics at once. */
-  private approximates = new Float64Array(0);
+  /**
+   * True while the scan memory's copies of the scales, error norms and quantized norms (see `layout`) are those of
+   * the arrays above: a change to a row clears it, and the next search copies them again.
+   */
+  private mirrored = false;
   private readonly residual: Float64Array;
   /** Zeros: the centre of rows stored without one. */
   private origin = new Float64Array(0);
@@ -126,7 +128,11 @@ export class QuantizedVectors {
       while (capacity < rows) capacity = Math.ceil(capacity * 1.5);
       this.capacity = capacity;
     }
-    const needed = this.scratchOffset() + this.stride * 2 + this.capacity * 4 + 16;
+    this.ensureMemory(this.layout(1).out + 16);
+  }
+
+  /** Grows the scan's memory to at least `needed` bytes. */
+  private ensureMemory(needed: number): void {
     const have = this.kernel.memory.buffer.byteLength;
     if (needed > have) this.kernel.memory.grow(Math.ceil((needed - have) / WASM_PAGE));
   }
@@ -136,9 +142,29 @@ export class QuantizedVectors {
     return Math.ceil((this.capacity * this.stride) / 16) * 16;
   }
 
+  /**
+   * Where a search's scratch lies in the scan's memory, after the rows: the int16 query, then per row (for the
+   * capacity) the dot products, the copies of the scales, error norms and quantized norms, the approximate scores,
+   * the candidates and the eligible flags; then a heap of `limit` lower bounds and the pass's two results.
+   */
+  private layout(limit: number): BoundsLayout & { query: number } {
+    const capacity = this.capacity;
+    const query = this.scratchOffset();
+    const dots = query + this.stride * 2;
+    const scales = Math.ceil((dots + capacity * 4) / 8) * 8;
+    const errors = scales + capacity * 8;
+    const norms = errors + capacity * 8;
+    const approximates = norms + capacity * 8;
+    const candidates = approximates + capacity * 8;
+    const eligible = candidates + capacity * 4;
+    const heap = Math.ceil((eligible + capacity) / 8) * 8;
+    return { query, dots, scales, errors, norms, eligible, approximates, candidates, heap, out: heap + Math.max(1, limit) * 8 };
+  }
+
   /** Stores (or clears, with null) the vector of a slot. A vector of another length is refused. */
   set(slot: number, vector: Float32Array | null): boolean {
     this.slotCount = Math.max(this.slotCount, slot + 1);
+    this.mirrored = false;
     this.present = grow(this.present, this.slotCount);
     this.scales = grow(this.scales, this.slotCount);
     this.errorNorms = grow(this.errorNorms, this.slotCount);
@@ -232,6 +258,7 @@ export class QuantizedVectors {
 
   /** Forgets a slot's vector. */
   remove(slot: number): void {
+    this.mirrored = false;
     if (slot < this.slotCount) this.present[slot] = 0;
   }
 
@@ -268,10 +295,10 @@ export class QuantizedVectors {
     const step = largest / INT16_MAX;
     const rows = this.slotCount;
     this.reserve(rows);
-    const queryOffset = this.scratchOffset();
-    const resultOffset = queryOffset + this.stride * 2;
+    const layout = this.layout(limit);
+    this.ensureMemory(layout.out + 16);
     const buffer = this.kernel.memory.buffer;
-    const words = new Int16Array(buffer, queryOffset, this.stride);
+    const words = new Int16Array(buffer, layout.query, this.stride);
     words.fill(0);
     let queryError = 0;
     for (let index = 0; index < dims; index++) {
@@ -280,38 +307,30 @@ export class QuantizedVectors {
       queryError += ((query[index] as number) - step * level) ** 2;
     }
     queryError = Math.sqrt(queryError);
-    this.kernel.scan(0, rows, this.stride, queryOffset, resultOffset);
-    const dots = new Int32Array(buffer, resultOffset, rows);
+    this.kernel.scan(0, rows, this.stride, layout.query, layout.dots);
     const slack = 1e-9 * (1 + Math.abs(base));
     const scales = this.scales;
     const errorNorms = this.errorNorms;
     const quantizedNorms = this.quantizedNorms;
-    const present = this.present;
-    const lowerBounds = new TopK(limit);
-    this.candidates = grow(this.candidates, rows);
-    const candidates = this.candidates;
-    if (statistics !== undefined) this.approximates = grow(this.approximates, rows);
-    const approximates = this.approximates;
-    let scored = 0;
-    let count = 0;
-    let floor = -Infinity;
-    for (let slot = 0; slot < rows; slot++) {
-      if (present[slot] !== 1) continue;
-      const approximate = base + (scales[slot] as number) * step * (dots[slot] as number);
-      if (statistics !== undefined) {
-        if (accept !== undefined && !accept(slot)) continue;
-        approximates[scored++] = approximate;
-      }
-      const error = (errorNorms[slot] as number) * queryNorm + (quantizedNorms[slot] as number) * queryError + slack;
-      if (approximate + error < floor) continue;
-      if (statistics === undefined && accept !== undefined && !accept(slot)) continue;
-      candidates[count++] = slot;
-      if (approximate - error > floor) {
-        lowerBounds.push(slot, approximate - error);
-        floor = lowerBounds.threshold;
-      }
+    if (!this.mirrored) {
+      new Float64Array(buffer, layout.scales, rows).set(scales.subarray(0, rows));
+      new Float64Array(buffer, layout.errors, rows).set(errorNorms.subarray(0, rows));
+      new Float64Array(buffer, layout.norms, rows).set(quantizedNorms.subarray(0, rows));
+      this.mirrored = true;
     }
-    statistics?.addMany(approximates, null, scored);
+    // The rows that may rank: those with a vector that the filter accepts (called once per row, in slot order).
+    const eligible = new Uint8Array(buffer, layout.eligible, rows);
+    eligible.set(this.present.subarray(0, rows));
+    if (accept !== undefined) for (let slot = 0; slot < rows; slot++) if (eligible[slot] === 1 && !accept(slot)) eligible[slot] = 0;
+    // In the kernel, for each eligible row in slot order: its approximate score (statistics receive them all) and
+    // error bound; a row whose upper bound reaches the limit-th best lower bound so far (the floor) is a candidate.
+    const count = this.kernel.bounds(layout, rows, statistics !== undefined, limit, { base, step, queryNorm, queryError, slack });
+    const scored = new Int32Array(buffer, layout.out, 1)[0] as number;
+    const floor = new Float64Array(buffer, layout.out + 8, 1)[0] as number;
+    if (statistics !== undefined) statistics.addMany(new Float64Array(buffer, layout.approximates, scored), null, scored);
+    const dots = new Int32Array(buffer, layout.dots, rows);
+    const candidates = new Int32Array(buffer, layout.candidates, count);
+    // The candidates whose upper bound reaches the final floor get their exact score.
     const top = new TopK(limit);
     for (let index = 0; index < count; index++) {
       const slot = candidates[index] as number;
