@@ -2,6 +2,7 @@
 import { noSteps, runSteps, STEP_ROWS, TimeSlice } from '../core/time-slice.js';
 import type { Steps } from '../core/time-slice.js';
 import { Bm25Index } from './bm25.js';
+import { contextKernel, mixContext } from './context-dot-kernel.js';
 import type { JsonValue, MetadataClause } from '../core/types.js';
 import { DocumentContext } from './document-context.js';
 import { DocumentFields } from './document-fields.js';
@@ -15,7 +16,7 @@ import { SnapshotRejected } from './snapshot-format.js';
 import type { LazyStrings, SnapshotReader, SnapshotWriter } from './snapshot-format.js';
 import { TokenIds } from './token-ids.js';
 import { tokenize } from './tokenize.js';
-import { dotProduct, VectorIndex } from './vector-index.js';
+import { VectorIndex } from './vector-index.js';
 import type { SlotOrder } from './window-sum.js';
 import { WordRows } from './word-rows.js';
 import type { WordTable } from './word-rows.js';
@@ -442,11 +443,7 @@ export class CorpusIndex {
   /** The semantic arm's exact score of one slot (cosine with its own or its context vector), or null without a vector. */
   semanticScoreOf(query: Float32Array, slot: number): number | null {
     if (this.neighbourWeight <= 0) return this.vectors.scoreOf(query, slot);
-    const vector = this.computeContext(slot);
-    if (vector === null || vector.length !== query.length) return null;
-    let dot = 0;
-    for (let index = 0; index < vector.length; index++) dot += (vector[index] as number) * (query[index] as number);
-    return dot;
+    return this.contextScore(query, slot, 1);
   }
 
   /** Live documents. */
@@ -610,18 +607,27 @@ export class CorpusIndex {
     const dims = this.vectors.dimensions;
     if (dims === null || !this.vectors.has(slot) || !this.bm25.isAlive(slot)) return null;
     if (this.contextBuffer.length !== dims) this.contextBuffer = new Float32Array(dims);
-    const mixed = this.contextBuffer;
-    this.vectors.copyTo(mixed, slot);
-    // Each sum is stored in float32, the previous neighbour's first, then the next one's.
+    const [own, previous, next] = this.contextRows(slot);
+    return mixContext(this.contextBuffer, own, previous, next, this.neighbourWeight);
+  }
+
+  /** The vectors a live slot's context is made of: its own, its previous and its next neighbour's (null: none). */
+  private contextRows(slot: number): [Float32Array, Float32Array | null, Float32Array | null] {
     const previous = this.neighbour(slot, -1);
-    if (previous !== null) this.vectors.addScaledTo(mixed, previous, this.neighbourWeight);
     const next = this.neighbour(slot, 1);
-    if (next !== null) this.vectors.addScaledTo(mixed, next, this.neighbourWeight);
-    let norm = 0;
-    for (let index = 0; index < dims; index++) norm += (mixed[index] as number) * (mixed[index] as number);
-    norm = Math.sqrt(norm);
-    if (norm > 0) for (let index = 0; index < dims; index++) mixed[index] = (mixed[index] as number) / norm;
-    return mixed;
+    return [this.vectors.vectorOf(slot) as Float32Array, previous === null ? null : this.vectors.vectorOf(previous), next === null ? null : this.vectors.vectorOf(next)];
+  }
+
+  /**
+   * The dot product of `query` with a slot's context vector (as `computeContext` makes it), in four lanes as
+   * `dotProduct` sums (the semantic arm's scores) or in one (`semanticScoreOf`'s); null without a context vector.
+   * Computed by the context kernel, to the bit what the JS gives.
+   */
+  private contextScore(query: Float32Array, slot: number, lanes: 1 | 4): number | null {
+    const dims = this.vectors.dimensions;
+    if (dims === null || query.length !== dims || !this.vectors.has(slot) || !this.bm25.isAlive(slot)) return null;
+    const [own, previous, next] = this.contextRows(slot);
+    return contextKernel().score(own, previous, next, this.neighbourWeight, query, lanes);
   }
 
   private refreshContext(slot: number): void {
@@ -860,8 +866,7 @@ export class CorpusIndex {
     if (this.neighbourWeight <= 0) return this.vectors.search(queryVector, limit, accept, statistics);
     const contexts = this.prepare();
     if (contexts === null) return [];
-    const dims = queryVector.length;
-    return contexts.search(queryVector, limit, (slot) => dotProduct(this.computeContext(slot) as Float32Array, 0, queryVector, dims), accept, statistics);
+    return contexts.search(queryVector, limit, (slot) => this.contextScore(queryVector, slot, 4) as number, accept, statistics);
   }
 
   /**

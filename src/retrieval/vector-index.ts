@@ -170,31 +170,6 @@ export class VectorIndex {
     return this.data.subarray(slot * this.dims, (slot + 1) * this.dims);
   }
 
-  /**
-   * Adds `weight` times a slot's vector to `target` (each sum stored at `target`'s precision); false, leaving
-   * `target` as it was, when the slot has no vector. No view is made: for loops over every slot.
-   */
-  addScaledTo(target: Float32Array, slot: number, weight: number): boolean {
-    const dims = this.dims;
-    if (dims === null || this.present[slot] !== 1) return false;
-    this.readRow(slot, dims);
-    const data = this.data;
-    const base = slot * dims;
-    for (let index = 0; index < dims; index++) target[index] = (target[index] as number) + weight * (data[base + index] as number);
-    return true;
-  }
-
-  /** Copies a slot's vector into `target`; false when it has none. */
-  copyTo(target: Float32Array, slot: number): boolean {
-    const dims = this.dims;
-    if (dims === null || this.present[slot] !== 1) return false;
-    this.readRow(slot, dims);
-    const data = this.data;
-    const base = slot * dims;
-    for (let index = 0; index < dims; index++) target[index] = data[base + index] as number;
-    return true;
-  }
-
   /** The mean of the stored vectors (null while empty). */
   mean(): Float64Array | null {
     const dims = this.dims;
