@@ -39,9 +39,12 @@ describe('context kernel', () => {
         expect(Object.is(one, inOrder)).toBe(true);
       }
     }
-    // A zero vector stays zero (no division by a zero norm).
+    // A zero vector stays zero (no division by a zero norm); vectors of no values score 0.
     const zero = new Float32Array(8);
     expect(kernel.score(zero, null, null, 0.5, randomVector(8, random), 4)).toBe(0);
+    const none = new Float32Array(0);
+    expect(kernel.score(none, none, none, 0.5, none, 4)).toBe(0);
+    expect(kernel.score(none, none, none, 0.5, none, 1)).toBe(0);
   });
 
   it('makes the context vector normalise(own + w * (previous + next)), each sum stored as float32', () => {

@@ -7,7 +7,7 @@
 (module
   (memory (export "memory") 1)
   (func (export "score") (param $dims i32) (param $weight f64) (param $neighbours i32) (param $lanes i32) (result f64)
-    (local $stride i32) (local $mixed i32) (local $i i32) (local $end i32) (local $from i32)
+    (local $stride i32) (local $mixed i32) (local $i i32) (local $end i32) (local $from i32) (local $neighbour i32)
     (local $norm f64) (local $dot0 f64) (local $dot1 f64) (local $dot2 f64) (local $dot3 f64)
     (local.set $stride (i32.and (i32.add (i32.shl (local.get $dims) (i32.const 2)) (i32.const 15)) (i32.const -16)))
     (local.set $mixed (i32.shl (local.get $stride) (i32.const 2)))
@@ -20,13 +20,14 @@
         (f32.store (i32.add (local.get $mixed) (local.get $i)) (f32.load (local.get $i)))
         (local.set $i (i32.add (local.get $i) (i32.const 4)))
         (br $copy)))
-    ;; mixed += weight * previous, then mixed += weight * next (each sum rounded to float32)
-    (local.set $from (local.get $stride))
+    ;; mixed += weight * previous (neighbour 1), then mixed += weight * next (neighbour 2), each sum rounded to float32
+    (local.set $neighbour (i32.const 1))
     (block $added
-      (loop $neighbour
-        (br_if $added (i32.gt_u (local.get $from) (i32.shl (local.get $stride) (i32.const 1))))
-        (if (i32.and (local.get $neighbours) (select (i32.const 1) (i32.const 2) (i32.eq (local.get $from) (local.get $stride))))
+      (loop $each
+        (br_if $added (i32.gt_u (local.get $neighbour) (i32.const 2)))
+        (if (i32.and (local.get $neighbours) (local.get $neighbour))
           (then
+            (local.set $from (i32.mul (local.get $stride) (local.get $neighbour)))
             (local.set $i (i32.const 0))
             (block $summed
               (loop $sum
@@ -38,8 +39,8 @@
                       (f64.mul (local.get $weight) (f64.promote_f32 (f32.load (i32.add (local.get $from) (local.get $i))))))))
                 (local.set $i (i32.add (local.get $i) (i32.const 4)))
                 (br $sum)))))
-        (local.set $from (i32.add (local.get $from) (local.get $stride)))
-        (br $neighbour)))
+        (local.set $neighbour (i32.add (local.get $neighbour) (i32.const 1)))
+        (br $each)))
     ;; norm = sqrt(sum of squares), in order; mixed /= norm when above 0
     (local.set $i (i32.const 0))
     (block $measured
