@@ -1,12 +1,13 @@
-// PostgreSQL rollback of beliefs (a rewind's batched UPDATE, sources and histories sent as one json document of their
-// texts): every text comes back as the in-memory store keeps it, quotes, backslashes, emoji and a lone surrogate
+// PostgreSQL rollback of beliefs (a rewind's batched UPDATE, sources and histories sent as two texts of the rows'
+// JSON texts): every text comes back as the in-memory store keeps it, quotes, backslashes, emoji and a lone surrogate
 // included; and the migration that drops the beliefs' created-turn index.
 import { describe, expect, it } from 'vitest';
 import type { LivingStore } from '../src/seams/living-store.js';
 import { openInMemoryStore } from '../src/stores/memory/index.js';
 import { postgresTargets } from './postgres-targets.js';
 
-const AWKWARD = ['She said "no" \\ then left.', 'Emoji 🐉 and ünïcödé, tab\there', 'A lone surrogate \ud800 here', 'Escapes \\u0000 \\n as text', '{"json": [1, "two"]}'];
+// U+0001 is the separator of the rollback's texts (src/stores/postgres/living-rows.ts): JSON.stringify escapes it.
+const AWKWARD = ['She said "no" \\ then left.', 'Emoji 🐉 and ünïcödé, tab\there', 'A lone surrogate \ud800 here', 'Escapes \\u0000 \\n as text', '{"json": [1, "two"]}', 'Separator \u0001 and \u001f inside'];
 
 /** Beliefs created at turn 2 from facts of turn 1, revised at turn 5 from facts of turn 4, then a rewind to turn 3. */
 async function rolledBack(living: LivingStore, rewind: (saveId: string, turnId: number) => Promise<unknown>) {
