@@ -1,6 +1,7 @@
 // Mnemo against LanceDB, Orama, mem0 and Mastra: the same corpus and the same vectors, each engine in its own processes.
 // Usage: npm run bench:peers [-- --sizes 10000,100000,1000000 --engines mnemo,mnemo-pg,lancedb,orama,mem0,mastra
 //        --queries 200 --seconds-per-mode 60 --k 10 --batch 10000 --timeout-minutes 15 --ingest-budget-minutes 10
+//        --peer-ingest-budget-minutes 75
 //        --work <folder> --chart docs/benchmarks-latency.svg --json <file> --skip-locomo --keep]
 // Engines: mnemo (SQLite, the embedded default), mnemo-pg (Mnemo on PostgreSQL + pgvector), lancedb, orama, and the
 // memory systems mem0 (mem0ai/oss Memory) and mastra (@mastra/libsql's LibSQLVector), installed apart by
@@ -38,6 +39,7 @@ const { values } = parseArgs({
     batch: { type: 'string', default: '10000' },
     'timeout-minutes': { type: 'string', default: '15' },
     'ingest-budget-minutes': { type: 'string', default: '10' },
+    'peer-ingest-budget-minutes': { type: 'string', default: '75' },
     'seconds-per-mode': { type: 'string', default: '60' },
     work: { type: 'string', default: join(tmpdir(), 'mnemo-peers') },
     chart: { type: 'string' },
@@ -66,6 +68,13 @@ const k = Number(values.k);
 const batch = Number(values.batch);
 const timeoutMs = Number(values['timeout-minutes']) * 60_000;
 const ingestBudgetSeconds = Number(values['ingest-budget-minutes']) * 60;
+/**
+ * The ingest budget of mem0 and Mastra, apart: they add tens of rows a second (mem0 one SQLite transaction per
+ * `add`, Mastra a DiskANN index entry per row), so 100k rows take 30 to 60 minutes here; their ingest process may
+ * run that long plus the usual timeout.
+ */
+const peerIngestBudgetSeconds = Number(values['peer-ingest-budget-minutes']) * 60;
+const ingestBudgetOf = (engine: string) => (MEMORY_PEERS[engine] === undefined ? ingestBudgetSeconds : peerIngestBudgetSeconds);
 const secondsPerMode = Number(values['seconds-per-mode']);
 const threads = availableParallelism();
 const work = values.work;
@@ -143,11 +152,12 @@ function modeSummary(result: QueryResult): string {
 async function measureSize(engine: string, size: number): Promise<SizeResult> {
   const folder = join(work, 'data', `${engine}-${size}`);
   rmSync(folder, { recursive: true, force: true });
-  let ingest = await runWorker<IngestResult>({ kind: 'ingest', engine, work, folder, size, batch, budgetSeconds: ingestBudgetSeconds }, timeoutMs, threads);
+  const budgetSeconds = ingestBudgetOf(engine);
+  let ingest = await runWorker<IngestResult>({ kind: 'ingest', engine, work, folder, size, batch, budgetSeconds }, Math.max(timeoutMs, budgetSeconds * 1000 + timeoutMs), threads);
   const partial = ingest.ok ? ingest.value.overBudgetAfter : undefined;
   if (ingest.ok && partial !== undefined) {
     const rate = partial / ingest.value.seconds;
-    ingest = { ok: false, reason: `over budget after ${format(partial, 0)} rows (${format(ingestBudgetSeconds / 60, 0)} min; ${format(rate, 0)} rows/s, so about ${format(size / rate / 60, 0)} min for ${format(size, 0)})`, seconds: ingest.seconds };
+    ingest = { ok: false, reason: `over budget after ${format(partial, 0)} rows (${format(budgetSeconds / 60, 0)} min; ${format(rate, 0)} rows/s, so about ${format(size / rate / 60, 0)} min for ${format(size, 0)})`, seconds: ingest.seconds };
   }
   progress(`  ${ENGINE_NAMES[engine]} ${size}: ingest ${ingest.ok ? `${(size / ingest.value.seconds).toFixed(0)} chunks/s` : ingest.reason}`);
   if (!ingest.ok) {
@@ -305,7 +315,7 @@ const ENGINE_VERSIONS: Record<string, () => string> = {
 const versions = engines.map((engine) => ENGINE_VERSIONS[engine]?.() ?? engine);
 const out: string[] = [];
 out.push(`Machine: ${cpus().length} cores (${cpus()[0]?.model.trim() ?? 'unknown CPU'}), ${(totalmem() / 1024 ** 3).toFixed(0)} GiB, node ${process.version}, ${process.platform}-${process.arch}. Engines: ${versions.join(', ')}.`);
-out.push(`Setup: vectors from Mnemo's static embedder (100-d), computed once and given to every engine (query vectors too); k = ${k}; up to ${queryCount} queries per mode (four-word spans of the corpus; fewer, at least 20, where a mode takes over ${secondsPerMode} s: the count is in the cost-curve table), timed after one cold query and 5 untimed ones per mode; filtered = a vector query within one of ${FILTER_GROUPS} groups of rows (a metadata field; mem0: a user id, and its search re-scores vector candidates with its BM25); recall@${k} against an exact k-NN of the given vectors by a full scan (cosine; for Mnemo, of its neighbour-context vectors, normalise(own + ${DEFAULT_NEIGHBOUR_WEIGHT} × (previous + next)), the score its semantic arm ranks by); cold open = open + the first query (hybrid, or the engine's only modes: mem0 and Mastra filtered); ingest in batches of ${batch}, stopped after the batch that passes ${format(ingestBudgetSeconds / 60, 0)} min; every phase in a fresh process; ratio = engine ÷ Mnemo.${engines.includes('mnemo-pg') ? ` Mnemo (PostgreSQL): one schema per collection, loaded as a bulk import (rows without an index, then createVectorIndexes() and analyze(), counted in ingest); its size on disk is the schema's tables and indexes; saves above ${format(VECTOR_SEARCH_DEFAULTS.exactBelow, 0)} chunks are searched through HNSW (approximate, ef_search ${VECTOR_SEARCH_DEFAULTS.efSearch}), smaller ones exactly.` : ''}`);
+out.push(`Setup: vectors from Mnemo's static embedder (100-d), computed once and given to every engine (query vectors too); k = ${k}; up to ${queryCount} queries per mode (four-word spans of the corpus; fewer, at least 20, where a mode takes over ${secondsPerMode} s: the count is in the cost-curve table), timed after one cold query and 5 untimed ones per mode; filtered = a vector query within one of ${FILTER_GROUPS} groups of rows (a metadata field; mem0: a user id, and its search re-scores vector candidates with its BM25); recall@${k} against an exact k-NN of the given vectors by a full scan (cosine; for Mnemo, of its neighbour-context vectors, normalise(own + ${DEFAULT_NEIGHBOUR_WEIGHT} × (previous + next)), the score its semantic arm ranks by); cold open = open + the first query (hybrid, or the engine's only modes: mem0 and Mastra filtered); ingest in batches of ${batch}, stopped after the batch that passes ${format(ingestBudgetSeconds / 60, 0)} min (mem0 and Mastra: ${format(peerIngestBudgetSeconds / 60, 0)} min); every phase in a fresh process; ratio = engine ÷ Mnemo.${engines.includes('mnemo-pg') ? ` Mnemo (PostgreSQL): one schema per collection, loaded as a bulk import (rows without an index, then createVectorIndexes() and analyze(), counted in ingest); its size on disk is the schema's tables and indexes; saves above ${format(VECTOR_SEARCH_DEFAULTS.exactBelow, 0)} chunks are searched through HNSW (approximate, ef_search ${VECTOR_SEARCH_DEFAULTS.efSearch}), smaller ones exactly.` : ''}`);
 for (const size of sizes) {
   out.push('', `### ${size.toLocaleString('en-US')} chunks`, '', ...metricTable(sizeMetrics(size)));
 }
