@@ -69,6 +69,29 @@ describe('WordTable and WordRows', () => {
     const again = words.note(rowOf('lamp'));
     expect(words.compute()[again]).toBe(words.cosine(rowOf('bread'), rowOf('lamp')));
   });
+  it('gives cosine()\'s values for many rows, whether the table\'s rows copy four bytes at a time or byte by byte', () => {
+    // 12 dimensions at an aligned offset (copied as int32s) and at an odd one (copied as bytes); 300 rows of random
+    // int8 values, one all zeros; more rows than fit the kernel's first page, noted out of order and twice.
+    let seed = 7;
+    const next = () => (seed = (seed * 48271) % 2147483647);
+    for (const offset of [0, 1]) {
+      const rows = 300;
+      const backing = new Int8Array(offset + rows * 12);
+      for (let at = offset + 12; at < backing.length; at++) backing[at] = (next() % 255) - 127;
+      const values = new Int8Array(backing.buffer, offset, rows * 12);
+      const wide = new WordTable(new WordVectorTable({ source: 'test', dimensions: 12, vocabularySize: rows, words: Array.from({ length: rows }, (_, row) => `w${row}`), ranks: Uint32Array.from({ length: rows }, (_, row) => row), scales: new Float32Array(rows).fill(0.01), values }));
+      const query = [5, 0, 299];
+      wide.prepare(query);
+      const noted = Array.from({ length: 600 }, (_, at) => (at * 7919) % rows);
+      const places = noted.map((row) => wide.note(row));
+      const cosines = wide.compute();
+      noted.forEach((row, at) => {
+        const place = places[at] as number;
+        expect(query.map((_, word) => cosines[place * 3 + word])).toEqual(query.map((word) => wide.cosine(word, row)));
+      });
+      expect(cosines[(places[0] as number) * 3]).toBe(0); // row 0 is all zeros
+    }
+  });
   it('keeps a text\'s distinct content words known to the table, stop words and unknown words left out', () => {
     const rows = new WordRows(words, (token) => token !== 'the');
     rows.set(3, 'The lighthouse, the LAMP and the lighthouse keeper');

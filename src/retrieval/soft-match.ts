@@ -85,29 +85,45 @@ export function softMatchScores(
   const windows = head.map((slot) => windowOf(index, slot, options.reach, accept));
   const total = query.reduce((sum, word) => sum + word.weight, 0);
   const table = rows.table;
-  // Each distinct word of the windows is noted once and its cosines with the query's words computed together;
-  // nothing here awaits, so the table's shared notes are this query's.
+  // The windows' distinct slots (they overlap), in first-seen order, each with its place in `slots`.
+  const placeOf = new Map<number, number>();
+  const slots: number[] = [];
+  for (const window of windows) {
+    for (const slot of window) {
+      if (placeOf.has(slot)) continue;
+      placeOf.set(slot, slots.length);
+      slots.push(slot);
+    }
+  }
+  // Each distinct word of the windows is noted once (its place kept for each of its slots) and its cosines with
+  // the query's words computed together; nothing here awaits, so the table's shared notes are this query's.
   table.prepare(query.map((word) => word.row));
-  const slots = [...new Set(windows.flat())];
-  for (const slot of slots) for (const row of rows.rowsOf(slot)) table.note(row);
+  const ends = new Int32Array(slots.length);
+  let occurrences = 0;
+  for (let at = 0; at < slots.length; at++) ends[at] = occurrences += rows.rowsOf(slots[at] as number).length;
+  const places = new Int32Array(occurrences);
+  let next = 0;
+  for (const slot of slots) for (const row of rows.rowsOf(slot)) places[next++] = table.note(row);
   const cosines = table.compute();
   const words = query.length;
-  const aligned = new Map<number, number>();
+  const weights = Float64Array.from(query, (word) => word.weight);
+  const aligned = new Float64Array(slots.length);
   const best = new Float64Array(words);
-  for (const slot of slots) {
+  let from = 0;
+  for (let at = 0; at < slots.length; at++) {
     best.fill(0);
-    for (const row of rows.rowsOf(slot)) {
-      const at = table.note(row) * words;
-      for (let word = 0; word < words; word++) if ((cosines[at + word] as number) > (best[word] as number)) best[word] = cosines[at + word] as number;
+    const end = ends[at] as number;
+    for (; from < end; from++) {
+      const base = (places[from] as number) * words;
+      for (let word = 0; word < words; word++) if ((cosines[base + word] as number) > (best[word] as number)) best[word] = cosines[base + word] as number;
     }
     let value = 0;
-    for (let word = 0; word < words; word++) value += (query[word] as QueryWord).weight * (best[word] as number);
-    aligned.set(slot, value / total);
+    for (let word = 0; word < words; word++) value += (weights[word] as number) * (best[word] as number);
+    aligned[at] = value / total;
   }
-  const alignment = (slot: number) => aligned.get(slot) as number;
   const scores = Float64Array.from(windows, (window) => {
     let top = 0;
-    for (const slot of window) top = Math.max(top, alignment(slot));
+    for (const slot of window) top = Math.max(top, aligned[placeOf.get(slot) as number] as number);
     return top;
   });
   let mean = 0;

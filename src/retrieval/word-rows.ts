@@ -13,7 +13,7 @@ import { tokenize } from './tokenize.js';
  * A static embedder's word table as soft matching reads it: a token's row, and the cosines of rows with a query's
  * words. Rows are int8 (see `WordVectorTable`): a cosine is the int8 dot product over the two rows' lengths (their
  * scales cancel). A query's rows are noted first, then their cosines with every query word computed at once with
- * the int8 dot kernel (WebAssembly SIMD), one scan per query word.
+ * the int8 dot kernel (WebAssembly SIMD), one scan per query word over the noted rows copied side by side.
  */
 export class WordTable {
   /** How many rows the table has. */
@@ -22,29 +22,32 @@ export class WordTable {
   private readonly dimensions: number;
   /** A row's length in the kernel's memory: the dimensions rounded up to a multiple of 8 (it reads 8 at a time). */
   private readonly stride: number;
-  /** 1 / each int8 row's length (0 for a zero row), computed on first use; `known` says which are. */
-  private readonly inverseNorms: Float32Array;
-  private readonly known: Uint8Array;
   /** The prepared query words' rows and their inverse lengths. */
   private queryRows = new Int32Array(0);
   private queryNorms = new Float64Array(0);
-  /** Which query each noted row belongs to (`generation`), and its place among the noted rows. */
-  private stamps: Int32Array | null = null;
-  private places: Int32Array | null = null;
+  /**
+   * Three 32-bit cells a row, side by side (a query's notes of a row touch one cache line): the query that noted it
+   * (`generation`), its place among that query's noted rows, and 1 / its int8 length as a float32 (0 for a zero row;
+   * -1: not computed yet, `lengths` reads those cells). Made on first use.
+   */
+  private cells: Int32Array | null = null;
+  private lengths: Float32Array | null = null;
   private generation = 0;
   private noted = new Int32Array(1024);
   private notedCount = 0;
   /** The noted rows' cosines with the query words, row by row (`place x words + word`). */
   private buffer = new Float64Array(1024);
   private kernel: DotKernel | null = null;
+  /** The noted rows' inverse lengths (scratch of `compute`). */
+  private norms = new Float64Array(1024);
+  /** The table's values read four bytes at a time (null when its rows do not allow it; undefined: not checked yet). */
+  private words32: Int32Array | null | undefined = undefined;
 
   constructor(private readonly table: StaticEmbedder['table']) {
     this.size = table.size;
     this.values = table.values;
     this.dimensions = table.dimensions;
     this.stride = Math.ceil(table.dimensions / 8) * 8;
-    this.inverseNorms = new Float32Array(table.size);
-    this.known = new Uint8Array(table.size);
   }
 
   /** The row of a token (lowercased, NFC), its form without accents next, or -1. */
@@ -59,11 +62,10 @@ export class WordTable {
   prepare(rows: readonly number[]): void {
     this.queryRows = Int32Array.from(rows);
     this.queryNorms = Float64Array.from(rows, (row) => this.inverseNorm(row));
-    this.stamps ??= new Int32Array(this.size);
-    this.places ??= new Int32Array(this.size);
+    const cells = this.rowCells();
     this.generation++;
     if (this.generation === 2 ** 31 - 1) {
-      this.stamps.fill(0);
+      for (let at = 0; at < cells.length; at += 3) cells[at] = 0;
       this.generation = 1;
     }
     this.notedCount = 0;
@@ -71,14 +73,14 @@ export class WordTable {
 
   /** Notes a row whose cosines the query needs; returns its place (the same for a row noted twice). */
   note(row: number): number {
-    const stamps = this.stamps as Int32Array;
-    const places = this.places as Int32Array;
-    if (stamps[row] === this.generation) return places[row] as number;
-    stamps[row] = this.generation;
+    const cells = this.cells as Int32Array;
+    const at = row * 3;
+    if (cells[at] === this.generation) return cells[at + 1] as number;
+    cells[at] = this.generation;
     const place = this.notedCount++;
-    this.noted = grow(this.noted, this.notedCount);
+    if (place === this.noted.length) this.noted = grow(this.noted, this.notedCount);
     this.noted[place] = row;
-    places[row] = place;
+    cells[at + 1] = place;
     return place;
   }
 
@@ -92,30 +94,57 @@ export class WordTable {
     this.buffer = grow(this.buffer, count * words);
     if (count === 0 || words === 0) return this.buffer;
     const kernel = (this.kernel ??= createDotKernel());
-    const { dimensions, stride, values } = this;
+    const { dimensions, stride, values, noted } = this;
     const queryOffset = Math.ceil((count * stride) / 16) * 16;
     const outOffset = queryOffset + stride * 2;
     const needed = outOffset + count * 4;
     const have = kernel.memory.buffer.byteLength;
     if (needed > have) kernel.memory.grow(Math.ceil((needed - have) / WASM_PAGE));
-    const bytes = new Int8Array(kernel.memory.buffer);
-    for (let place = 0; place < count; place++) {
-      const row = this.noted[place] as number;
-      bytes.set(values.subarray(row * dimensions, row * dimensions + dimensions), place * stride);
-      if (stride > dimensions) bytes.fill(0, place * stride + dimensions, (place + 1) * stride);
-    }
-    const query = new Int16Array(kernel.memory.buffer, queryOffset, stride);
-    const dots = new Int32Array(kernel.memory.buffer, outOffset, count);
-    const norms = Float64Array.from(this.noted.subarray(0, count), (row) => this.inverseNorm(row));
+    const memory = kernel.memory.buffer;
+    this.copyRows(memory, count);
+    const query = new Int16Array(memory, queryOffset, stride);
+    const dots = new Int32Array(memory, outOffset, count);
+    const norms = (this.norms = grow(this.norms, count));
+    for (let place = 0; place < count; place++) norms[place] = this.inverseNorm(noted[place] as number);
+    const buffer = this.buffer;
     for (let word = 0; word < words; word++) {
       const base = (this.queryRows[word] as number) * dimensions;
       query.fill(0);
       for (let index = 0; index < dimensions; index++) query[index] = values[base + index] as number;
       kernel.scan(0, count, stride, queryOffset, outOffset);
       const wordNorm = this.queryNorms[word] as number;
-      for (let place = 0; place < count; place++) this.buffer[place * words + word] = (dots[place] as number) * wordNorm * (norms[place] as number);
+      for (let place = 0; place < count; place++) buffer[place * words + word] = (dots[place] as number) * wordNorm * (norms[place] as number);
     }
-    return this.buffer;
+    return buffer;
+  }
+
+  /**
+   * Copies the noted rows to the start of the kernel's memory, `stride` bytes each (zero padded): four bytes at a
+   * time when the table's rows allow it (no per-row view is made, so a query's thousands of rows copy quickly).
+   */
+  private copyRows(memory: ArrayBuffer, count: number): void {
+    const { dimensions, stride, values, noted } = this;
+    if (this.words32 === undefined) this.words32 = values.byteOffset % 4 === 0 && dimensions % 4 === 0 ? new Int32Array(values.buffer, values.byteOffset, values.length / 4) : null;
+    const words32 = this.words32;
+    if (words32 !== null) {
+      const rowWords = dimensions / 4;
+      const strideWords = stride / 4;
+      const target = new Int32Array(memory, 0, count * strideWords);
+      for (let place = 0; place < count; place++) {
+        const from = (noted[place] as number) * rowWords;
+        const to = place * strideWords;
+        for (let index = 0; index < rowWords; index++) target[to + index] = words32[from + index] as number;
+        for (let index = rowWords; index < strideWords; index++) target[to + index] = 0;
+      }
+      return;
+    }
+    const target = new Int8Array(memory, 0, count * stride);
+    for (let place = 0; place < count; place++) {
+      const from = (noted[place] as number) * dimensions;
+      const to = place * stride;
+      for (let index = 0; index < dimensions; index++) target[to + index] = values[from + index] as number;
+      for (let index = dimensions; index < stride; index++) target[to + index] = 0;
+    }
   }
 
   /** The cosine of two rows' vectors (0 when either is all zeros). */
@@ -128,14 +157,28 @@ export class WordTable {
   }
 
   private inverseNorm(row: number): number {
-    if (this.known[row] === 0) {
+    if (this.lengths === null) this.rowCells();
+    const lengths = this.lengths as Float32Array;
+    const at = row * 3 + 2;
+    if ((lengths[at] as number) < 0) {
       const base = row * this.dimensions;
       let sum = 0;
       for (let index = 0; index < this.dimensions; index++) sum += (this.values[base + index] as number) ** 2;
-      this.inverseNorms[row] = sum > 0 ? 1 / Math.sqrt(sum) : 0;
-      this.known[row] = 1;
+      lengths[at] = sum > 0 ? 1 / Math.sqrt(sum) : 0;
     }
-    return this.inverseNorms[row] as number;
+    return lengths[at] as number;
+  }
+
+  /** The rows' cells (see `cells`), made on first use: no query, every length to compute. */
+  private rowCells(): Int32Array {
+    if (this.cells === null) {
+      const cells = new Int32Array(this.size * 3);
+      const lengths = new Float32Array(cells.buffer);
+      for (let at = 2; at < lengths.length; at += 3) lengths[at] = -1;
+      this.cells = cells;
+      this.lengths = lengths;
+    }
+    return this.cells;
   }
 }
 
