@@ -224,13 +224,16 @@ describe('soft matching through openMemory', () => {
   const embedder = { provider: 'static', modelId: 'test-table', dimensions: 3, maxBatchSize: 100, cacheable: false, table, rowsOf: () => [], embed: async (texts: readonly string[]) => texts.map(() => new Float32Array(3)) };
   const texts = ['the cake was good', 'the lighthouse keeper waved', 'bread again', 'a lamp and the lighthouse', 'cake and bread'];
   const ask = { k: 5, softMatch: { weight: 1, reach: 0 } };
-  it('explains what it added, off by default, and ranks the same from the index persisted and read back', async () => {
+  it('explains what it added, on by default (1, 2, 50), null turns it off, and ranks the same from the index persisted and read back', async () => {
     const path = join(directory, 'soft.db');
     const memory = await openMemory({ path, embedder, logger: silentLogger });
     await memory.addMany(texts.map((text, turnId) => ({ saveId: 's', turnId, text })));
     const first = await memory.query('s', 'beacon lighthouse cake', ask);
     expect(first.some((hit) => (hit.explanation.contributions?.soft ?? 0) > 0)).toBe(true);
-    const plain = await memory.query('s', 'beacon lighthouse cake', { k: 5 });
+    const byDefault = await memory.query('s', 'beacon lighthouse cake', { k: 5 });
+    expect(byDefault).toEqual(await memory.query('s', 'beacon lighthouse cake', { k: 5, softMatch: { weight: 1, reach: 2, head: 50 } }));
+    expect(byDefault.some((hit) => (hit.explanation.contributions?.soft ?? 0) > 0)).toBe(true);
+    const plain = await memory.query('s', 'beacon lighthouse cake', { k: 5, softMatch: null });
     expect(plain.every((hit) => hit.explanation.contributions?.soft === undefined)).toBe(true);
     await memory.close();
     expect(readdirSync(`${path}.index`).length).toBeGreaterThan(0);

@@ -151,7 +151,8 @@ export interface QueryOptions extends ChunkFilter {
    * the query's content words of the best cosine between the word's static vector and any of the chunk's words'
    * (words naming a speaker the query names are left to the speaker signal). A chunk takes the best such alignment
    * among itself and the `reach` chunks on each side (default 2, at most 5), z-scored over the head and added at
-   * `weight`. Another embedder keeps no word vectors, so it is off there. Null turns it off.
+   * `weight`. Default for a save's chunks `{ weight: 1, reach: 2, head: 50 }` (lore and recall: off). Another
+   * embedder keeps no word vectors, so it is off there. Null turns it off.
    */
   softMatch?: { weight: number; reach?: number; head?: number } | null;
   /**
