@@ -173,6 +173,23 @@ if (T('wsum') !== undefined) {
   });
 }
 
+// Turn pairs without a second index (`pairsum=w`): a turn's own BM25 plus the turn before it's (what it answers),
+// z-scored over the turns that have either and added at weight w; the library's window arm already holds both
+// scores, so this would cost one more pass over its matches instead of a second BM25 index (`pair=w` above).
+if (T('pairsum') !== undefined) {
+  hooks.push({
+    name: 'pairsum',
+    score(corpus, _question, _text, _qv, fused) {
+      const w = T('pairsum') as number;
+      const n = corpus.turns.length;
+      const raw = corpus.extra.get('rawlex') as Float64Array;
+      const sum = Float64Array.from(raw, (own, i) => own + (i > 0 ? (raw[i - 1] as number) : 0));
+      const z = zscore(sum, (i) => (sum[i] as number) > 0);
+      for (let i = 0; i < n; i++) if ((sum[i] as number) > 0) fused[i]! += w * (z[i] as number);
+    },
+  });
+}
+
 // Time prior: absolute dates in the question (day month year, month year, year) lift turns stored at that time.
 const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
 function questionDates(text: string): { year: number; month?: number; day?: number }[] {
