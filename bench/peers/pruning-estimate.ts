@@ -5,10 +5,13 @@
 // the documents in the postings MaxScore would still walk once the H-th best lexical score is the threshold (the
 // essential lists: terms whose bounds sum past it); the same for the window arm's bound (a window above the H-th
 // best window sum W_H has a match scoring at least W_H / (2 x reach + 1)). Counts, not times: a lower bound on the
-// work left, to weigh the pruning before writing it (docs/retrieval-quality.md).
+// work left, to weigh the pruning before writing it (docs/retrieval-quality.md). Then the CPU time per query of
+// the arms as a search runs them (`lexicalArms`): the window arm bounded by its best match, and summing every
+// window (both with the statistics over the head), alternating in one process.
 import { parseArgs } from 'node:util';
 import { createAnalyzer } from '../../src/retrieval/analyzer.js';
 import { Bm25Index } from '../../src/retrieval/bm25.js';
+import { lexicalArms } from '../../src/retrieval/lexical-arms.js';
 import { DEFAULT_FEEDBACK, DEFAULT_WINDOW_SUM } from '../../src/retrieval/retrieval-defaults.js';
 import { syntheticQueries, syntheticTexts } from './corpus.js';
 
@@ -59,7 +62,8 @@ function essentialDocuments(sorted: { term: string; bound: number }[], threshold
 }
 
 const rows: number[][] = [];
-for (const query of await syntheticQueries(Number(values.queries))) {
+const queries = await syntheticQueries(Number(values.queries));
+for (const query of queries) {
   const terms = [...new Set(analyzer(query))];
   const { weights } = index.searchWithFeedback(terms, head, DEFAULT_FEEDBACK);
   const exact = index.search([...weights.keys()], size, undefined, weights);
@@ -76,3 +80,19 @@ for (const query of await syntheticQueries(Number(values.queries))) {
 const median = (column: number) => rows.map((row) => row[column] as number).sort((x, y) => x - y)[Math.floor(rows.length / 2)] as number;
 const total = (column: number) => rows.reduce((sum, row) => sum + (row[column] as number), 0);
 console.log(`${size} chunks, ${rows.length} queries, head ${head}: matches median ${median(0)} (total ${total(0)}); lexical arm's essential postings median ${median(1)} (total ${total(1)}); window bound's median ${median(2)} (total ${total(2)})`);
+
+// The arms as a lexical-only search runs them (cap 50, feedback and window sum on), pruned and exhaustive.
+const order = { previous: Int32Array.from({ length: size }, (_, slot) => slot - 1), next: Int32Array.from({ length: size }, (_, slot) => (slot + 1 < size ? slot + 1 : -1)), dense: true };
+const cpu = { pruned: 0, exhaustive: 0 };
+for (let round = 0; round < 2; round++) {
+  for (const query of queries) {
+    const input = { bm25: index, order, terms: analyzer(query), limit: 50, feedback: DEFAULT_FEEDBACK, window: DEFAULT_WINDOW_SUM };
+    for (const prune of [true, false]) {
+      const started = process.cpuUsage();
+      lexicalArms({ ...input, prune }).window?.release();
+      const used = process.cpuUsage(started);
+      if (round === 1) cpu[prune ? 'pruned' : 'exhaustive'] += (used.user + used.system) / 1000;
+    }
+  }
+}
+console.log(`lexicalArms (cap 50, feedback, window sum), second round: CPU per query ${(cpu.pruned / queries.length).toFixed(2)} ms with the window bound, ${(cpu.exhaustive / queries.length).toFixed(2)} ms summing every window`);

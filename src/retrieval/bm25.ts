@@ -14,6 +14,17 @@ export interface Bm25Parameters {
   b: number;
 }
 
+/**
+ * Shown a search's scores before they are cleared: its results, every scored slot's score (`scores[slot]`, zero for
+ * none; `touched` lists the first `count` scored slots, accepted or not) and the query's term weights. The arrays
+ * are the index's scratch: read them during the call only.
+ */
+export type ScoresInspector = (
+  results: readonly { slot: number; score: number }[],
+  dense: { readonly scores: Float64Array; readonly touched: Int32Array; readonly count: number },
+  weights: ReadonlyMap<string, number> | undefined,
+) => void;
+
 /** Loops in steps over terms pause every 1,024 terms, over postings every 65,536 postings. */
 const STEP_TERMS = 1023;
 const STEP_POSTINGS = 65_535;
@@ -97,9 +108,14 @@ export class Bm25Index {
   private matchSlots = new Int32Array(64);
   private matchScores = new Float64Array(64);
   private touchedCount = 0;
+  private partScratch = new Float64Array(16);
   /** Per-slot length normalisation k1·(1 - b + b·length / average), valid for `normsKey`. */
   private norms = new Float64Array(0);
   private normsKey = '';
+  /** A filtered corpus's length normalisation (see `slotScorer`), kept while the corpus object lives. */
+  private readonly corpusNorms = new WeakMap<Bm25Corpus, Float64Array>();
+  /** Query position + 1 of each term id, for `slotScorer` (cleared after each slot). */
+  private queryMarks = new Int32Array(0);
 
   constructor(parameters: Partial<Bm25Parameters> = {}) {
     this.parameters = { ...BM25_DEFAULTS, ...parameters };
@@ -611,10 +627,24 @@ export class Bm25Index {
     termWeights?: ReadonlyMap<string, number>,
     statistics?: ScoreSink,
     corpus?: Bm25Corpus,
+    inspect?: ScoresInspector,
   ): { slot: number; score: number }[] {
     if (this.liveCount === 0 || limit <= 0) return [];
     this.accumulate(new Set(queryTokens), termWeights, corpus);
-    return this.collect(limit, accept, true, statistics);
+    return this.finish(limit, accept, statistics, inspect, termWeights);
+  }
+
+  /** The last `collect` of a search: with `inspect`, the scores are shown to it (with the results) before they are cleared. */
+  private finish(limit: number, accept: ((slot: number) => boolean) | undefined, statistics: ScoreSink | undefined, inspect: ScoresInspector | undefined, weights: ReadonlyMap<string, number> | undefined): { slot: number; score: number }[] {
+    if (inspect === undefined) return this.collect(limit, accept, true, statistics);
+    const results = this.collect(limit, accept, false, statistics);
+    try {
+      inspect(results, { scores: this.scratch, touched: this.touched, count: this.touchedCount }, weights);
+    } finally {
+      for (let index = 0; index < this.touchedCount; index++) this.scratch[this.touched[index] as number] = 0;
+      this.touchedCount = 0;
+    }
+    return results;
   }
 
   /**
@@ -637,17 +667,18 @@ export class Bm25Index {
     accept?: (slot: number) => boolean,
     statistics?: ScoreSink,
     corpus?: Bm25Corpus,
+    inspect?: ScoresInspector,
   ): { results: { slot: number; score: number }[]; weights: Map<string, number> } {
     const unique = new Set(queryTokens);
     const weights = new Map<string, number>([...unique].map((term) => [term, 1]));
     if (this.liveCount === 0 || limit <= 0) return { results: [], weights };
     this.accumulate(unique, undefined, corpus);
-    if (unique.size === 0 || feedback.documents <= 0 || feedback.terms <= 0 || feedback.weight <= 0) return { results: this.collect(limit, accept, true, statistics), weights };
+    if (unique.size === 0 || feedback.documents <= 0 || feedback.terms <= 0 || feedback.weight <= 0) return { results: this.finish(limit, accept, statistics, inspect, weights), weights };
     const top = this.collect(feedback.documents, accept, false).map(({ slot }) => slot);
     const expansion = this.expansionWeights(top, unique, feedback, corpus);
     for (const [term, weight] of expansion) weights.set(term, weight);
     this.accumulate(expansion.keys(), expansion, corpus);
-    return { results: this.collect(limit, accept, true, statistics), weights };
+    return { results: this.finish(limit, accept, statistics, inspect, weights), weights };
   }
 
   /**
@@ -660,6 +691,67 @@ export class Bm25Index {
     const best = expansion[0]?.score ?? 0;
     for (const { term, score } of expansion) if (best > 0) weights.set(term, feedback.weight * (score / best));
     return weights;
+  }
+
+  /**
+   * A scorer of single slots for a query: a slot's score from its own terms, summed in the query's order, the same
+   * double `search` and `scoreOf` give (0 for a slot outside `corpus`, removed, or matching no term), at a cost in
+   * the slot's terms, not the query's postings. Valid until the index changes.
+   *
+   * @example
+   * ```ts
+   * const score = index.slotScorer(['dragon', 'roars']);
+   * score(1); // index.scoreOf(['dragon', 'roars'], 1)
+   * ```
+   */
+  slotScorer(queryTerms: readonly string[], termWeights?: ReadonlyMap<string, number>, corpus?: Bm25Corpus): (slot: number) => number {
+    let norms: Float64Array;
+    if (corpus === undefined) {
+      norms = this.currentNorms();
+    } else {
+      let known = this.corpusNorms.get(corpus);
+      if (known === undefined) {
+        const { k1, b } = this.parameters;
+        const averageLength = corpus.averageLength || 1;
+        known = new Float64Array(this.slotCount);
+        for (let slot = 0; slot < this.slotCount; slot++) known[slot] = k1 * (1 - b + (b * (this.lengths[slot] as number)) / averageLength);
+        this.corpusNorms.set(corpus, known);
+      }
+      norms = known;
+    }
+    const ids: number[] = [];
+    const multipliers: number[] = [];
+    for (const term of new Set(queryTerms)) {
+      const id = this.termIds.get(term);
+      if (id === undefined || (corpus === undefined ? this.documentFrequency[id] === 0 : corpus.frequency(id) === 0)) continue;
+      ids.push(id);
+      multipliers.push((corpus === undefined ? this.idf(term) : this.idf(term, corpus)) * (termWeights?.get(term) ?? 1));
+    }
+    const live = corpus === undefined ? this.alive : corpus.mask;
+    return (slot) => this.scoreInOrder(slot, ids, multipliers, norms, live);
+  }
+
+  /** A slot's score for `slotScorer`'s terms (ids aligned with their multipliers), from the slot's own terms, summed in the query's order. */
+  private scoreInOrder(slot: number, ids: readonly number[], multipliers: readonly number[], norms: Float64Array, live: Uint8Array): number {
+    if (live[slot] !== 1 || ids.length === 0) return 0;
+    this.readTerms(slot);
+    this.queryMarks = grow(this.queryMarks, this.termNames.length);
+    const marks = this.queryMarks;
+    for (let position = 0; position < ids.length; position++) marks[ids[position] as number] = position + 1;
+    const parts = this.partScratch.length >= ids.length ? this.partScratch : (this.partScratch = new Float64Array(ids.length));
+    parts.fill(0, 0, ids.length);
+    const k1 = this.parameters.k1;
+    const norm = norms[slot] as number;
+    for (let position = this.termsStart[slot] as number; position < (this.termsStart[slot + 1] as number); position++) {
+      const mark = marks[this.termsFlat[position] as number] as number;
+      if (mark === 0) continue;
+      const frequency = this.frequenciesFlat[position] as number;
+      parts[mark - 1] = ((multipliers[mark - 1] as number) * frequency * (k1 + 1)) / (frequency + norm);
+    }
+    for (const id of ids) marks[id] = 0;
+    let score = 0;
+    for (let position = 0; position < ids.length; position++) score += parts[position] as number;
+    return score;
   }
 
   /** The length normalisation of every slot under the current statistics (recomputed only when they change). */

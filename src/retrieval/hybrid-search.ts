@@ -12,7 +12,7 @@ import { sceneScores } from './scene-scores.js';
 import { softMatchScores } from './soft-match.js';
 import type { SoftMatchOptions } from './soft-match.js';
 import { tokenize } from './tokenize.js';
-import { LexicalMatches, windowSums } from './window-sum.js';
+import { lexicalArms } from './lexical-arms.js';
 import type { WindowSumOptions } from './window-sum.js';
 
 /** Everything one hybrid search needs. */
@@ -118,30 +118,22 @@ export async function hybridSearch(input: HybridSearchInput): Promise<RankedId[]
   const { index, k } = input;
   const armLimit = input.capPerSource > 0 ? input.capPerSource : index.bm25.slots;
   const { lexical: runLexical, semantic: runSemantic } = armsToRun(input);
-  // z-score fusion standardises each arm by the scores of every document it scored, not just its capped head.
-  const statistics = input.fusion === 'zscore' ? { lexical: new ScoreStatistics(), semantic: new ScoreStatistics() } : undefined;
+  // z-score fusion standardises the semantic arm by the scores of every document it scored, the lexical and window arms by their head.
+  const statistics = input.fusion === 'zscore' ? { semantic: new ScoreStatistics() } : undefined;
   const window = runLexical && input.fusion === 'zscore' && input.windowSum !== undefined && input.windowSum.reach > 0 && input.windowSum.weight !== 0 ? input.windowSum : undefined;
-  // With a window sum, the lexical arm hands over every accepted match, not only its head.
-  const matches = window === undefined ? undefined : new LexicalMatches(statistics?.lexical);
-  const lexicalSink = matches ?? statistics?.lexical;
   const analyzed = index.analyze(input.queryText);
   const visible = input.statisticsOfAccepted === true && input.accept !== undefined ? input.accept : undefined;
   const corpus = visible === undefined ? undefined : index.bm25.corpusWithin(visible);
-  const expanded = !runLexical
-    ? { terms: analyzed, weights: undefined, results: [] }
-    : input.feedback === undefined
-      ? { terms: analyzed, weights: undefined, results: index.lexical(analyzed, armLimit, input.accept, undefined, lexicalSink, corpus) }
-      : index.lexicalWithFeedback(analyzed, armLimit, input.feedback, input.accept, lexicalSink, corpus);
-  const queryTerms = expanded.terms;
-  const lexical = expanded.results;
+  const lexicalSide = runLexical ? lexicalArms({ bm25: index.bm25, order: index.order, terms: analyzed, limit: armLimit, accept: input.accept, corpus, feedback: input.feedback, window }) : undefined;
+  const queryTerms = lexicalSide?.terms ?? analyzed;
+  const lexical = lexicalSide?.results ?? [];
   const semantic = input.queryVector === null || !runSemantic ? [] : await semanticArm(input, armLimit, visible === undefined || input.vectorArm !== undefined ? statistics?.semantic : undefined);
   // The store's vector search scores what the filter permits exactly; the index's own scan approximates around all vectors.
   if (corpus !== undefined && statistics !== undefined && input.queryVector !== null && runSemantic && input.vectorArm === undefined) {
     index.exactSemanticStatistics(input.queryVector, corpus.mask, statistics.semantic);
   }
-  const windowScores = window === undefined || matches === undefined ? undefined : windowSums(matches, index.order, window.reach, index.bm25.slots, input.accept);
-  matches?.release();
-  const windowResults = windowScores?.top(armLimit) ?? [];
+  const windowScores = lexicalSide?.window;
+  const windowResults = windowScores?.results ?? [];
   const lexicalRanks = armRanks(index, lexical);
   const semanticRanks = armRanks(index, semantic);
   const windowRanks = windowScores === undefined ? undefined : armRanks(index, windowResults);
@@ -159,7 +151,7 @@ export async function hybridSearch(input: HybridSearchInput): Promise<RankedId[]
     }
     const weights = input.weights ?? {};
     const arms: FusionArm[] = [
-      { kind: 'lexical', results: lexical, weight: weights.lexical ?? 1, statistics: statistics?.lexical, exact: (slot) => index.bm25.scoreOf(queryTerms, slot, expanded.weights, corpus) },
+      { kind: 'lexical', results: lexical, weight: weights.lexical ?? 1, statistics: lexicalSide?.statistics, exact: (slot) => index.bm25.scoreOf(queryTerms, slot, lexicalSide?.weights, corpus) },
       { kind: 'semantic', results: semantic, weight: weights.semantic ?? 1, statistics: statistics?.semantic, exact: semanticExact },
       ...(windowScores === undefined || window === undefined ? [] : [{ kind: 'window' as const, results: windowResults, weight: window.weight, statistics: windowScores.statistics, exact: (slot: number) => windowScores.scoreOf(slot) }]),
     ];
@@ -308,10 +300,10 @@ function capped<T>(list: readonly T[], cap: number): readonly T[] {
 }
 
 /**
- * Score fusion: each arm's scores are standardised by the mean and deviation of that arm's scores over every
- * document it scored (the lexical arm: the accepted documents matching a query term; the semantic arm: every
- * accepted document with a vector; the window arm: every accepted document with a match within reach), so the
- * standardisation does not depend on k or the cap (without those statistics, the arm's capped list is used). The
+ * Score fusion: each arm's scores are standardised by the mean and deviation of its statistics (the semantic arm:
+ * every accepted document with a vector; the lexical and window arms: their best `STATISTICS_HEAD` scores, see
+ * lexical-arms.ts), so the standardisation does not depend on k or the cap (without statistics, the arm's capped
+ * list is used). The
  * candidates are the capped lists; a candidate missing from an arm is scored exactly in it (the document's BM25,
  * its cosine, its window sum; at the arm's mean when it has no score there) and standardised the same way. The
  * fused score is the weighted sum, plus what each context signal adds; each part is kept (`contributions`, a

@@ -239,3 +239,268 @@ export class WindowScores {
     if (spareScratch === null || spareScratch.sums.length < sums.length) spareScratch = { sums, touched };
   }
 }
+
+/** A little below 1: the window bound's margin for rounding (see `prunedWindows`). */
+const WINDOW_SAFETY = 1 - 1e-9;
+
+/** Per-slot memo of one query's pruned windows: a lexical score or window sum is known when its stamp is the query's. */
+interface WindowMemo {
+  lexical: Float64Array;
+  lexicalStamp: Int32Array;
+  window: Float64Array;
+  windowStamp: Int32Array;
+  stamp: number;
+}
+
+/** The memo of the last query, kept for the next one (stamps make clearing needless). */
+let spareMemo: WindowMemo | null = null;
+
+function borrowMemo(slotCount: number): WindowMemo {
+  const spare = spareMemo;
+  if (spare !== null && spare.lexical.length >= slotCount && spare.stamp < 0x7ffffff0) {
+    spareMemo = null;
+    spare.stamp++;
+    return spare;
+  }
+  const size = Math.max(1, slotCount);
+  return { lexical: new Float64Array(size), lexicalStamp: new Int32Array(size), window: new Float64Array(size), windowStamp: new Int32Array(size), stamp: 1 };
+}
+
+/** A window arm's candidates and how it scores any slot (see `prunedWindows` and `exhaustiveWindows`). */
+export interface WindowArm {
+  /** The best slots by window sum, best first (ties: lower slot first). */
+  readonly results: { slot: number; score: number }[];
+  /** A live slot's window sum (0 with no match within reach, or for a slot the filter refuses). */
+  scoreOf(slot: number): number;
+  /** Hands the arrays back for the next query; `scoreOf` is not called after. */
+  release(): void;
+}
+
+/** Every lexical score of a query at once: `scores[slot]` (zero for no match), the first `count` of `touched` the scored slots. */
+export interface DenseScores {
+  readonly scores: Float64Array;
+  readonly touched: Int32Array;
+  readonly count: number;
+}
+
+/**
+ * The best `limit` window sums, exactly as summing every match's score into its neighbours' windows in slot order
+ * gives them (`exhaustiveWindows`), without summing every window. A window is the sum of the lexical scores of the
+ * 2 x reach + 1 places around a slot, so it is at most 2 x reach + 1 times the best of them: with W the
+ * `limit`-th best window around the lexical arm's best `limit` matches (`head`; a lower bound of the true
+ * `limit`-th best), every window at least W has a match scoring at least W / (2 x reach + 1) within reach. The
+ * windows around those matches are summed, the others not. With fewer than `limit` matches, the head holds them
+ * all and so do the windows around it. `dense` is read during the call only; `scoreOf` sums any later window
+ * from `score` (a slot's lexical score, the same double).
+ *
+ * @example
+ * ```ts
+ * const arm = prunedWindows(dense, index.bm25.slotScorer(terms, weights), head, index.order, 2, 100, index.bm25.slots);
+ * arm.results; // the 100 best windows
+ * arm.release();
+ * ```
+ */
+export function prunedWindows(
+  dense: DenseScores,
+  score: (slot: number) => number,
+  head: readonly { slot: number; score: number }[],
+  order: SlotOrder,
+  reach: number,
+  limit: number,
+  live: Uint8Array,
+  accept?: (slot: number) => boolean,
+): WindowArm {
+  const slotCount = live.length;
+  const memo = borrowMemo(slotCount);
+  const { stamp, lexical: lexicalScores, lexicalStamp, window: windowScores, windowStamp } = memo;
+  const { previous, next } = order;
+  const counting = order.dense === true && accept === undefined;
+  let released = false;
+  // While `dense` is valid its scores are read; after, a slot is scored alone.
+  let read: (slot: number) => number = (slot) => dense.scores[slot] ?? 0;
+  const lexicalAt = (slot: number): number => {
+    if (lexicalStamp[slot] === stamp) return lexicalScores[slot] as number;
+    const value = accept !== undefined && !accept(slot) ? 0 : read(slot);
+    lexicalScores[slot] = value;
+    lexicalStamp[slot] = stamp;
+    return value;
+  };
+  // The first and last places of a slot's window: `reach` places before and after it in the corpus's order.
+  const windowStart = (slot: number): number => {
+    if (counting) return Math.max(0, slot - reach);
+    let first = slot;
+    for (let step = 0; step < reach; step++) {
+      const before = previous[first] ?? -1;
+      if (before < 0) break;
+      first = before;
+    }
+    return first;
+  };
+  const windowEnd = (slot: number): number => {
+    if (counting) return Math.min(slotCount - 1, slot + reach);
+    let last = slot;
+    for (let step = 0; step < reach; step++) {
+      const after = next[last] ?? -1;
+      if (after < 0) break;
+      last = after;
+    }
+    return last;
+  };
+  // A slot's window sum, its places added in slot order from zero (the exhaustive sums' order).
+  const windowOf = (slot: number): number => {
+    if (windowStamp[slot] === stamp) return windowScores[slot] as number;
+    let sum = 0;
+    const last = windowEnd(slot);
+    for (let other = windowStart(slot); other >= 0; other = counting ? other + 1 : (next[other] ?? -1)) {
+      sum += lexicalAt(other);
+      if (other === last) break;
+    }
+    windowScores[slot] = sum;
+    windowStamp[slot] = stamp;
+    return sum;
+  };
+  const computed: number[] = [];
+  // The windows around each of `slots` (ascending), each once.
+  const around = (slots: ArrayLike<number>, count: number): void => {
+    let checked = -1;
+    for (let index = 0; index < count; index++) {
+      const slot = slots[index] as number;
+      const last = windowEnd(slot);
+      for (let other = windowStart(slot); other >= 0; other = counting ? other + 1 : (next[other] ?? -1)) {
+        if (other > checked) {
+          checked = other;
+          if (windowStamp[other] !== stamp && (accept === undefined || accept(other))) {
+            windowOf(other);
+            computed.push(other);
+          }
+        }
+        if (other === last) break;
+      }
+    }
+  };
+  const headSlots = Int32Array.from(head, ({ slot }) => slot).sort();
+  around(headSlots, headSlots.length);
+  if (head.length >= limit && limit > 0) {
+    const floor = new TopK(limit);
+    for (const slot of computed) floor.push(slot, windowScores[slot] as number);
+    const least = floor.threshold * WINDOW_SAFETY;
+    // Every window in the corpus's order, summed on the run (a place in, a place out; afresh every 1,024 places so
+    // that the running sum cannot drift), refused places counted: at least each true window (up to the margin).
+    // The windows that reach the `limit`-th best around the head are summed exactly.
+    for (const center of windowsAtLeast(dense.scores, live, order, counting, reach, least)) {
+      if (windowStamp[center] !== stamp && (accept === undefined || accept(center))) {
+        windowOf(center);
+        computed.push(center);
+      }
+    }
+  }
+  const top = new TopK(limit);
+  for (const slot of computed) top.push(slot, windowScores[slot] as number);
+  const results = top.sorted();
+  read = score;
+  return {
+    results,
+    scoreOf(slot: number): number {
+      if (released) throw new Error('WindowArm.scoreOf after release');
+      if (accept !== undefined && !accept(slot)) return 0;
+      return windowOf(slot);
+    },
+    release(): void {
+      if (released) return;
+      released = true;
+      if (spareMemo === null || spareMemo.lexical.length < memo.lexical.length) spareMemo = memo;
+    },
+  };
+}
+
+/**
+ * The slots whose window, summed on the run over `scores` in the corpus's order (a place in, a place out; afresh
+ * every 1,024 places so that the sum cannot drift), is at least `least`: every slot whose true window is (refused
+ * places count here, so the run's sums are no lower), and a few more.
+ */
+function windowsAtLeast(scores: Float64Array, live: Uint8Array, order: SlotOrder, counting: boolean, reach: number, least: number): number[] {
+  const slotCount = live.length;
+  if (counting) return countedWindowsAtLeast(scores, slotCount, reach, least);
+  const next = order.next;
+  const width = 2 * reach + 1;
+  const ring = new Int32Array(width);
+  const found: number[] = [];
+  let slot = 0;
+  while (slot < slotCount && live[slot] !== 1) slot++;
+  if (slot >= slotCount) return found;
+  let position = 0;
+  let sum = 0;
+  for (;;) {
+    if (position >= width) sum -= scores[ring[position % width] as number] as number;
+    ring[position % width] = slot;
+    sum += scores[slot] as number;
+    if (position >= reach) {
+      // The window of the place `reach` back: places position - 2 x reach to position.
+      if (position % 1024 === 0) {
+        sum = 0;
+        for (let at = Math.max(0, position - 2 * reach); at <= position; at++) sum += scores[ring[at % width] as number] as number;
+      }
+      if (sum >= least) found.push(ring[(position - reach) % width] as number);
+    }
+    position++;
+    slot = counting ? slot + 1 : (next[slot] ?? -1);
+    if (slot < 0 || slot >= slotCount) break;
+  }
+  // The last places' windows, cut at the end of the order.
+  const total = position;
+  for (let center = Math.max(0, total - reach); center < total; center++) {
+    if (center - reach - 1 >= 0) sum -= scores[ring[(center - reach - 1) % width] as number] as number;
+    if (sum >= least) found.push(ring[center % width] as number);
+  }
+  return found;
+}
+
+/** `windowsAtLeast` when the order is every slot in turn: a window is slots - reach to + reach. */
+function countedWindowsAtLeast(scores: Float64Array, slotCount: number, reach: number, least: number): number[] {
+  const found: number[] = [];
+  let sum = 0;
+  for (let at = 0; at < Math.min(reach, slotCount); at++) sum += scores[at] as number;
+  for (let slot = 0; slot < slotCount; slot++) {
+    if (slot + reach < slotCount) sum += scores[slot + reach] as number;
+    if (slot - reach - 1 >= 0) sum -= scores[slot - reach - 1] as number;
+    if ((slot & 1023) === 0) {
+      sum = 0;
+      for (let at = Math.max(0, slot - reach); at <= Math.min(slotCount - 1, slot + reach); at++) sum += scores[at] as number;
+    }
+    if (sum >= least) found.push(slot);
+  }
+  return found;
+}
+
+/**
+ * The window arm from every accepted match (`windowSums` over them in slot order): the reference `prunedWindows`
+ * gives exactly, and the arm when nothing can be pruned (an uncapped search).
+ *
+ * @example
+ * ```ts
+ * const arm = exhaustiveWindows(matches, index.order, 2, 100, index.bm25.slots);
+ * ```
+ */
+export function exhaustiveWindows(
+  matches: { slots: ArrayLike<number>; scores: ArrayLike<number>; count: number },
+  order: SlotOrder,
+  reach: number,
+  limit: number,
+  slotCount: number,
+  accept?: (slot: number) => boolean,
+): WindowArm {
+  // In slot order, so that each window adds its places from the first to the last.
+  const bySlot = new Float64Array(slotCount);
+  for (let index = 0; index < matches.count; index++) bySlot[matches.slots[index] as number] = matches.scores[index] as number;
+  const sortedSlots = new Int32Array(matches.count);
+  const sortedScores = new Float64Array(matches.count);
+  let count = 0;
+  for (let slot = 0; slot < slotCount && count < matches.count; slot++) {
+    const score = bySlot[slot] as number;
+    if (score === 0) continue;
+    sortedSlots[count] = slot;
+    sortedScores[count++] = score;
+  }
+  const sums = windowSums({ slots: sortedSlots, scores: sortedScores, count }, order, reach, slotCount, accept);
+  return { results: sums.top(limit), scoreOf: (slot) => sums.scoreOf(slot), release: () => sums.release() };
+}

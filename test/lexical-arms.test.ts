@@ -1,0 +1,105 @@
+// The pruned lexical and window arms give exactly what scoring every match gives: the same slots, the same doubles.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { CorpusIndex } from '../src/retrieval/corpus-index.js';
+import { lexicalArms, STATISTICS_HEAD } from '../src/retrieval/lexical-arms.js';
+import type { LexicalArms, LexicalArmsInput } from '../src/retrieval/lexical-arms.js';
+
+const WORDS = ['lantern', 'mill', 'river', 'bread', 'fire', 'song', 'rowan', 'gate', 'cold', 'night', 'wolf', 'ash'];
+
+/** A corpus of short texts over few words (three common, six rare, three never: many matches, many ties), some removed. */
+const corpusArbitrary = (minimum: number, maximum: number) =>
+  fc.record({
+    texts: fc.array(fc.array(fc.nat({ max: WORDS.length - 1 }).map((word) => WORDS[word < 6 ? word % 3 : word] as string), { minLength: 1, maxLength: 9 }), { minLength: minimum, maxLength: maximum, size: 'max' }),
+    removed: fc.array(fc.nat(), { maxLength: 30, size: 'max' }),
+  });
+
+const searchArbitrary = fc.record({
+  query: fc.array(fc.constantFrom(...WORDS, 'unheard'), { minLength: 1, maxLength: 4 }),
+  limit: fc.constantFrom(1, 3, 10, 50, 1000),
+  feedback: fc.option(fc.record({ documents: fc.constantFrom(1, 3), terms: fc.constantFrom(2, 5), weight: fc.constantFrom(0.5, 1) }), { nil: undefined }),
+  window: fc.option(fc.record({ reach: fc.constantFrom(1, 2, 3), weight: fc.constant(1) }), { nil: undefined }),
+  filter: fc.option(fc.integer({ min: 2, max: 5 }), { nil: undefined }),
+  ofAccepted: fc.boolean(),
+});
+
+function build(texts: string[][], removed: number[]): CorpusIndex {
+  const index = new CorpusIndex(0);
+  index.add(texts.map((words, turn) => ({ id: `c${turn}`, position: turn, kind: 'narrative', text: words.join(' '), embedding: null })));
+  if (texts.length > 0) index.remove(removed.map((at) => `c${at % texts.length}`));
+  return index;
+}
+
+/** Everything an arm answers, with each statistic to the last bit. */
+function answers(arms: LexicalArms, slots: number, accept?: (slot: number) => boolean) {
+  const window = arms.window;
+  const everyWindow = window === undefined ? [] : Array.from({ length: slots }, (_, slot) => (accept === undefined || accept(slot) ? window.scoreOf(slot) : 0));
+  const result = {
+    terms: arms.terms,
+    weights: arms.weights === undefined ? undefined : [...arms.weights],
+    results: arms.results,
+    statistics: [arms.statistics.count, arms.statistics.sum, arms.statistics.sumOfSquares],
+    window: window === undefined ? undefined : { results: window.results, statistics: [window.statistics.count, window.statistics.sum, window.statistics.sumOfSquares], everyWindow },
+  };
+  window?.release();
+  return result;
+}
+
+type SearchCase = typeof searchArbitrary extends fc.Arbitrary<infer T> ? T : never;
+
+function bothWays(index: CorpusIndex, search: SearchCase) {
+  const slots = index.bm25.slots;
+  const accept = search.filter === undefined ? undefined : (slot: number) => slot % (search.filter as number) !== 1;
+  const corpus = search.ofAccepted && accept !== undefined ? index.bm25.corpusWithin(accept) : undefined;
+  const input: LexicalArmsInput = { bm25: index.bm25, order: index.order, terms: index.analyze(search.query.join(' ')), limit: search.limit, accept, corpus, feedback: search.feedback, window: search.window };
+  return { pruned: answers(lexicalArms(input), slots, accept), exhaustive: answers(lexicalArms({ ...input, prune: false }), slots, accept) };
+}
+
+describe('lexicalArms: pruned against every match', () => {
+  it('gives the same slots, scores, statistics and window sums (feedback, windows, filters, ties, small saves, removals)', () => {
+    fc.assert(
+      fc.property(corpusArbitrary(0, 400), searchArbitrary, ({ texts, removed }, search) => {
+        const { pruned, exhaustive } = bothWays(build(texts, removed), search);
+        expect(pruned).toEqual(exhaustive);
+      }),
+      { seed: 20_2026, numRuns: 300, endOnFailure: true },
+    );
+  });
+  it('gives the same answers with k = 1000 over a save of a few thousand chunks', () => {
+    fc.assert(
+      fc.property(corpusArbitrary(1500, 2500), searchArbitrary, ({ texts, removed }, search) => {
+        const { pruned, exhaustive } = bothWays(build(texts, removed), { ...search, limit: 1000 });
+        expect(pruned).toEqual(exhaustive);
+      }),
+      { seed: 7, numRuns: 12, endOnFailure: true },
+    );
+  });
+  it('standardises over the best STATISTICS_HEAD scores, added best first', () => {
+    const index = build(Array.from({ length: 300 }, (_, turn) => (turn % 3 === 0 ? ['lantern', 'mill'] : turn % 3 === 1 ? ['lantern'] : ['bread'])), []);
+    const arms = lexicalArms({ bm25: index.bm25, order: index.order, terms: ['lantern'], limit: 10 });
+    const every = index.bm25.search(['lantern'], 1000);
+    expect(every).toHaveLength(200);
+    expect(arms.results).toEqual(every.slice(0, 10));
+    expect(arms.statistics.count).toBe(STATISTICS_HEAD);
+    let sum = 0;
+    for (const { score } of every.slice(0, STATISTICS_HEAD)) sum += score;
+    expect(arms.statistics.sum).toBe(sum);
+  });
+});
+
+describe('Bm25Index.slotScorer', () => {
+  it('scores a slot alone with the double scoring every match gives it (feedback weights, filtered statistics)', () => {
+    fc.assert(
+      fc.property(corpusArbitrary(1, 300), fc.array(fc.constantFrom(...WORDS), { minLength: 1, maxLength: 5 }), fc.boolean(), ({ texts, removed }, query, filtered) => {
+        const index = build(texts, removed);
+        const bm25 = index.bm25;
+        const corpus = filtered ? bm25.corpusWithin((slot) => slot % 3 !== 0) : undefined;
+        const weights = new Map(query.map((term, position) => [term, 1 / (position + 1)]));
+        const score = bm25.slotScorer(query, weights, corpus);
+        const every = new Map(bm25.search(query, bm25.slots, undefined, weights, undefined, corpus).map(({ slot, score: value }) => [slot, value]));
+        for (let slot = 0; slot < bm25.slots; slot++) expect(score(slot)).toBe(every.get(slot) ?? 0);
+      }),
+      { seed: 11, numRuns: 100, endOnFailure: true },
+    );
+  });
+});
