@@ -178,6 +178,7 @@ describe('persisted index', () => {
     const cases: [string, (bytes: Buffer) => Buffer, RegExp][] = [
       ['corrupt header', (bytes) => { const copy = Buffer.from(bytes); copy[40] = (copy[40] as number) ^ 0xff; return copy; }, /checksum/],
       ['older layout', (bytes) => { const copy = Buffer.from(bytes); copy.write('MNEMOIX2', 0, 'latin1'); return copy; }, /stale/],
+      ['the layout before the vectors stayed in the store', (bytes) => { const copy = Buffer.from(bytes); copy.write('MNEMOIX4', 0, 'latin1'); return copy; }, /stale \(an older layout, MNEMOIX4\)/],
       ['truncated', (bytes) => bytes.subarray(0, Math.floor(bytes.length / 2)), /truncated/],
       ['not a snapshot', () => Buffer.from('hello'), /not an index snapshot/],
     ];
@@ -214,6 +215,36 @@ describe('persisted index', () => {
     expect(foreign.scans()).toBe(1);
     expect(foreignLogger.lines.join('\n')).toMatch(/another store, embedder, analyzer or save/);
     await foreign.memory.close();
+  });
+
+  it('keeps the float32 vectors in SQLite alone: the file holds none, a query reads the rows it rescores; a store that lost them is rebuilt from, said once', async () => {
+    const path = join(dir, 'vectors-in-store.db');
+    const { file, good } = await persistedSave(path);
+    const headerLength = good.readUInt32LE(8);
+    const sections = Object.keys((JSON.parse(good.toString('utf8', 24, 24 + headerLength)) as { sections: Record<string, unknown> }).sections);
+    expect(sections).not.toContain('vectors.data');
+    expect(sections).toContain('vectors.present');
+    expect(sections).toContain('contexts.bytes');
+    const before = await freshRankings(path, 'run');
+    const reopened = await open(path);
+    expect(await rankings(reopened.memory, 'run')).toBe(before);
+    expect(reopened.scans()).toBe(0);
+    await reopened.memory.close();
+    // Another tool clears the vectors without moving the save's version on: the first query that rescores finds
+    // them gone, and the save is answered from an index rebuilt from the store.
+    writeFileSync(file, good);
+    const raw = new Database(path);
+    raw.exec('UPDATE chunks SET embedding = NULL');
+    raw.close();
+    const logger = recordingLogger();
+    const lost = await open(path, { logger });
+    const ranked = await rankings(lost.memory, 'run');
+    expect(lost.scans()).toBe(1);
+    const said = logger.lines.filter((line) => line.includes('persisted index'));
+    expect(said).toHaveLength(1);
+    expect(said[0]).toMatch(/no longer in the store/);
+    await lost.memory.close();
+    expect(ranked).toBe(await freshRankings(path, 'run'));
   });
 
   it('never answers from a corrupt section, whichever it is: found at open or at first use, the save is rebuilt and said once', async () => {

@@ -22,7 +22,7 @@ import { CORPUS_DEFAULTS } from '../retrieval/retrieval-defaults.js';
 import { searchCorpus } from '../retrieval/search-corpus.js';
 import type { Embedder } from '../seams/embedder.js';
 import type { Reranker } from '../seams/reranker.js';
-import type { ListChunksOptions, NewChunk, Store, TurnSummary } from '../seams/store.js';
+import type { ChunkVectors, ListChunksOptions, NewChunk, Store, TurnSummary } from '../seams/store.js';
 import type { VectorSearch } from '../seams/vector-search.js';
 import type { WriteResult } from '../seams/write-result.js';
 import { chunkDocument, chunkDocumentFilter, resolveChunkFilter } from './chunk-document.js';
@@ -140,6 +140,8 @@ export class NarrativeMemory {
         contextSource: `roles:${roles.speaker ?? ''},${roles.scene ?? ''},${roles.time ?? ''}`,
         // The static embedder's word table: each chunk's content words kept as rows, for soft word matching.
         wordTable: wordTableOf(this.embedder),
+        // A store that reads chunks' vectors by id (SQLite): the persisted index keeps no second copy of them.
+        vectorRows: vectorSearch === null && this.store.chunkVectors != null ? (ids) => (this.store.chunkVectors as ChunkVectors).vectorsOf(ids) : null,
         memoryBudgetBytes: options.indexMemoryBudget,
         persistence: options.indexSnapshots ? this.persistence(options.indexSnapshots) : null,
         logger: this.logger,

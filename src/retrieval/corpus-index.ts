@@ -72,6 +72,13 @@ export interface CorpusIndexOptions {
    * soft matching is off.
    */
   wordTable?: WordTable | null;
+  /**
+   * Reads the float32 vectors of documents by id from the store, synchronously, in the order asked (null: not
+   * there, or without a vector); `Store.chunkVectors`. Given, a persisted index leaves its float32 vectors out
+   * (the store holds them; the file keeps the int8 copy the scan reads) and a query reads the rows it rescores
+   * from the store. Absent: they are persisted with the index.
+   */
+  vectorRows?: ((ids: readonly string[]) => (Float32Array | null)[]) | null;
 }
 
 /** Pseudo-relevance feedback settings: read the top `documents`, add their best `terms` at `weight`. */
@@ -335,7 +342,7 @@ export class CorpusIndex {
   *writeStateSteps(writer: SnapshotWriter): Steps<Record<string, number>> {
     const slots = this.ids.length;
     yield* this.bm25.writeStateSteps(writer, 'bm25');
-    if (this.keepVectors) this.vectors.writeState(writer, 'vectors');
+    if (this.keepVectors) this.vectors.writeState(writer, 'vectors', this.options.vectorRows != null);
     yield;
     writer.strings('ids', this.allIds());
     yield;
@@ -392,7 +399,10 @@ export class CorpusIndex {
   static readState(reader: SnapshotReader, version: number, options: CorpusIndexOptions): CorpusIndex {
     const bm25 = Bm25Index.readState(reader, 'bm25', options.bm25 ?? {});
     const keepVectors = options.vectors ?? true;
-    const index = new CorpusIndex(version, options, { bm25, vectors: keepVectors ? VectorIndex.readState(reader, 'vectors') : new VectorIndex() });
+    const vectorRows = options.vectorRows;
+    // Rows left out of the file are read from the store by their documents' ids (the index is made just below).
+    const rows = vectorRows == null ? undefined : (slots: readonly number[]) => vectorRows(slots.map((slot) => index.idOf(slot)));
+    const index: CorpusIndex = new CorpusIndex(version, options, { bm25, vectors: keepVectors ? VectorIndex.readState(reader, 'vectors', rows) : new VectorIndex() });
     // Read one by one as hits need them (a query names ten documents, not the corpus's).
     index.restoredIds = reader.lazyStringList('ids');
     index.snapshot = reader;
@@ -438,6 +448,31 @@ export class CorpusIndex {
    */
   semanticVectorOf(slot: number): Float32Array | null {
     return this.neighbourWeight > 0 ? this.computeContext(slot) : this.vectors.vectorOf(slot);
+  }
+
+  /**
+   * Reads at once the stored vectors the exact semantic scores of `slots` need (theirs and, with neighbour context,
+   * their neighbours'), for an index whose vectors are in the store (see `CorpusIndexOptions.vectorRows`): one
+   * read before a loop that scores them, instead of one per vector. Does nothing when they are in memory.
+   *
+   * @example
+   * ```ts
+   * index.readSemanticRows(candidates);
+   * candidates.map((slot) => index.semanticScoreOf(query, slot));
+   * ```
+   */
+  readSemanticRows(slots: readonly number[]): void {
+    if (!this.keepVectors || !this.vectors.readsRows) return;
+    if (this.neighbourWeight <= 0) return this.vectors.readRowsOf(slots);
+    const wanted: number[] = [];
+    for (const slot of slots) {
+      wanted.push(slot);
+      const previous = this.neighbour(slot, -1);
+      const next = this.neighbour(slot, 1);
+      if (previous !== null) wanted.push(previous);
+      if (next !== null) wanted.push(next);
+    }
+    this.vectors.readRowsOf(wanted);
   }
 
   /** The semantic arm's exact score of one slot (cosine with its own or its context vector), or null without a vector. */
@@ -851,6 +886,7 @@ export class CorpusIndex {
 
   private *contextSteps(): Steps<void> {
     const changes = this.changes;
+    this.vectors.readAll();
     // Centred on the mean own vector: close to the contexts' mean, and one pass cheaper than computing it.
     const built = yield* QuantizedVectors.buildSteps(this.bm25.slots, (slot) => this.computeContext(slot), this.vectors.mean());
     if (this.changes !== changes) return;
@@ -866,7 +902,8 @@ export class CorpusIndex {
     if (this.neighbourWeight <= 0) return this.vectors.search(queryVector, limit, accept, statistics);
     const contexts = this.prepare();
     if (contexts === null) return [];
-    return contexts.search(queryVector, limit, (slot) => this.contextScore(queryVector, slot, 4) as number, accept, statistics);
+    const readRows = this.vectors.readsRows ? (slots: readonly number[]) => this.readSemanticRows(slots) : undefined;
+    return contexts.search(queryVector, limit, (slot) => this.contextScore(queryVector, slot, 4) as number, accept, statistics, readRows);
   }
 
   /**
@@ -879,6 +916,7 @@ export class CorpusIndex {
       this.vectors.addExactScores(queryVector, mask, statistics);
       return;
     }
+    this.vectors.readAll();
     for (let slot = 0; slot < mask.length; slot++) {
       if (mask[slot] !== 1) continue;
       const score = this.semanticScoreOf(queryVector, slot);

@@ -142,6 +142,8 @@ export async function hybridSearch(input: HybridSearchInput): Promise<RankedId[]
     const cap = input.capPerSource;
     const queryVector = input.queryVector;
     let semanticExact = (slot: number): number | null => (queryVector === null ? null : index.semanticScoreOf(queryVector, slot));
+    // The vectors the fusion rescores the other arms' candidates with, read from the store at once (when kept there).
+    if (queryVector !== null && input.vectorArm === undefined) index.readSemanticRows([...capped(lexical, cap), ...capped(windowResults, cap)].map(({ slot }) => slot));
     if (queryVector !== null && input.vectorArm !== undefined && semantic.length > 0) {
       // The store holds the vectors: the other arms' candidates the semantic arm did not return are scored there, at once.
       const found = new Set(semantic.map(({ slot }) => slot));

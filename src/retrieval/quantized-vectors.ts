@@ -271,6 +271,7 @@ export class QuantizedVectors {
    * The exact top `limit` slots for `query`, best first (ties: lower slot first): one int8 scan over every row,
    * then `exact(slot)` for the rows `accept` keeps whose upper bound reaches the limit-th best lower bound.
    * `statistics` receives the approximate score of every accepted row (each within its bound of the exact one).
+   * `beforeExact` is told, once, every slot `exact` will be asked for (to read their vectors in one go).
    */
   search(
     query: Float32Array,
@@ -278,6 +279,7 @@ export class QuantizedVectors {
     exact: (slot: number) => number,
     accept?: (slot: number) => boolean,
     statistics?: ScoreStatistics,
+    beforeExact?: (slots: readonly number[]) => void,
   ): { slot: number; score: number }[] {
     const dims = this.dims;
     if (dims === null || query.length !== dims || limit <= 0 || this.slotCount === 0) return [];
@@ -331,6 +333,16 @@ export class QuantizedVectors {
     const dots = new Int32Array(buffer, layout.dots, rows);
     const candidates = new Int32Array(buffer, layout.candidates, count);
     // The candidates whose upper bound reaches the final floor get their exact score.
+    if (beforeExact !== undefined) {
+      const wanted: number[] = [];
+      for (let index = 0; index < count; index++) {
+        const slot = candidates[index] as number;
+        const approximate = base + (scales[slot] as number) * step * (dots[slot] as number);
+        const error = (errorNorms[slot] as number) * queryNorm + (quantizedNorms[slot] as number) * queryError + slack;
+        if (approximate + error >= floor) wanted.push(slot);
+      }
+      beforeExact(wanted);
+    }
     const top = new TopK(limit);
     for (let index = 0; index < count; index++) {
       const slot = candidates[index] as number;

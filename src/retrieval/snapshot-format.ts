@@ -31,11 +31,11 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 /**
  * The first 8 bytes of every snapshot. A change of layout or of what an index holds changes the last character
  * (2: metadata fields; 3: a checksum per block, sections read where and when used; 4: strings end at UTF-8
- * offsets, so one is read without the others).
+ * offsets, so one is read without the others; 5: the float32 vectors may be left out, read from the store).
  */
-const MAGIC = 'MNEMOIX4';
+const MAGIC = 'MNEMOIX5';
 /** Snapshots of an earlier layout: refused as stale (the index is rebuilt and written again in this one). */
-const OLDER_MAGIC = /^MNEMOIX[0-3]$/;
+const OLDER_MAGIC = /^MNEMOIX[0-4]$/;
 /** Magic (8), header length (u32), CRC-32 of the file length, the header and the block checksums (u32), file length (f64). */
 const PREAMBLE = 24;
 /**
@@ -88,7 +88,7 @@ export class SnapshotRejected extends Error {}
  * const writer = new SnapshotWriter();
  * writer.array('lengths', new Int32Array([3, 5]));
  * writer.strings('ids', ['a', 'b']);
- * const bytes = writer.finish({ version: 4 });
+ * const bytes = writer.finish({ version: 5 });
  * ```
  */
 export class SnapshotWriter {
@@ -169,7 +169,7 @@ export class SnapshotWriter {
  * @example
  * ```ts
  * const reader = SnapshotReader.open(bytesSnapshotFile(bytes));
- * reader.header['version']; // 4
+ * reader.header['version']; // 5
  * reader.array('lengths', 'i32'); // Int32Array [3, 5]
  * reader.done();
  * ```

@@ -4,7 +4,18 @@ import type { Steps } from '../core/time-slice.js';
 import { grow, reserve } from './grow.js';
 import { QuantizedVectors } from './quantized-vectors.js';
 import type { ScoreStatistics } from './score-statistics.js';
+import { SnapshotRejected } from './snapshot-format.js';
 import type { LazySection, SnapshotReader, SnapshotWriter } from './snapshot-format.js';
+
+/**
+ * Reads the float32 vectors of some slots from where they are kept besides the index (the store), in the order
+ * asked: null for a slot the store no longer holds (or holds without a vector). Synchronous: a query reads the few
+ * rows it rescores while it runs.
+ */
+export type VectorRows = (slots: readonly number[]) => (Float32Array | null)[];
+
+/** Slots read from the store in one statement by `readAll` (SQLite binds at most 32,766 parameters). */
+const ROWS_PER_READ = 500;
 
 /**
  * The dot product of `dims` values of `data` from `base` with `query`, summed in four lanes: the arithmetic every
@@ -52,6 +63,11 @@ export class VectorIndex {
   private reservedSlots = 0;
   /** The vectors of a persisted copy not read whole yet: a slot's row is read (and checked) when first used. */
   private lazyData: LazySection<Float32Array<ArrayBuffer>> | null = null;
+  /**
+   * A persisted copy written without its float32 vectors (they are in the store): the rows are read from `rows`
+   * when first used, `loaded` marking those read; null once every row is.
+   */
+  private outside: { rows: VectorRows; loaded: Uint8Array } | null = null;
 
   /** The vector length, fixed by the first vector stored (null while empty). */
   get dimensions(): number | null {
@@ -61,6 +77,11 @@ export class VectorIndex {
   /** Bytes of the int8 copy's scan memory (0 before it is made), for a memory estimate. */
   get quantizedBytes(): number {
     return this.quantized?.memoryBytes ?? 0;
+  }
+
+  /** True while some rows are still to be read from the store (see `readState`'s `rows`). */
+  get readsRows(): boolean {
+    return this.outside !== null;
   }
 
   /** True once the int8 copy is made. */
@@ -108,6 +129,7 @@ export class VectorIndex {
 
   /** `compacted` in steps (a pause every few vectors), for `runStepsSliced`; the index must not change meanwhile. */
   *compactedSteps(slots: readonly number[]): Steps<VectorIndex> {
+    this.readAll();
     const copy = new VectorIndex();
     copy.reserve(slots.length);
     for (let target = 0; target < slots.length; target++) {
@@ -117,34 +139,45 @@ export class VectorIndex {
     return copy;
   }
 
-  /** Writes the vectors (and their int8 copy, once made) under `prefix` (views: write before the next change). */
-  writeState(writer: SnapshotWriter, prefix: string): void {
-    this.readAll();
-    writer.array(`${prefix}.shape`, new Float64Array([this.dims ?? -1, this.slotCount, this.quantized === null ? 0 : 1]));
+  /**
+   * Writes the vectors (and their int8 copy, once made) under `prefix` (views: write before the next change).
+   * `inStore`: the float32 vectors are left out (the store holds them: `readState` is then given `VectorRows`).
+   */
+  writeState(writer: SnapshotWriter, prefix: string, inStore = false): void {
+    if (!inStore) this.readAll();
+    writer.array(`${prefix}.shape`, new Float64Array([this.dims ?? -1, this.slotCount, this.quantized === null ? 0 : 1, inStore ? 1 : 0]));
     writer.array(`${prefix}.present`, this.present.subarray(0, this.slotCount));
-    if (this.dims !== null) writer.array(`${prefix}.data`, this.data.subarray(0, this.slotCount * this.dims));
+    if (this.dims !== null && !inStore) writer.array(`${prefix}.data`, this.data.subarray(0, this.slotCount * this.dims));
     this.quantized?.writeState(writer, `${prefix}.int8`);
   }
 
   /**
    * The vectors `writeState` wrote under `prefix`: the float32 rows are read when first used (the exact score of
-   * a few rows the int8 scan keeps), the rest now.
+   * a few rows the int8 scan keeps), from the file or, when it was written without them, from `rows` (a
+   * snapshot without them and no `rows` is refused); the rest now.
    *
    * @example
    * ```ts
    * const vectors = VectorIndex.readState(SnapshotReader.open(bytesSnapshotFile(bytes)), 'vectors');
    * ```
    */
-  static readState(reader: SnapshotReader, prefix: string): VectorIndex {
-    const [dims, slots, quantized] = reader.array(`${prefix}.shape`, 'f64');
+  static readState(reader: SnapshotReader, prefix: string, rows?: VectorRows): VectorIndex {
+    const [dims, slots, quantized, inStore] = reader.array(`${prefix}.shape`, 'f64');
     const index = new VectorIndex();
     index.slotCount = slots as number;
     index.reservedSlots = index.slotCount;
     index.present = reader.array(`${prefix}.present`, 'u8');
+    if (index.present.length !== index.slotCount) throw new SnapshotRejected(`section ${prefix}.present disagrees with the shape (corrupt)`);
     if (dims !== undefined && dims >= 0) {
       index.dims = dims;
-      index.lazyData = reader.lazy(`${prefix}.data`, 'f32');
-      index.data = index.lazyData.array;
+      if (inStore === 1) {
+        if (rows === undefined) throw new SnapshotRejected('its vectors are kept in the store, which cannot read them by id here');
+        index.outside = { rows, loaded: new Uint8Array(index.slotCount) };
+        index.data = new Float32Array(index.slotCount * dims);
+      } else {
+        index.lazyData = reader.lazy(`${prefix}.data`, 'f32');
+        index.data = index.lazyData.array;
+      }
     }
     if (quantized === 1) index.quantized = QuantizedVectors.readState(reader, `${prefix}.int8`);
     return index;
@@ -200,6 +233,7 @@ export class VectorIndex {
   addExactScores(query: Float32Array, mask: Uint8Array, statistics: ScoreStatistics): void {
     const dims = this.dims;
     if (dims === null || query.length !== dims) return;
+    this.readAll();
     const end = Math.min(mask.length, this.slotCount);
     for (let slot = 0; slot < end; slot++) {
       if (mask[slot] !== 1 || this.present[slot] !== 1) continue;
@@ -227,6 +261,7 @@ export class VectorIndex {
 
   private *quantizedSteps(): Steps<void> {
     const changes = this.changes;
+    this.readAll();
     const built = yield* QuantizedVectors.buildSteps(this.slotCount, (slot) => this.vectorOf(slot));
     if (this.changes !== changes) return;
     this.quantized ??= built;
@@ -245,20 +280,57 @@ export class VectorIndex {
     return quantized.search(query, limit, (slot) => {
       this.readRow(slot, dims);
       return dotProduct(this.data, slot * dims, query, dims);
-    }, accept, statistics);
+    }, accept, statistics, this.outside === null ? undefined : (slots) => this.readRowsOf(slots));
   }
 
-  /** Reads a persisted copy's row of `slot` if not read yet (it throws SnapshotRejected when the row is corrupt). */
+  /**
+   * Reads a persisted copy's row of `slot` if not read yet (it throws SnapshotRejected when the row is corrupt,
+   * or the store no longer holds it).
+   */
   private readRow(slot: number, dims: number): void {
+    const outside = this.outside;
+    if (outside !== null) {
+      if (outside.loaded[slot] !== 1) this.readRows(outside, [slot]);
+      return;
+    }
     const lazy = this.lazyData;
     if (lazy === null) return;
     lazy.need(slot * dims, (slot + 1) * dims);
     if (lazy.complete) this.lazyData = null;
   }
 
+  /**
+   * Reads the rows of the slots given (with a vector, not read yet) from the store at once, before a loop that
+   * uses them: one read for many, instead of one each.
+   */
+  readRowsOf(slots: readonly number[]): void {
+    const outside = this.outside;
+    if (outside === null) return;
+    const wanted = [...new Set(slots)].filter((slot) => this.present[slot] === 1 && outside.loaded[slot] !== 1);
+    for (let start = 0; start < wanted.length; start += ROWS_PER_READ) this.readRows(outside, wanted.slice(start, start + ROWS_PER_READ));
+  }
+
   /** Reads every row of a persisted copy not read yet (before the vectors change, are copied or written out). */
-  private readAll(): void {
+  readAll(): void {
     this.lazyData?.needAll();
     this.lazyData = null;
+    const outside = this.outside;
+    if (outside === null) return;
+    const wanted: number[] = [];
+    for (let slot = 0; slot < this.slotCount; slot++) if (this.present[slot] === 1 && outside.loaded[slot] !== 1) wanted.push(slot);
+    this.readRowsOf(wanted);
+    this.outside = null;
+  }
+
+  /** Copies the store's vectors of `slots` into place; a slot the store no longer holds (or with another length) refuses the persisted copy. */
+  private readRows(outside: { rows: VectorRows; loaded: Uint8Array }, slots: readonly number[]): void {
+    const dims = this.dims as number;
+    const vectors = outside.rows(slots);
+    slots.forEach((slot, index) => {
+      const vector = vectors[index];
+      if (vector === null || vector === undefined || vector.length !== dims) throw new SnapshotRejected('a vector it holds is no longer in the store');
+      this.data.set(vector, slot * dims);
+      outside.loaded[slot] = 1;
+    });
   }
 }

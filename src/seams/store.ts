@@ -1,5 +1,6 @@
 // The Store seam: persistence for every layer, made of small interfaces by area, each method one atomic write or one consistent read.
 import type { ChunkStore } from './chunk-store.js';
+import type { ChunkVectors } from './chunk-vectors.js';
 import type { EmbeddingStore } from './embedding-store.js';
 import type { LivingStore } from './living-store.js';
 import type { LoreStore } from './lore-store.js';
@@ -10,6 +11,7 @@ import type { StoreLifecycle } from './store-lifecycle.js';
 import type { VectorSearch } from './vector-search.js';
 
 export type { ChunkPage, ChunkSelection, ChunkStore, ChunkWithVector, DeleteChunksOptions, ListChunksOptions, NewChunk, TurnSummary } from './chunk-store.js';
+export type { ChunkVectors } from './chunk-vectors.js';
 export type { IndexRow, ScanOptions } from './index-row.js';
 export type { MetaStore } from './meta-store.js';
 export type { DeleteCounts, ForkCounts, ImportCounts, RewindCounts, SaveImport, SaveStore } from './save-store.js';
@@ -43,4 +45,9 @@ export interface Store extends StoreLifecycle, ChunkStore, SaveStore, MetaStore 
    * Absent or null: the engine keeps the vectors in memory and searches them there.
    */
   readonly vectorSearch?: VectorSearch | null;
+  /**
+   * Optional capability: the store reads chunks' vectors by id synchronously (SQLite), so a persisted index keeps
+   * no second copy of them. Absent or null: a persisted index holds them.
+   */
+  readonly chunkVectors?: ChunkVectors | null;
 }

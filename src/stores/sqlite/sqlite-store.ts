@@ -19,7 +19,7 @@ import type { RecallStore } from '../../seams/recall-store.js';
 import type { IndexRow, ScanOptions } from '../../seams/index-row.js';
 import type { ChunkPage, ChunkSelection, DeleteChunksOptions, ListChunksOptions, NewChunk, TurnSummary } from '../../seams/chunk-store.js';
 import type { DeleteCounts, ForkCounts, ImportCounts, RewindCounts, SaveImport } from '../../seams/save-store.js';
-import type { Store } from '../../seams/store.js';
+import type { ChunkVectors, Store } from '../../seams/store.js';
 import type { WriteResult } from '../../seams/write-result.js';
 import { saveTaken } from '../../core/fork-rules.js';
 import { SqliteEmbeddingStore } from './embedding-store.js';
@@ -95,6 +95,7 @@ export class SqliteStore implements Store {
   readonly recall: RecallStore;
   readonly lore: LoreStore;
   readonly living: LivingStore;
+  readonly chunkVectors: ChunkVectors;
   private readonly livingRows: SqliteLivingRows;
   private readonly db: SqliteDatabase;
   private closed = false;
@@ -107,6 +108,8 @@ export class SqliteStore implements Store {
     /** A row for the save that is not a tombstone. */
     isLive: Statement;
     deleteTurn: Statement;
+    vectorById: Statement;
+    vectorsByIds: Statement;
   };
   /** The purge of rewound chunks and facts (rewound-rows.ts): a batch per write transaction, between other work. */
   private readonly purge = new BackgroundPurge({
@@ -142,6 +145,8 @@ export class SqliteStore implements Store {
       readVersion: this.db.prepare('SELECT version FROM saves WHERE save_id = ?'),
       isLive: this.db.prepare('SELECT 1 FROM saves WHERE save_id = ? AND deleted_at IS NULL'),
       deleteTurn: this.db.prepare(`DELETE FROM chunks WHERE save_id = ? AND turn_id = ? AND chunk_type = ? AND ${visibleChunk('chunks')}`),
+      vectorById: this.db.prepare('SELECT embedding FROM chunks WHERE id = ?').raw(true),
+      vectorsByIds: this.db.prepare('SELECT id, embedding FROM chunks WHERE id IN (SELECT value FROM json_each(?))').raw(true),
     };
     const connection: SqliteConnection = {
       database: () => this.database(),
@@ -149,6 +154,7 @@ export class SqliteStore implements Store {
       transact: <T>(work: () => T) => this.transact(work),
     };
     registerSqliteConnection(this, connection);
+    this.chunkVectors = { vectorsOf: (ids) => this.vectorsOf(ids) };
     this.embeddings = new SqliteEmbeddingStore(connection);
     this.recall = new SqliteRecallStore(connection);
     this.lore = new SqliteLoreStore(connection);
@@ -373,6 +379,22 @@ export class SqliteStore implements Store {
       for (const row of rows) if (saveId === undefined || row.save_id === saveId) found.set(row.id, toChunk(row));
     }
     return ids.flatMap((id) => found.get(id) ?? []);
+  }
+
+  /**
+   * The vectors of the chunks `ids`, in order (null: no such row, or no vector), read by id now. Rows a rewind hid
+   * are read too: an index read back at the save's version holds them as that version did, until it moves on.
+   */
+  private vectorsOf(ids: readonly string[]): (Float32Array | null)[] {
+    this.ensureOpen();
+    if (ids.length === 1) {
+      const row = this.statements.vectorById.get(ids[0]) as [Buffer | null] | undefined;
+      return [row === undefined ? null : blobAsVector(row[0])];
+    }
+    const found = new Map<string, Float32Array | null>();
+    // One statement whatever the count: the ids go in as one JSON array.
+    for (const [id, embedding] of this.statements.vectorsByIds.all(JSON.stringify(ids)) as [string, Buffer | null][]) found.set(id, blobAsVector(embedding));
+    return ids.map((id) => found.get(id) ?? null);
   }
 
   /** The statement reading `count` chunks by id, prepared once per count (a query reads k of them every time). */
