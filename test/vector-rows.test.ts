@@ -45,10 +45,17 @@ describe('vectors kept in the store', () => {
       expect(reads.length).toBeLessThanOrEqual(1);
     }
     expect(read.search(unit(10_000, dims), 10, (slot) => slot % 2 === 0)).toEqual(built.search(unit(10_000, dims), 10, (slot) => slot % 2 === 0));
-    // Reading every row (before a write) leaves it with all of them, read from the store.
+    // A write leaves the rows not read yet in the store; reading them all (before a copy) takes them in.
     read.set(rows.length, unit(99, dims));
-    expect(read.readsRows).toBe(false);
+    read.set(3, unit(98, dims));
+    expect(read.readsRows).toBe(true);
     expect([...(read.vectorOf(7) as Float32Array)]).toEqual([...(rows[7] as Float32Array)]);
+    expect([...(read.vectorOf(3) as Float32Array)]).toEqual([...unit(98, dims)]);
+    expect([...(read.vectorOf(rows.length) as Float32Array)]).toEqual([...unit(99, dims)]);
+    read.readAll();
+    expect(read.readsRows).toBe(false);
+    expect([...(read.vectorOf(2999) as Float32Array)]).toEqual([...(rows[2999] as Float32Array)]);
+    expect(read.vectorOf(5)).toBeNull();
   });
 
   it('is refused without the store to read from, or when the store no longer holds a row it needs', () => {

@@ -886,7 +886,7 @@ export class CorpusIndex {
 
   private *contextSteps(): Steps<void> {
     const changes = this.changes;
-    this.vectors.readAll();
+    yield* this.vectors.readAllSteps();
     // Centred on the mean own vector: close to the contexts' mean, and one pass cheaper than computing it.
     const built = yield* QuantizedVectors.buildSteps(this.bm25.slots, (slot) => this.computeContext(slot), this.vectors.mean());
     if (this.changes !== changes) return;

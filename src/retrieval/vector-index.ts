@@ -91,7 +91,7 @@ export class VectorIndex {
 
   /** Makes room for `slots` slots at once (their vectors are allocated when the first one fixes the length). */
   reserve(slots: number): void {
-    this.readAll();
+    this.readLazy();
     this.reservedSlots = Math.max(this.reservedSlots, slots);
     this.present = reserve(this.present, slots);
     if (this.dims !== null) this.data = reserve(this.data, slots * this.dims);
@@ -99,7 +99,8 @@ export class VectorIndex {
 
   /** Stores (or clears, with null) the vector of a slot. A vector of another length is refused. */
   set(slot: number, vector: Float32Array | null): boolean {
-    this.readAll();
+    // Rows still in the store stay there (their flags say so); rows still in the file are read first.
+    this.readLazy();
     this.changes++;
     this.preparing = null;
     this.slotCount = Math.max(this.slotCount, slot + 1);
@@ -117,6 +118,7 @@ export class VectorIndex {
       this.data = reserve(this.data, slots * this.dims);
     }
     this.data.set(vector, slot * this.dims);
+    if (this.outside !== null && slot < this.outside.loaded.length) this.outside.loaded[slot] = 1;
     this.present[slot] = 1;
     this.quantized?.set(slot, vector);
     return true;
@@ -129,7 +131,7 @@ export class VectorIndex {
 
   /** `compacted` in steps (a pause every few vectors), for `runStepsSliced`; the index must not change meanwhile. */
   *compactedSteps(slots: readonly number[]): Steps<VectorIndex> {
-    this.readAll();
+    yield* this.readAllSteps();
     const copy = new VectorIndex();
     copy.reserve(slots.length);
     for (let target = 0; target < slots.length; target++) {
@@ -261,7 +263,7 @@ export class VectorIndex {
 
   private *quantizedSteps(): Steps<void> {
     const changes = this.changes;
-    this.readAll();
+    yield* this.readAllSteps();
     const built = yield* QuantizedVectors.buildSteps(this.slotCount, (slot) => this.vectorOf(slot));
     if (this.changes !== changes) return;
     this.quantized ??= built;
@@ -290,7 +292,8 @@ export class VectorIndex {
   private readRow(slot: number, dims: number): void {
     const outside = this.outside;
     if (outside !== null) {
-      if (outside.loaded[slot] !== 1) this.readRows(outside, [slot]);
+      // Slots past the persisted ones were set in this process.
+      if (slot < outside.loaded.length && outside.loaded[slot] !== 1) this.readRows(outside, [slot]);
       return;
     }
     const lazy = this.lazyData;
@@ -306,20 +309,38 @@ export class VectorIndex {
   readRowsOf(slots: readonly number[]): void {
     const outside = this.outside;
     if (outside === null) return;
-    const wanted = [...new Set(slots)].filter((slot) => this.present[slot] === 1 && outside.loaded[slot] !== 1);
+    const wanted = [...new Set(slots)].filter((slot) => slot < outside.loaded.length && this.present[slot] === 1 && outside.loaded[slot] !== 1);
     for (let start = 0; start < wanted.length; start += ROWS_PER_READ) this.readRows(outside, wanted.slice(start, start + ROWS_PER_READ));
   }
 
-  /** Reads every row of a persisted copy not read yet (before the vectors change, are copied or written out). */
+  /** Reads every row of a persisted copy not read yet (before the vectors are copied or written out). */
   readAll(): void {
-    this.lazyData?.needAll();
-    this.lazyData = null;
+    runSteps(this.readAllSteps());
+  }
+
+  /** `readAll` in steps (a pause every ROWS_PER_READ rows read from the store), for `runStepsSliced`. */
+  *readAllSteps(): Steps<void> {
+    this.readLazy();
     const outside = this.outside;
     if (outside === null) return;
-    const wanted: number[] = [];
-    for (let slot = 0; slot < this.slotCount; slot++) if (this.present[slot] === 1 && outside.loaded[slot] !== 1) wanted.push(slot);
+    let wanted: number[] = [];
+    for (let slot = 0; slot < outside.loaded.length; slot++) {
+      if (this.present[slot] !== 1 || outside.loaded[slot] === 1) continue;
+      wanted.push(slot);
+      if (wanted.length === ROWS_PER_READ) {
+        yield;
+        this.readRowsOf(wanted);
+        wanted = [];
+      }
+    }
     this.readRowsOf(wanted);
-    this.outside = null;
+    if (this.outside === outside) this.outside = null;
+  }
+
+  /** Reads every row of a persisted copy still in its file (before the vectors change: a grown array would lose them). */
+  private readLazy(): void {
+    this.lazyData?.needAll();
+    this.lazyData = null;
   }
 
   /** Copies the store's vectors of `slots` into place; a slot the store no longer holds (or with another length) refuses the persisted copy. */

@@ -41,9 +41,15 @@ export function encodeChunkMetadata(metadata: Metadata, columns: ChunkColumns): 
     (columns.entryId === null || (keys[own + 3] === 'entryId' && metadata['entryId'] === columns.entryId));
   if (!derived) return WHOLE + JSON.stringify(metadata);
   if (own === 0) return '';
-  // fromEntries defines each key as data (a key named __proto__ stays a key).
-  const json = JSON.stringify(Object.fromEntries(keys.slice(0, own).map((key) => [key, metadata[key]])));
-  return json.slice(1, -1);
+  // Each kept key's JSON, as JSON.stringify writes an object's (a key whose value JSON leaves out is left out).
+  let json = '';
+  for (let index = 0; index < own; index++) {
+    const key = keys[index] as string;
+    const value = JSON.stringify(metadata[key]) as string | undefined;
+    if (value === undefined) continue;
+    json += `${json === '' ? '' : ','}${JSON.stringify(key)}:${value}`;
+  }
+  return json;
 }
 
 /**
