@@ -11,9 +11,9 @@ function randomVector(dims: number, random: () => number): Float32Array {
 }
 
 describe('context kernel', () => {
-  it('is context-dot.wat assembled', () => {
+  it('is context-dot.wat assembled', async () => {
     const text = readFileSync(new URL('../src/retrieval/context-dot.wat', import.meta.url), 'utf8');
-    expect([...contextKernelBytes()]).toEqual([...assembleWat(text)]);
+    expect([...contextKernelBytes()]).toEqual([...(await assembleWat(text))]);
   });
 
   it('runs as WebAssembly, and gives the JS scores (dotProduct\'s four lanes, or one in order) to the bit', () => {

@@ -2,7 +2,7 @@
 
 /**
  * context-dot.wat beside this file, assembled, base64. To rebuild it after changing the .wat:
- * `node --import tsx scripts/assemble-wat.ts src/retrieval/context-dot.wat`. The test suite checks that it is the
+ * `node --import tsx scripts/assemble-wat.ts src/retrieval/context-dot.wat` (wabt's wat2wasm). The test suite checks that it is the
  * .wat's and that it scores as the JS fallback does, to the bit.
  */
 const KERNEL_BASE64 =

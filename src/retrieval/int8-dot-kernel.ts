@@ -2,8 +2,8 @@
 
 /**
  * int8-dot.wat beside this file, assembled, base64. To rebuild it after changing the .wat:
- * `node --import tsx scripts/assemble-wat.ts src/retrieval/int8-dot.wat` (the same bytes as wabt 1.0.39's
- * wat2wasm). The test suite checks that it is the .wat's and that both kernels match the JS fallback on random data.
+ * `node --import tsx scripts/assemble-wat.ts src/retrieval/int8-dot.wat` (wabt's wat2wasm, a devDependency).
+ * The test suite checks that it is the .wat's and that both kernels match the JS fallback on random data.
  */
 const KERNEL_BASE64 =
   'AGFzbQEAAAABHgJgBX9/f39/AGARf39/f39/f39/f398fHx8fH8BfwMDAgABBQMBAAEHGgMGbWVtb3J5AgAEc2NhbgAABmJvdW5kcwABCuIEApEBAgJ/AXsgBCABQQJ0aiEFAkADQCAEIAVPDQH9DAAAAAAAAAAAAAAAAAAAAAAhB0EAIQYDQCAHIAAgBmr9AQMAIAMgBkEBdGr9AAQA/boB/a4BIQcgBkEIaiEGIAYgAkkNAAsgBCAH/RsAIAf9GwFqIAf9GwIgB/0bA2pqNgIAIAAgAmohACAEQQRqIQQMAAsLC8wDAgd/BHxEAAAAAAAA8P8hGAJAA0AgESAATw0BIAUgEWotAABBAUYEQCALIAIgEUEDdGorAwAgDKIgASARQQJ0aigCALeioCEZIAcEQCAGIBNBA3RqIBk5AwAgE0EBaiETCyADIBFBA3RqKwMAIA2iIAQgEUEDdGorAwAgDqKgIA+gIRogGSAaoCAYY0UEQCAIIBJBAnRqIBE2AgAgEkEBaiESIBkgGqEhGyAbIBhkBEAgFCAKSQRAIBQhFSAUQQFqIRQCQANAIBVFDQEgFUEBa0EBdiEXIBsgCSAXQQN0aisDAGNFDQEgCSAVQQN0aiAJIBdBA3RqKwMAOQMAIBchFQwACwsgCSAVQQN0aiAbOQMAIBQgCkYEQCAJKwMAIRgLBUEAIRUCQANAIBVBAXRBAWohFiAWIBRPDQEgFkEBaiAUSQRAIAkgFkEBakEDdGorAwAgCSAWQQN0aisDAGMEQCAWQQFqIRYLCyAJIBZBA3RqKwMAIBtjRQ0BIAkgFUEDdGogCSAWQQN0aisDADkDACAWIRUMAAsLIAkgFUEDdGogGzkDACAJKwMAIRgLCwsLIBFBAWohEQwACwsgECATNgIAIBAgGDkDCCASCw==';
