@@ -1,4 +1,4 @@
-// The lexical arm and the window arm of a search, standardised over their head: pruned (MaxScore) or, uncapped, exhaustive.
+// The lexical arm and the window arm of a search, standardised over their head: the window arm pruned by a bound or, uncapped, exhaustive.
 import type { Bm25Corpus, Bm25Index, ScoresInspector } from './bm25.js';
 import type { QueryFeedback } from './corpus-index.js';
 import { ScoreStatistics } from './score-statistics.js';
@@ -57,8 +57,8 @@ function headStatistics(ranked: readonly { score: number }[]): ScoreStatistics {
 /**
  * Runs the lexical arm (BM25, with feedback when asked) and the window arm over `bm25`. Both are standardised
  * over their best `STATISTICS_HEAD` scores, so each returns its best max(limit, STATISTICS_HEAD) exactly and
- * nothing below: MaxScore finds the feedback's documents and the arm's head without scoring most matches, and the
- * window arm bounds a window by its best match (see `prunedWindows`). The scores are the doubles scoring every
+ * nothing below: the BM25 pass scores every match once, and the window arm sums exactly only the windows an upper
+ * bound lets reach the head (see `prunedWindows`). The scores are the doubles scoring every
  * match gives (`prune: false`, used when the arms are uncapped). Same input, same output.
  *
  * @example

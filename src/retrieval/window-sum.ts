@@ -326,26 +326,8 @@ export function prunedWindows(
     return value;
   };
   // The first and last places of a slot's window: `reach` places before and after it in the corpus's order.
-  const windowStart = (slot: number): number => {
-    if (counting) return Math.max(0, slot - reach);
-    let first = slot;
-    for (let step = 0; step < reach; step++) {
-      const before = previous[first] ?? -1;
-      if (before < 0) break;
-      first = before;
-    }
-    return first;
-  };
-  const windowEnd = (slot: number): number => {
-    if (counting) return Math.min(slotCount - 1, slot + reach);
-    let last = slot;
-    for (let step = 0; step < reach; step++) {
-      const after = next[last] ?? -1;
-      if (after < 0) break;
-      last = after;
-    }
-    return last;
-  };
+  const windowStart = (slot: number): number => (counting ? Math.max(0, slot - reach) : followChain(previous, slot, reach));
+  const windowEnd = (slot: number): number => (counting ? Math.min(slotCount - 1, slot + reach) : followChain(next, slot, reach));
   // A slot's window sum, its places added in slot order from zero (the exhaustive sums' order).
   const windowOf = (slot: number): number => {
     if (windowStamp[slot] === stamp) return windowScores[slot] as number;
@@ -411,6 +393,17 @@ export function prunedWindows(
       if (spareMemo === null || spareMemo.lexical.length < memo.lexical.length) spareMemo = memo;
     },
   };
+}
+
+/** The slot `reach` links from `slot` along one slot chain (`previous` or `next`), or the chain's last before it ends. */
+function followChain(chain: Int32Array, slot: number, reach: number): number {
+  let place = slot;
+  for (let step = 0; step < reach; step++) {
+    const linked = chain[place] ?? -1;
+    if (linked < 0) break;
+    place = linked;
+  }
+  return place;
 }
 
 /**
