@@ -105,7 +105,7 @@ describe('sceneScores', () => {
     expect(scenes?.scoreOf(slot('b'))).toBeGreaterThan(0);
     expect(scenes?.scoreOf(slot('b'))).toBe(scenes?.scoreOf(slot('a')));
     expect(scenes?.scoreOf(slot('c'))).toBe(0);
-    expect(scenes?.inScene(slot('d'))).toBe(false);
+    expect(scenes?.inGroup(slot('d'))).toBe(false);
   });
   it('leaves out what the filter refuses', () => {
     const index = build();

@@ -54,6 +54,25 @@ describe('mnemo eval', () => {
     }
   });
 
+  it('passes the query techniques\' options through, and refuses malformed ones', async () => {
+    const { turnsPath, qaPath } = writeFixture();
+    const base = ['--embedder', 'hashing', 'eval', '--turns', turnsPath, '--qa', qaPath, '--no-progress'];
+    const plainPath = join(dir, 'plain.jsonl');
+    const techniquesPath = join(dir, 'techniques.jsonl');
+    expect((await runCli(...base, '--out', plainPath, '--adaptive-weights', '0')).code).toBe(0);
+    const result = await runCli(...base, '--out', techniquesPath, '--adaptive-weights', '0', '--scene-diversity', '100,20', '--profile-weight', '0.3', '--scaffolding', 'on');
+    expect(result.code).toBe(0);
+    // A step of 100 leaves one hit per session at the top: the rankings differ.
+    expect(readFileSync(techniquesPath, 'utf8')).not.toBe(readFileSync(plainPath, 'utf8'));
+    const diverse = readFileSync(techniquesPath, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { ranked: string[] });
+    for (const { ranked } of diverse) expect(new Set(ranked.slice(0, 3).map((id) => id.split(':')[0])).size).toBe(3);
+    for (const [flag, value, message] of [['--scene-diversity', 'x', '--scene-diversity: expected step[,head]'], ['--scene-diversity', '1,500', 'sceneDiversity: expected'], ['--adaptive-weights', '-1', 'adaptiveWeights'], ['--profile-weight', '-1', 'profileWeight']] as const) {
+      const refused = await runCli(...base, flag, value);
+      expect(refused.code).toBe(2);
+      expect(refused.err).toContain(message);
+    }
+  });
+
   it('refuses malformed dataset lines with the file and line number', async () => {
     const turnsPath = join(dir, 'bad.turns.jsonl');
     writeFileSync(turnsPath, '{"conv":"c","id":"D1:1","turn":0,"text":"hi"}\n{"conv":"c","id":"D1:2","turn":"one","text":"x"}\n');

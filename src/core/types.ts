@@ -146,6 +146,12 @@ export interface QueryOptions extends ChunkFilter {
    */
   timeBoost?: number | null;
   /**
+   * Speaker profile signal, with `zscore` fusion: the weight of the z-score of the BM25 of everything a chunk's
+   * speaker said in the save (their chunks read as one text), so a turn is also scored by what its speaker says
+   * about the query's content elsewhere. Off by default (0 or null); measured in docs/retrieval-quality.md.
+   */
+  profileWeight?: number | null;
+  /**
    * Soft word matching, with `zscore` fusion and the static embedder: the first `head` fused chunks (default 50, at
    * most 200) are rescored by how well their words align with the query's, word by word: the idf-weighted mean over
    * the query's content words of the best cosine between the word's static vector and any of the chunk's words'
@@ -155,6 +161,26 @@ export interface QueryOptions extends ChunkFilter {
    * embedder keeps no word vectors, so it is off there. Null turns it off.
    */
   softMatch?: { weight: number; reach?: number; head?: number } | null;
+  /**
+   * Query-adaptive arm weights, with `zscore` fusion: the semantic arm's and soft matching's weights are multiplied
+   * by 1 + this x (1 - the query's lexical coverage), the coverage being the share of the query terms' idf carried
+   * by terms the save holds. A question whose rarest words the save never uses leans on meaning. Default 1 for a
+   * save's chunks (lore and recall: off); 0 or null turns it off. Measured in docs/retrieval-quality.md.
+   */
+  adaptiveWeights?: number | null;
+  /**
+   * Question scaffolding: words dropped from the query's terms (not from its vector), for words that shape a
+   * question but are not what it asks about ("likely", "kind", "things"; `QUESTION_SCAFFOLDING` is a general
+   * English list). Off by default; null turns it off.
+   */
+  scaffolding?: readonly string[] | null;
+  /**
+   * Scene diversity, with `zscore` fusion: the first `head` fused chunks (default 50, at most 200) re-picked so that
+   * each further hit of the same scene (the `scene` metadata key) loses `step` per hit of its scene already above
+   * it: evidence spread over several scenes reaches the top k. The head is a fixed number, so the top 10 stays the
+   * prefix of the top 100. Off by default; null turns it off.
+   */
+  sceneDiversity?: { step: number; head?: number } | null;
   /**
    * The facts arm: when the save has living-memory facts, they are searched beside its chunks (the same fusion and
    * arms), and each chunk is scored by the best of its own score and its turn's best fact score times `weight`
@@ -195,6 +221,10 @@ export interface Contributions {
   time?: number;
   /** Soft word matching: how well the words around the chunk align with the query's (see `QueryOptions.softMatch`). */
   soft?: number;
+  /** Scene diversity: what the chunk lost for the hits of its scene ranked above it (negative; see `QueryOptions.sceneDiversity`). */
+  diversity?: number;
+  /** The speaker profile signal: how well everything the chunk's speaker said matches the query (see `QueryOptions.profileWeight`). */
+  profile?: number;
 }
 
 /** The fact that lifted a hit (the facts arm, see `QueryOptions.facts`): its turn's best fact for the query. */

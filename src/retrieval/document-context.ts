@@ -219,6 +219,11 @@ export class DocumentContext {
     return words;
   }
 
+  /** How many speaker ids exist (live or not), plus one: the size of a per-speaker array. */
+  get speakerSlots(): number {
+    return this.speakerNames.size + 1;
+  }
+
   /** How many scene ids exist (live or not), plus one: the size of a per-scene array. */
   get sceneSlots(): number {
     return this.sceneNames.size + 1;

@@ -9,10 +9,15 @@ import { RRF_K, reciprocalRankFusion } from './reciprocal-rank-fusion.js';
 import { ScoreStatistics } from './score-statistics.js';
 import { dateFit, queryDates } from './query-dates.js';
 import { sceneScores } from './scene-scores.js';
+import { speakerProfileScores } from './speaker-profile.js';
 import { softMatchScores } from './soft-match.js';
 import type { SoftMatchOptions } from './soft-match.js';
 import { tokenize } from './tokenize.js';
 import { lexicalArms } from './lexical-arms.js';
+import { adaptiveFactor, lexicalCoverage } from './adaptive-weights.js';
+import { withoutScaffolding } from './question-scaffolding.js';
+import { scenePenalties } from './scene-diversity.js';
+import type { SceneDiversityOptions } from './scene-diversity.js';
 import type { WindowSumOptions } from './window-sum.js';
 
 /** Everything one hybrid search needs. */
@@ -52,6 +57,15 @@ export interface HybridSearchInput {
    * rescored by word-level alignment with the query in static word vectors (see `softMatchScores`).
    */
   softMatch?: SoftMatchOptions;
+  /**
+   * Query-adaptive arm weights (z-score fusion; off when absent or 0): the semantic arm's and soft matching's
+   * weights times 1 + this x (1 - the query's lexical coverage, see `lexicalCoverage`).
+   */
+  adaptiveWeight?: number;
+  /** Question scaffolding: words dropped from the query's terms (the lexical arms, the scene signal, soft matching), not from its vector. */
+  scaffolding?: readonly string[];
+  /** Scene diversity (z-score fusion; off when absent): the fused head re-picked, each further hit of a scene lowered by a step (see `scenePenalties`). */
+  sceneDiversity?: SceneDiversityOptions;
   focusTerms?: readonly string[];
   focusBoost?: number;
   reranker?: Reranker | null;
@@ -87,6 +101,8 @@ export interface ContextSignalOptions {
   sceneWeight?: number;
   /** Added, times the fit (1 within a day, 0.5 same month, 0.25 same year), to documents dated near a date the query names. */
   timeBoost?: number;
+  /** Weight of the speaker profile signal: the z-score of the BM25 of everything the document's speaker said (see `speakerProfileScores`). */
+  profileWeight?: number;
 }
 
 /** The fusion methods. */
@@ -121,7 +137,8 @@ export async function hybridSearch(input: HybridSearchInput): Promise<RankedId[]
   // z-score fusion standardises the semantic arm by the scores of every document it scored, the lexical and window arms by their head.
   const statistics = input.fusion === 'zscore' ? { semantic: new ScoreStatistics() } : undefined;
   const window = runLexical && input.fusion === 'zscore' && input.windowSum !== undefined && input.windowSum.reach > 0 && input.windowSum.weight !== 0 ? input.windowSum : undefined;
-  const analyzed = index.analyze(input.queryText);
+  const scaffold = new Set((input.scaffolding ?? []).flatMap((word) => index.analyze(word)));
+  const analyzed = withoutScaffolding(index.analyze(input.queryText), scaffold);
   const visible = input.statisticsOfAccepted === true && input.accept !== undefined ? input.accept : undefined;
   const corpus = visible === undefined ? undefined : index.bm25.corpusWithin(visible);
   const lexicalSide = runLexical ? lexicalArms({ bm25: index.bm25, order: index.order, terms: analyzed, limit: armLimit, accept: input.accept, corpus, feedback: input.feedback, window }) : undefined;
@@ -152,13 +169,16 @@ export async function hybridSearch(input: HybridSearchInput): Promise<RankedId[]
       semanticExact = (slot) => scores.get(index.idOf(slot)) ?? null;
     }
     const weights = input.weights ?? {};
+    // A query whose rare words the save does not hold leans on meaning: the semantic arm and soft matching weigh more.
+    const adaptive = (input.adaptiveWeight ?? 0) > 0 ? adaptiveFactor(input.adaptiveWeight as number, lexicalCoverage(index.bm25, analyzed, corpus)) : 1;
     const arms: FusionArm[] = [
       { kind: 'lexical', results: lexical, weight: weights.lexical ?? 1, statistics: lexicalSide?.statistics, exact: (slot) => index.bm25.scoreOf(queryTerms, slot, lexicalSide?.weights, corpus) },
-      { kind: 'semantic', results: semantic, weight: weights.semantic ?? 1, statistics: statistics?.semantic, exact: semanticExact },
+      { kind: 'semantic', results: semantic, weight: (weights.semantic ?? 1) * adaptive, statistics: statistics?.semantic, exact: semanticExact },
       ...(windowScores === undefined || window === undefined ? [] : [{ kind: 'window' as const, results: windowResults, weight: window.weight, statistics: windowScores.statistics, exact: (slot: number) => windowScores.scoreOf(slot) }]),
     ];
     const signals = contextSignals(input, analyzed);
-    const scored = withSoftMatch(input, zScoreFusion(arms.filter((arm) => arm.results.length > 0), cap, signals));
+    const softMatch = input.softMatch === undefined || adaptive === 1 ? input.softMatch : { ...input.softMatch, weight: input.softMatch.weight * adaptive };
+    const scored = withSceneDiversity(input, withSoftMatch(input, softMatch, scaffold, zScoreFusion(arms.filter((arm) => arm.results.length > 0), cap, signals)));
     fused = scored.map(({ slot, score, contributions }) => ({ id: index.idOf(slot), score, contributions }));
     // Every window score the fusion needs is read: the sums go back for the next query.
     windowScores?.release();
@@ -260,7 +280,15 @@ function contextSignals(input: HybridSearchInput, analyzed: readonly string[]): 
   const scenes = sceneWeight > 0 ? sceneScores(index.bm25, index.context, analyzed, input.accept) : null;
   if (scenes !== null) {
     const deviation = scenes.deviation || 1;
-    signals.push({ kind: 'scene', score: (slot) => (scenes.inScene(slot) ? (sceneWeight * (scenes.scoreOf(slot) - scenes.mean)) / deviation : 0) });
+    signals.push({ kind: 'scene', score: (slot) => (scenes.inGroup(slot) ? (sceneWeight * (scenes.scoreOf(slot) - scenes.mean)) / deviation : 0) });
+  }
+  const profileWeight = options.profileWeight ?? 0;
+  // The query's words naming a speaker are left to the speaker signal (every turn of theirs that names them would lift them).
+  const speakerTerms = profileWeight > 0 ? new Set([...index.context.speakerWordsIn(new Set(tokenize(input.queryText)))].flatMap((word) => index.analyze(word))) : new Set<string>();
+  const profiles = profileWeight > 0 ? speakerProfileScores(index.bm25, index.context, analyzed.filter((term) => !speakerTerms.has(term)), input.accept) : null;
+  if (profiles !== null) {
+    const deviation = profiles.deviation || 1;
+    signals.push({ kind: 'profile', score: (slot) => (profiles.inGroup(slot) ? (profileWeight * (profiles.scoreOf(slot) - profiles.mean)) / deviation : 0) });
   }
   const speakerBoost = options.speakerBoost ?? 0;
   const named = speakerBoost > 0 ? index.context.speakersNamedIn(new Set(tokenize(input.queryText))) : new Set<number>();
@@ -275,11 +303,10 @@ function contextSignals(input: HybridSearchInput, analyzed: readonly string[]): 
  * Adds soft word matching to the first `head` fused candidates (what it adds kept as the `soft` contribution) and
  * sorts again, ties keeping the fused order; the candidates unchanged when it is off or gives nothing.
  */
-function withSoftMatch(input: HybridSearchInput, fused: FusedSlot[]): FusedSlot[] {
-  const options = input.softMatch;
+function withSoftMatch(input: HybridSearchInput, options: SoftMatchOptions | undefined, scaffold: ReadonlySet<string>, fused: FusedSlot[]): FusedSlot[] {
   if (options === undefined || input.index.wordRows === null || fused.length === 0) return fused;
   const head = fused.slice(0, options.head);
-  const lift = softMatchScores(input.index, input.queryText, head.map(({ slot }) => slot), options, input.accept);
+  const lift = softMatchScores(input.index, input.queryText, head.map(({ slot }) => slot), options, input.accept, scaffold);
   if (lift === null) return fused;
   head.forEach((candidate, position) => {
     const part = lift[position] as number;
@@ -287,6 +314,29 @@ function withSoftMatch(input: HybridSearchInput, fused: FusedSlot[]): FusedSlot[
     candidate.contributions.soft = part;
     candidate.score += part;
   });
+  return fused.map((candidate, order) => ({ candidate, order })).sort((a, b) => b.candidate.score - a.candidate.score || a.order - b.order).map(({ candidate }) => candidate);
+}
+
+/**
+ * Lowers each further hit of a scene among the first `head` fused candidates by the step (what it takes kept as the
+ * negative `diversity` contribution) and sorts again, ties keeping the fused order; unchanged when it is off or
+ * the corpus has no scenes. The head is a fixed number, not k, so a query asked with k = 10 returns the first 10
+ * of the ranking asked with k = 100.
+ */
+function withSceneDiversity(input: HybridSearchInput, fused: FusedSlot[]): FusedSlot[] {
+  const options = input.sceneDiversity;
+  const context = input.index.context;
+  if (options === undefined || context.liveScenes === 0 || fused.length < 2) return fused;
+  const penalties = scenePenalties(fused, (slot) => context.sceneOf(slot), options);
+  let changed = false;
+  penalties.forEach((penalty, position) => {
+    if (penalty === 0) return;
+    const candidate = fused[position] as FusedSlot;
+    candidate.contributions.diversity = -penalty;
+    candidate.score -= penalty;
+    changed = true;
+  });
+  if (!changed) return fused;
   return fused.map((candidate, order) => ({ candidate, order })).sort((a, b) => b.candidate.score - a.candidate.score || a.order - b.order).map(({ candidate }) => candidate);
 }
 

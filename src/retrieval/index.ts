@@ -6,3 +6,4 @@ export { capPerSource } from './cap-per-source.js';
 export { focusMatches, FOCUS_BOOST } from './focus-boost.js';
 export { toUnitScores, sigmoid } from '../rerankers/unit-scores.js';
 export type { ScoreKind } from '../rerankers/unit-scores.js';
+export { QUESTION_SCAFFOLDING } from './question-scaffolding.js';

@@ -9,6 +9,10 @@ import type { ContextSignalOptions, FusionMode } from './hybrid-search.js';
 import { RRF_K } from './reciprocal-rank-fusion.js';
 import { CORPUS_DEFAULTS } from './retrieval-defaults.js';
 import type { CorpusName } from './retrieval-defaults.js';
+import { optionalAdaptiveWeight } from './adaptive-weights.js';
+import { optionalScaffolding } from './question-scaffolding.js';
+import { optionalSceneDiversity } from './scene-diversity.js';
+import type { SceneDiversityOptions } from './scene-diversity.js';
 import { optionalSoftMatch } from './soft-match.js';
 import type { SoftMatchOptions } from './soft-match.js';
 import { tokenize } from './tokenize.js';
@@ -18,7 +22,7 @@ import type { WindowSumOptions } from './window-sum.js';
 export const MAX_WINDOW_REACH = 20;
 
 /** The options that mean the same in every corpus (filters are each corpus's own: turns and types, tags). */
-export const SEARCH_OPTION_KEYS = ['k', 'capPerSource', 'rrfK', 'fusion', 'weights', 'feedback', 'windowSum', 'speakerBoost', 'sceneWeight', 'timeBoost', 'softMatch', 'focusTerms', 'focusBoost', 'rerank', 'rerankTop'] as const;
+export const SEARCH_OPTION_KEYS = ['k', 'capPerSource', 'rrfK', 'fusion', 'weights', 'feedback', 'windowSum', 'speakerBoost', 'sceneWeight', 'timeBoost', 'profileWeight', 'softMatch', 'adaptiveWeights', 'scaffolding', 'sceneDiversity', 'focusTerms', 'focusBoost', 'rerank', 'rerankTop'] as const;
 
 /** A search's ranking options, as a caller gives them (see `QueryOptions` for each). */
 export type SearchOptions = Pick<QueryOptions, (typeof SEARCH_OPTION_KEYS)[number]>;
@@ -40,10 +44,16 @@ export interface SearchRequest {
   feedback: QueryFeedback | undefined;
   /** The window-sum arm, or undefined when off (see `QueryOptions.windowSum`). */
   windowSum: WindowSumOptions | undefined;
-  /** The context signals (speaker, scene, time); a signal left at 0 is off. */
+  /** The context signals (speaker, scene, time, speaker profile); a signal left at 0 is off. */
   signals: Required<ContextSignalOptions>;
   /** Soft word matching, or undefined when off (see `QueryOptions.softMatch`). */
   softMatch: SoftMatchOptions | undefined;
+  /** Query-adaptive arm weights (0: off; see `QueryOptions.adaptiveWeights`). */
+  adaptiveWeight: number;
+  /** Question scaffolding dropped from the query's terms, or undefined when off (see `QueryOptions.scaffolding`). */
+  scaffolding: readonly string[] | undefined;
+  /** Scene diversity, or undefined when off (see `QueryOptions.sceneDiversity`). */
+  sceneDiversity: SceneDiversityOptions | undefined;
   /** Non-blank focus terms. */
   focusTerms: string[];
   focusBoost: number;
@@ -89,10 +99,13 @@ export function resolveSearchRequest(corpus: CorpusName, text: unknown, options:
   const focusTerms = requireFocusTerms(options.focusTerms);
   const feedback = options.feedback === undefined ? (defaults.feedback ?? undefined) : (optionalFeedback(options.feedback) ?? undefined);
   const windowSum = optionalWindowSum(options.windowSum === undefined ? defaults.windowSum : options.windowSum);
-  const signal = (field: 'speakerBoost' | 'sceneWeight' | 'timeBoost') => (options[field] === null ? 0 : (optionalNumber(options[field], field, 0) ?? defaults.signals[field]));
-  const signals = { speakerBoost: signal('speakerBoost'), sceneWeight: signal('sceneWeight'), timeBoost: signal('timeBoost') };
+  const signal = (field: 'speakerBoost' | 'sceneWeight' | 'timeBoost' | 'profileWeight') => (options[field] === null ? 0 : (optionalNumber(options[field], field, 0) ?? defaults.signals[field]));
+  const signals = { speakerBoost: signal('speakerBoost'), sceneWeight: signal('sceneWeight'), timeBoost: signal('timeBoost'), profileWeight: signal('profileWeight') };
   const softMatch = optionalSoftMatch(options.softMatch, defaults.softMatch);
-  return { corpus, queryText, k, ranked: defaults.ranked(k, capPerSource), capPerSource, rrfK, fusion, weights, feedback, windowSum, signals, softMatch, focusTerms, focusBoost, rerank: options.rerank !== false, rerankTop };
+  const adaptiveWeight = optionalAdaptiveWeight(options.adaptiveWeights, defaults.adaptiveWeight);
+  const scaffolding = optionalScaffolding(options.scaffolding, defaults.scaffolding);
+  const sceneDiversity = optionalSceneDiversity(options.sceneDiversity, defaults.sceneDiversity);
+  return { corpus, queryText, k, ranked: defaults.ranked(k, capPerSource), capPerSource, rrfK, fusion, weights, feedback, windowSum, signals, softMatch, adaptiveWeight, scaffolding, sceneDiversity, focusTerms, focusBoost, rerank: options.rerank !== false, rerankTop };
 }
 
 /** The window sum asked for, checked (reach an integer from 0 to MAX_WINDOW_REACH, weight >= 0), or undefined when off. */

@@ -1,6 +1,7 @@
 // The default retrieval settings, chosen once on LoCoMo for all data (docs/retrieval-quality.md shows the study), and what each corpus searches with.
 import type { QueryFeedback } from './corpus-index.js';
 import type { ContextSignalOptions } from './hybrid-search.js';
+import type { SceneDiversityOptions } from './scene-diversity.js';
 import type { SoftMatchOptions } from './soft-match.js';
 import type { WindowSumOptions } from './window-sum.js';
 
@@ -13,8 +14,8 @@ export const DEFAULT_FEEDBACK: QueryFeedback = { documents: 3, terms: 5, weight:
 /** Window sum for narrative: the BM25 of the two chunks on each side summed with a chunk's own, weight 1 (+7 R@10 on LoCoMo). */
 export const DEFAULT_WINDOW_SUM: WindowSumOptions = { reach: 2, weight: 1 };
 
-/** Context signals for narrative: speaker +1, scene 0.5, time +1 (see docs/retrieval-quality.md). */
-export const DEFAULT_SIGNALS: Readonly<Required<ContextSignalOptions>> = { speakerBoost: 1, sceneWeight: 0.5, timeBoost: 1 };
+/** Context signals for narrative: speaker +1, scene 0.5, time +1, no speaker profile (see docs/retrieval-quality.md). */
+export const DEFAULT_SIGNALS: Readonly<Required<ContextSignalOptions>> = { speakerBoost: 1, sceneWeight: 0.5, timeBoost: 1, profileWeight: 0 };
 
 /**
  * Soft word matching for narrative: the fused top 50 rescored by word alignment in the static vectors, each chunk by
@@ -24,11 +25,18 @@ export const DEFAULT_SIGNALS: Readonly<Required<ContextSignalOptions>> = { speak
  */
 export const DEFAULT_SOFT_MATCH: SoftMatchOptions | null = { weight: 1, reach: 2, head: 50 };
 
+/**
+ * Query-adaptive arm weights for narrative: the semantic arm and soft matching weigh 1 + 1 x (1 - the query's
+ * lexical coverage) times their weight, so a question whose rare words the save never uses leans on meaning (LoCoMo
+ * R@10 +0.3 default protocol, +0.2 paper, on both halves; no measurable cost; see docs/retrieval-quality.md).
+ */
+export const DEFAULT_ADAPTIVE_WEIGHT = 1;
+
 /** The facts arm's weight for narrative (a fact's fused score against its turn's chunks' own; see docs/retrieval-quality.md). */
 export const DEFAULT_FACT_WEIGHT = 1;
 
 /** No context signal (documents without speakers, scenes or days). */
-const NO_SIGNALS: Readonly<Required<ContextSignalOptions>> = { speakerBoost: 0, sceneWeight: 0, timeBoost: 0 };
+const NO_SIGNALS: Readonly<Required<ContextSignalOptions>> = { speakerBoost: 0, sceneWeight: 0, timeBoost: 0, profileWeight: 0 };
 
 /** Neighbour context of the semantic arm for narrative (a turn is read with the turns around it). */
 export const DEFAULT_NEIGHBOUR_WEIGHT = 0.5;
@@ -52,6 +60,12 @@ export interface CorpusDefaults {
   signals: Readonly<Required<ContextSignalOptions>>;
   /** Soft word matching when `softMatch` is left out (null: off). */
   softMatch: SoftMatchOptions | null;
+  /** Query-adaptive arm weights when `adaptiveWeights` is left out (0: off). */
+  adaptiveWeight: number;
+  /** Question scaffolding when `scaffolding` is left out (null: off). */
+  scaffolding: readonly string[] | null;
+  /** Scene diversity when `sceneDiversity` is left out (null: off). */
+  sceneDiversity: SceneDiversityOptions | null;
   /** Neighbour context of the semantic arm (0: each document is searched by its own vector). */
   neighbourWeight: number;
   /** The index terms when no analyzer is given: the English analyzer (stems, stop words) or the bare tokenizer. */
@@ -63,7 +77,7 @@ const capPerSource = (k: number) => Math.max(50, 5 * k);
 /**
  * The defaults of each corpus, in one place. They differ on purpose, and rankings depend on them:
  * - `narrative` (a save's chunks, `NarrativeMemory.query`): z-score fusion, feedback on, window sum (2, 1),
- *   neighbour context 0.5.
+ *   neighbour context 0.5, adaptive arm weights 1.
  * - `lore` (the lore book, `LoreBook.search`): z-score fusion, feedback off, no window sum and no neighbour
  *   context (entries are not a sequence).
  * - `recall` (remembered entries, semantic retrieval): RRF (its scores are normalised by the best possible RRF
@@ -77,9 +91,9 @@ const capPerSource = (k: number) => Math.max(50, 5 * k);
  * ```
  */
 export const CORPUS_DEFAULTS = {
-  narrative: { label: 'the save', k: 5, capPerSource, ranked: (k) => k, fusion: DEFAULT_FUSION, feedback: DEFAULT_FEEDBACK, windowSum: DEFAULT_WINDOW_SUM, signals: DEFAULT_SIGNALS, softMatch: DEFAULT_SOFT_MATCH, neighbourWeight: DEFAULT_NEIGHBOUR_WEIGHT, analyzer: 'english' },
-  lore: { label: 'the lore book', k: 5, capPerSource, ranked: (k) => k, fusion: DEFAULT_FUSION, feedback: null, windowSum: null, signals: NO_SIGNALS, softMatch: null, neighbourWeight: 0, analyzer: 'english' },
-  recall: { label: 'the recall entries', k: 5, capPerSource, ranked: (_k, cap) => 2 * cap, fusion: 'rrf', feedback: null, windowSum: null, signals: NO_SIGNALS, softMatch: null, neighbourWeight: 0, analyzer: 'tokens' },
+  narrative: { label: 'the save', k: 5, capPerSource, ranked: (k) => k, fusion: DEFAULT_FUSION, feedback: DEFAULT_FEEDBACK, windowSum: DEFAULT_WINDOW_SUM, signals: DEFAULT_SIGNALS, softMatch: DEFAULT_SOFT_MATCH, adaptiveWeight: DEFAULT_ADAPTIVE_WEIGHT, scaffolding: null, sceneDiversity: null, neighbourWeight: DEFAULT_NEIGHBOUR_WEIGHT, analyzer: 'english' },
+  lore: { label: 'the lore book', k: 5, capPerSource, ranked: (k) => k, fusion: DEFAULT_FUSION, feedback: null, windowSum: null, signals: NO_SIGNALS, softMatch: null, adaptiveWeight: 0, scaffolding: null, sceneDiversity: null, neighbourWeight: 0, analyzer: 'english' },
+  recall: { label: 'the recall entries', k: 5, capPerSource, ranked: (_k, cap) => 2 * cap, fusion: 'rrf', feedback: null, windowSum: null, signals: NO_SIGNALS, softMatch: null, adaptiveWeight: 0, scaffolding: null, sceneDiversity: null, neighbourWeight: 0, analyzer: 'tokens' },
 } as const satisfies Record<string, CorpusDefaults>;
 
 /** The corpora Mnemo searches. */

@@ -61,7 +61,8 @@ interface QueryWord {
  * content words (those naming a speaker the query names left to the speaker signal) of the best cosine between the
  * word's static vector and any of the document's words' (0 at worst); a head document is scored by the best of
  * that among itself and the `reach` accepted live documents on each side (a short reply is found through what it
- * answers); the scores are z-scored over the head and multiplied by the weight. Null when the index keeps no word
+ * answers); the scores are z-scored over the head and multiplied by the weight. Query words whose term is in
+ * `scaffold` (question scaffolding) are left out. Null when the index keeps no word
  * rows (an embedder other than the static one) or no query word has a vector. Deterministic: the same index, query
  * and head give the same values.
  *
@@ -77,10 +78,11 @@ export function softMatchScores(
   head: readonly number[],
   options: SoftMatchOptions,
   accept: SlotFilter | undefined,
+  scaffold: ReadonlySet<string> = NO_TERMS,
 ): Float64Array | null {
   const rows = index.wordRows;
   if (rows === null || head.length === 0) return null;
-  const query = queryWords(index, queryText);
+  const query = queryWords(index, queryText, scaffold);
   if (query.length === 0) return null;
   const windows = head.map((slot) => windowOf(index, slot, options.reach, accept));
   const total = query.reduce((sum, word) => sum + word.weight, 0);
@@ -135,8 +137,10 @@ export function softMatchScores(
   return scores.map((score) => (options.weight * (score - mean)) / deviation);
 }
 
-/** The query's distinct content words with a vector, speaker names left out, each weighted by its idf. */
-function queryWords(index: CorpusIndex, queryText: string): QueryWord[] {
+const NO_TERMS: ReadonlySet<string> = new Set();
+
+/** The query's distinct content words with a vector, speaker names and scaffolding terms left out, each weighted by its idf. */
+function queryWords(index: CorpusIndex, queryText: string, scaffold: ReadonlySet<string>): QueryWord[] {
   const rows = index.wordRows;
   if (rows === null) return [];
   const tokens = new Set(tokenize(queryText));
@@ -147,7 +151,7 @@ function queryWords(index: CorpusIndex, queryText: string): QueryWord[] {
     if (speakerWords.has(token) || !rows.isContent(token)) continue;
     const row = rows.table.rowOf(token);
     const term = index.analyze(token)[0];
-    if (row < 0 || term === undefined || seen.has(row)) continue;
+    if (row < 0 || term === undefined || seen.has(row) || scaffold.has(term)) continue;
     seen.add(row);
     words.push({ row, weight: Math.max(index.bm25.idf(term), MIN_WORD_WEIGHT) });
   }

@@ -15,6 +15,7 @@ import type { AnalyzerLanguage } from '../../retrieval/analyzer.js';
 import type { Output } from '../context.js';
 import { databaseTarget, embedderByName, globalOptions, parseInteger, parseNumber } from '../context.js';
 import { FUSION_MODES } from '../../retrieval/hybrid-search.js';
+import { QUESTION_SCAFFOLDING } from '../../retrieval/question-scaffolding.js';
 import type { FusionMode } from '../../retrieval/hybrid-search.js';
 
 interface EvalFlags {
@@ -40,7 +41,11 @@ interface EvalFlags {
   speakerBoost?: number;
   sceneWeight?: number;
   timeBoost?: number;
+  profileWeight?: number;
   softMatch?: string;
+  adaptiveWeights?: number;
+  scaffolding?: string;
+  sceneDiversity?: string;
   conversations?: string;
   facts?: string;
   factWeight?: number;
@@ -83,6 +88,23 @@ function parseSoftMatch(text: string | undefined): { weight: number; reach?: num
   return { weight, ...(reach === undefined ? {} : { reach }), ...(head === undefined ? {} : { head }) };
 }
 
+function parseSceneDiversity(text: string | undefined): { step: number; head?: number } | null | undefined {
+  if (text === undefined) return undefined;
+  if (text === 'off') return null;
+  const [step, head, extra] = text.split(',').map(Number);
+  if (extra !== undefined || step === undefined || !Number.isFinite(step) || (head !== undefined && !Number.isInteger(head))) {
+    throw new MnemoError('INVALID_INPUT', `--scene-diversity: expected step[,head] such as 0.25,50 (or off), got ${JSON.stringify(text)}.`);
+  }
+  return { step, ...(head === undefined ? {} : { head }) };
+}
+
+function parseScaffolding(text: string | undefined): readonly string[] | null | undefined {
+  if (text === undefined) return undefined;
+  if (text === 'off') return null;
+  if (text === 'on') return QUESTION_SCAFFOLDING;
+  return text.split(',').map((word) => word.trim()).filter((word) => word !== '');
+}
+
 /** Registers `mnemo eval`. */
 export function registerEval(program: Command, output: Output): void {
   program
@@ -113,6 +135,10 @@ export function registerEval(program: Command, output: Output): void {
     .option('--scene-weight <w>', 'scene signal: weight of the BM25 of the turn\'s whole session (0 off)', parseNumber('sceneWeight'))
     .option('--time-boost <w>', 'time signal: added to turns dated near a date the question names (0 off)', parseNumber('timeBoost'))
     .option('--soft-match <weight[,reach[,head]]>', 'soft word matching (static embedder): the fused top head (50, at most 200) rescored by word alignment, best of +-reach (2, at most 5); off turns it off')
+    .option('--profile-weight <w>', 'speaker profile signal: weight of the BM25 of everything the turn\'s speaker said (0 off)', parseNumber('profileWeight'))
+    .option('--adaptive-weights <w>', 'query-adaptive weights: semantic arm and soft matching x (1 + w x (1 - lexical coverage)) (0 off)', parseNumber('adaptiveWeights'))
+    .option('--scaffolding <words>', 'question scaffolding dropped from the query terms: on (the built-in English list), off, or comma-separated words')
+    .option('--scene-diversity <step[,head]>', 'scene diversity: the fused top head (50, at most 200) re-picked, each further hit of a scene lowered by step; off turns it off')
     .option('--no-progress', 'no progress bar')
     .action(async (flags: EvalFlags, command: Command) => {
       const ks = parseKs(flags.k);
@@ -132,7 +158,7 @@ export function registerEval(program: Command, output: Output): void {
           includeAdversarial: flags.includeAdversarial ?? false,
           facts: flags.facts === undefined ? undefined : readFacts(flags.facts),
           conversations: flags.conversations?.split(',').map((conv) => conv.trim()).filter((conv) => conv !== ''),
-          query: { capPerSource: flags.cap, rrfK: flags.rrfK, fusion: flags.fusion, feedback: parseFeedback(flags.feedback), windowSum: parseWindowSum(flags.windowSum), speakerBoost: flags.speakerBoost, sceneWeight: flags.sceneWeight, timeBoost: flags.timeBoost, softMatch: parseSoftMatch(flags.softMatch), facts: flags.factWeight === undefined ? undefined : flags.factWeight === 0 ? null : { weight: flags.factWeight }, weights: { lexical: flags.lexicalWeight, semantic: flags.semanticWeight } },
+          query: { capPerSource: flags.cap, rrfK: flags.rrfK, fusion: flags.fusion, feedback: parseFeedback(flags.feedback), windowSum: parseWindowSum(flags.windowSum), speakerBoost: flags.speakerBoost, sceneWeight: flags.sceneWeight, timeBoost: flags.timeBoost, profileWeight: flags.profileWeight, softMatch: parseSoftMatch(flags.softMatch), adaptiveWeights: flags.adaptiveWeights, scaffolding: parseScaffolding(flags.scaffolding), sceneDiversity: parseSceneDiversity(flags.sceneDiversity), facts: flags.factWeight === undefined ? undefined : flags.factWeight === 0 ? null : { weight: flags.factWeight }, weights: { lexical: flags.lexicalWeight, semantic: flags.semanticWeight } },
           onProgress: (current, done, total) => {
             if (bar === null) return;
             if (current !== phase) {
