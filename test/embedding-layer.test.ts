@@ -10,6 +10,7 @@ import { MINILM_MODEL } from '../src/embedders/transformers/index.js';
 import { EmbeddingCache } from '../src/embedders/embedding-cache.js';
 import { reindex } from '../src/embedders/reindex.js';
 import { resolveEmbedder } from '../src/embedders/resolve-embedder.js';
+import { loadStaticEmbedder } from '../src/embedders/static/index.js';
 import { openMemory } from '../src/open-memory.js';
 import type { Embedder } from '../src/seams/embedder.js';
 import { openSqliteStore } from '../src/stores/sqlite/index.js';
@@ -122,6 +123,15 @@ describe('auto embedder', () => {
     const importer = async () => { throw Object.assign(new Error('missing'), { code: 'ERR_MODULE_NOT_FOUND' }); };
     expect((await resolveEmbedder('auto', { modelDir, logger, importer }))?.provider).toBe('static');
     expect(logger.lines[0]).toContain('MiniLM present but unusable: DEPENDENCY_MISSING');
+  });
+
+  it('reopens a store made with a static variant (all-but-the-top) with that variant, and the plain one refuses it', async () => {
+    const path = dbPath();
+    await seed(path, await loadStaticEmbedder({ topDirections: 1 }), 2);
+    const memory = await openMemory({ path, logger: silentLogger });
+    expect(memory.embedder?.modelId).toBe('glove-sg-100d-top100k-sif-rank-abtt1');
+    await memory.close();
+    await expect(openMemory({ path, embedder: await loadStaticEmbedder(), logger: silentLogger })).rejects.toMatchObject({ code: 'EMBEDDER_MISMATCH', message: expect.stringMatching(/reindex/) });
   });
 
   it('prefers the embedder that made the store, so opening with auto never mismatches', async () => {

@@ -2,7 +2,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { countProbabilities, countWords, forgetLoadedWordVectors, loadStaticEmbedder, loadWordVectors, stripDiacritics } from '../src/embedders/static/index.js';
+import { countProbabilities, countWords, forgetLoadedWordVectors, loadStaticEmbedder, loadWordVectors, stripDiacritics, topDirectionsOfModelId } from '../src/embedders/static/index.js';
 import { convertWinkVectors } from '../src/embedders/static/convert-wink-vectors.js';
 import { tempDir } from './helpers.js';
 
@@ -180,5 +180,29 @@ describe('static embedder on the GloVe vectors', () => {
     expect(Math.min(...close)).toBeGreaterThan(0.75);
     expect(Math.max(...far)).toBeLessThan(0.6);
     expect(Math.min(...close) - Math.max(...far)).toBeGreaterThan(0.15);
+  });
+});
+
+describe('static embedder with all-but-the-top', () => {
+  it('is off by default; topDirections n names itself in the model id and changes the vectors, the same on every load', async () => {
+    const text = 'Kaël hides the silver key under the third stone of the well.';
+    const plain = await loadStaticEmbedder();
+    const processed = await loadStaticEmbedder({ topDirections: 1 });
+    expect(processed.modelId).toBe('glove-sg-100d-top100k-sif-rank-abtt1');
+    expect(topDirectionsOfModelId(processed.modelId)).toBe(1);
+    expect(topDirectionsOfModelId(plain.modelId)).toBe(0);
+    const [before] = await plain.embed([text]);
+    const [after] = await processed.embed([text]);
+    expect(norm(after as Float32Array)).toBeCloseTo(1, 5);
+    expect(cosine(before as Float32Array, after as Float32Array)).toBeLessThan(0.999);
+    const [again] = await (await loadStaticEmbedder({ topDirections: 1 })).embed([text]);
+    expect(Buffer.from((again as Float32Array).buffer).equals(Buffer.from((after as Float32Array).buffer))).toBe(true);
+    const [nothing] = await processed.embed(['zzqx']);
+    expect((nothing as Float32Array).every((value) => value === 0)).toBe(true);
+  });
+
+  it('refuses a count that is not a whole number below the dimensions, naming the field', async () => {
+    await expect(loadStaticEmbedder({ topDirections: 100 })).rejects.toMatchObject({ code: 'INVALID_INPUT', message: expect.stringMatching(/topDirections: expected a whole number from 0 \(off\) to 99, got 100/) });
+    await expect(loadStaticEmbedder({ topDirections: -1 })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
   });
 });

@@ -3,7 +3,7 @@ import { isMnemoError, MnemoError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import { silentLogger } from '../core/logger.js';
 import { hashingEmbedder } from './hashing/index.js';
-import { loadStaticEmbedder } from './static/index.js';
+import { loadStaticEmbedder, topDirectionsOfModelId } from './static/index.js';
 import { loadTransformersEmbedder, MINILM_MODEL } from './transformers/index.js';
 import type { Embedder } from '../seams/embedder.js';
 import type { EmbedderIdentity } from '../seams/embedding-store.js';
@@ -46,7 +46,7 @@ function hashingFor(modelId: string): Embedder | null {
 async function matchRecorded(recorded: EmbedderIdentity, options: ResolveEmbedderOptions): Promise<Embedder | null> {
   const same = (embedder: Embedder | null) => (embedder !== null && embedder.modelId === recorded.modelId && embedder.dimensions === recorded.dimensions ? embedder : null);
   try {
-    if (recorded.provider === 'static') return same(await loadStaticEmbedder({ cacheDir: options.cacheDir }));
+    if (recorded.provider === 'static') return same(await loadStaticEmbedder({ cacheDir: options.cacheDir, topDirections: topDirectionsOfModelId(recorded.modelId) }));
     if (recorded.provider === 'hashing') return same(hashingFor(recorded.modelId));
     if (recorded.provider === 'transformers' && recorded.modelId.startsWith(MINILM_MODEL)) {
       const dtype = localMiniLm(options);

@@ -9,7 +9,9 @@ import { MnemoError } from '../../core/errors.js';
 import { DOCUMENT_MODES, formatMetrics, readDataset, readFacts, runEvaluation } from '../../eval/index.js';
 import type { DocumentMode } from '../../eval/index.js';
 import { silentLogger } from '../../core/logger.js';
+import { loadStaticEmbedder } from '../../embedders/static/index.js';
 import { openMemory } from '../../open-memory.js';
+import type { Embedder } from '../../seams/embedder.js';
 import { ANALYZER_LANGUAGES } from '../../retrieval/analyzer.js';
 import type { AnalyzerLanguage } from '../../retrieval/analyzer.js';
 import type { Output } from '../context.js';
@@ -49,6 +51,14 @@ interface EvalFlags {
   conversations?: string;
   facts?: string;
   factWeight?: number;
+  topDirections?: number;
+}
+
+/** The embedder of an evaluation: the named one, or the static embedder with all-but-the-top when --top-directions is given. */
+async function evalEmbedder(name: string, topDirections: number | undefined): Promise<Embedder | null> {
+  if (topDirections === undefined) return embedderByName(name, silentLogger);
+  if (name !== 'static') throw new MnemoError('INVALID_INPUT', `--top-directions: only the static embedder has a word table, but the embedder is ${JSON.stringify(name)}. Add --embedder static.`, { details: { field: 'topDirections' } });
+  return loadStaticEmbedder({ topDirections });
 }
 
 function parseKs(text: string): number[] {
@@ -139,6 +149,7 @@ export function registerEval(program: Command, output: Output): void {
     .option('--adaptive-weights <w>', 'query-adaptive weights: semantic arm and soft matching x (1 + w x (1 - lexical coverage)) (0 off)', parseNumber('adaptiveWeights'))
     .option('--scaffolding <words>', 'question scaffolding dropped from the query terms: on (the built-in English list), off, or comma-separated words')
     .option('--scene-diversity <step[,head]>', 'scene diversity: the fused top head (50, at most 200) re-picked, each further hit of a scene lowered by step; off turns it off')
+    .option('--top-directions <n>', 'static embedder: all-but-the-top, the word table\'s mean and top n principal directions removed from sentence vectors (0 off)', parseInteger('topDirections'))
     .option('--no-progress', 'no progress bar')
     .action(async (flags: EvalFlags, command: Command) => {
       const ks = parseKs(flags.k);
@@ -148,7 +159,7 @@ export function registerEval(program: Command, output: Output): void {
       while (root.parent) root = root.parent;
       const explicit = root.getOptionValueSource('db') !== 'default';
       const dir = explicit ? null : mkdtempSync(join(tmpdir(), 'mnemo-eval-'));
-      const memory = await openMemory({ ...databaseTarget(dir === null ? options.db : join(dir, 'eval.db')), embedder: await embedderByName(options.embedder, silentLogger), logger: silentLogger, analyzer: { language: flags.language, stem: flags.stem, stopWords: flags.stopWords }, neighbourWeight: flags.neighbourWeight });
+      const memory = await openMemory({ ...databaseTarget(dir === null ? options.db : join(dir, 'eval.db')), embedder: await evalEmbedder(options.embedder, flags.topDirections), logger: silentLogger, analyzer: { language: flags.language, stem: flags.stem, stopWords: flags.stopWords }, neighbourWeight: flags.neighbourWeight });
       const bar = flags.progress && process.stderr.isTTY ? new SingleBar({ format: ' {phase} [{bar}] {value}/{total}', stream: process.stderr }) : null;
       let phase = '';
       try {

@@ -1,5 +1,5 @@
 // The static embedder: GloVe word vectors, SIF-weighted, read from the compact table shipped in the package.
-export { loadStaticEmbedder } from './static-embedder.js';
+export { loadStaticEmbedder, topDirectionsOfModelId } from './static-embedder.js';
 export type { StaticEmbedder, StaticEmbedderOptions } from './static-embedder.js';
 export { rankProbabilities, countProbabilities, countWords } from './word-probabilities.js';
 export type { WordProbabilities } from './word-probabilities.js';
@@ -8,5 +8,7 @@ export type { LoadedWordVectors, WordVectorOptions } from './load-word-vectors.j
 export { cacheDirCandidates } from './cache-dir.js';
 export { WordVectorTable } from './word-vector-table.js';
 export { stripDiacritics } from './word-lookup.js';
+export { topDirections } from './all-but-the-top.js';
+export type { TopDirections } from './all-but-the-top.js';
 export { sifWeights, commonComponent, sentenceVector, SIF_SMOOTHING } from './smooth-inverse-frequency.js';
 export { SHIPPED_WORD_VECTORS, shippedWordVectorsPath } from './shipped-word-vectors.js';

@@ -1,4 +1,6 @@
 // Smooth inverse frequency (Arora, Liang and Ma, 2017): word weights a / (a + p(w)) and the common component.
+import { removeTopDirections } from './all-but-the-top.js';
+import type { TopDirections } from './all-but-the-top.js';
 import type { WordVectorTable } from './word-vector-table.js';
 
 /** The SIF smoothing constant a: words far more frequent than a are weighted down. */
@@ -104,10 +106,15 @@ function topEigenvector(matrix: Float64Array, dimensions: number, start: Float64
  * const vector = sentenceVector(table, [row1, row2], weights, component); // Float32Array, unit length
  * ```
  */
-export function sentenceVector(table: WordVectorTable, rows: readonly number[], weights: Float64Array, component: Float64Array | null): Float32Array {
+export function sentenceVector(table: WordVectorTable, rows: readonly number[], weights: Float64Array, component: Float64Array | null, top: TopDirections | null = null): Float32Array {
   const dimensions = table.dimensions;
   const sum = new Float64Array(dimensions);
-  for (const row of rows) table.addScaled(row, weights[row] as number, sum);
+  let totalWeight = 0;
+  for (const row of rows) {
+    table.addScaled(row, weights[row] as number, sum);
+    totalWeight += weights[row] as number;
+  }
+  if (top !== null && rows.length > 0) removeTopDirections(sum, totalWeight, top);
   if (component !== null) {
     let projection = 0;
     for (let index = 0; index < dimensions; index++) projection += (sum[index] as number) * (component[index] as number);
