@@ -47,12 +47,12 @@ function answers(arms: LexicalArms, slots: number, accept?: (slot: number) => bo
 
 type SearchCase = typeof searchArbitrary extends fc.Arbitrary<infer T> ? T : never;
 
-function bothWays(index: CorpusIndex, search: SearchCase) {
+function bothWays(index: CorpusIndex, search: SearchCase, boundScale?: { peaks: number; windows: number }) {
   const slots = index.bm25.slots;
   const accept = search.filter === undefined ? undefined : (slot: number) => slot % (search.filter as number) !== 1;
   const corpus = search.ofAccepted && accept !== undefined ? index.bm25.corpusWithin(accept) : undefined;
-  const input: LexicalArmsInput = { bm25: index.bm25, order: index.order, terms: index.analyze(search.query.join(' ')), limit: search.limit, accept, corpus, feedback: search.feedback, window: search.window };
-  return { pruned: answers(lexicalArms(input), slots, accept), exhaustive: answers(lexicalArms({ ...input, prune: false }), slots, accept) };
+  const input: LexicalArmsInput = { bm25: index.bm25, order: index.order, terms: index.analyze(search.query.join(' ')), limit: search.limit, accept, corpus, feedback: search.feedback, window: search.window, headSearchSlots: 0 };
+  return { pruned: answers(lexicalArms({ ...input, boundScale }), slots, accept), exhaustive: answers(lexicalArms({ ...input, prune: false }), slots, accept) };
 }
 
 describe('lexicalArms: pruned against every match', () => {
@@ -74,6 +74,33 @@ describe('lexicalArms: pruned against every match', () => {
       { seed: 7, numRuns: 12, endOnFailure: true },
     );
   });
+  // Unfiltered and with no removal (a dense order), the BM25 pass scores only the blocks whose bounds reach the heads.
+  const headCase = fc.record({
+    texts: fc.array(fc.array(fc.nat({ max: WORDS.length - 1 }).map((word) => WORDS[word < 6 ? word % 3 : word] as string), { minLength: 1, maxLength: 9 }), { minLength: 300, maxLength: 3000, size: 'max' }),
+    search: searchArbitrary.map((search) => ({ ...search, filter: undefined, window: search.window ?? { reach: 2, weight: 1 } })),
+  });
+  it('gives the same answers when the BM25 pass skips blocks (no filter, no removal: block bounds)', () => {
+    fc.assert(
+      fc.property(headCase, ({ texts, search }) => {
+        const { pruned, exhaustive } = bothWays(build(texts, []), search);
+        expect(pruned).toEqual(exhaustive);
+      }),
+      { seed: 31, numRuns: 40, endOnFailure: true },
+    );
+  });
+  for (const [bound, boundScale] of [['peak', { peaks: 0.5, windows: 1 }], ['window', { peaks: 1, windows: 0.5 }]] as const) {
+    it(`is checked: with every block's ${bound} bound halved (wrong), the same comparison fails`, () => {
+      let failed = 0;
+      fc.assert(
+        fc.property(headCase, ({ texts, search }) => {
+          const { pruned, exhaustive } = bothWays(build(texts, []), search, boundScale);
+          if (JSON.stringify(pruned) !== JSON.stringify(exhaustive)) failed++;
+        }),
+        { seed: 31, numRuns: 40 },
+      );
+      expect(failed).toBeGreaterThan(0);
+    });
+  }
   it('standardises over the best STATISTICS_HEAD scores, added best first', () => {
     const index = build(Array.from({ length: 300 }, (_, turn) => (turn % 3 === 0 ? ['lantern', 'mill'] : turn % 3 === 1 ? ['lantern'] : ['bread'])), []);
     const arms = lexicalArms({ bm25: index.bm25, order: index.order, terms: ['lantern'], limit: 10 });

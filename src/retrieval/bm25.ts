@@ -1,6 +1,8 @@
 // The lexical arm: an incremental Okapi BM25 index whose statistics are those of its own corpus (one save).
 import { runSteps, STEP_ROWS } from '../core/time-slice.js';
 import type { Steps } from '../core/time-slice.js';
+import { addBlockBounds, BLOCK_SHIFT, STRETCH_SHIFT, termBlockBounds } from './block-bounds.js';
+import type { ScoredBlocks, TermBlockBounds } from './block-bounds.js';
 import { grow, reserve } from './grow.js';
 import type { ScoreSink } from './score-statistics.js';
 import { SnapshotRejected } from './snapshot-format.js';
@@ -17,13 +19,30 @@ export interface Bm25Parameters {
 /**
  * Shown a search's scores before they are cleared: its results, every scored slot's score (`scores[slot]`, zero for
  * none; `touched` lists the first `count` scored slots, accepted or not) and the query's term weights. The arrays
- * are the index's scratch: read them during the call only.
+ * are the index's scratch: read them during the call only. After `searchHead`, `blocks` says which slots were
+ * scored (a slot of a skipped block scores 0 in `scores` until `blocks.ensure` scores it).
  */
 export type ScoresInspector = (
   results: readonly { slot: number; score: number }[],
   dense: { readonly scores: Float64Array; readonly touched: Int32Array; readonly count: number },
   weights: ReadonlyMap<string, number> | undefined,
+  blocks?: ScoredBlocks,
 ) => void;
+
+/** A query term of `searchHead`: its index id, multiplier (idf x weight), postings and block bounds. */
+interface HeadTerm {
+  id: number;
+  multiplier: number;
+  list: Postings;
+  bounds: TermBlockBounds;
+}
+
+/** Above 1: the block bounds' margin for rounding (a block is skipped only when its bound is below the threshold by more). */
+const BOUND_MARGIN = 1 + 1e-6;
+/** How many bins `scoreHead` sorts the blocks into by bound. */
+const BOUND_BINS = 1024;
+/** The common terms' block bounds kept per index, in bytes (at 1M chunks, 2 x 62,500 bytes a term: 268 terms). */
+const BOUND_CACHE_BYTES = 32 * 2 ** 20;
 
 /** Loops in steps over terms pause every 1,024 terms, over postings every 65,536 postings. */
 const STEP_TERMS = 1023;
@@ -116,6 +135,17 @@ export class Bm25Index {
   private readonly corpusNorms = new WeakMap<Bm25Corpus, Float64Array>();
   /** Query position + 1 of each term id, for `slotScorer` (cleared after each slot). */
   private queryMarks = new Int32Array(0);
+  /** Common terms' block bounds by term id, for `boundsKey` (norms and reach). */
+  private readonly termBoundsCache = new Map<number, TermBlockBounds>();
+  private boundsKey = '';
+  /** Per block, how many of the current head search's terms its slots hold the scores of. */
+  private appliedTerms = new Int32Array(0);
+  /** Per block, its bin in the current pass of a head search. */
+  private blockBins = new Uint16Array(0);
+  /** The blocks of a head search's pass, in order of their bounds' bins. */
+  private blockOrder = new Int32Array(64);
+  /** Per block, a bound of a head search's score or window sum. */
+  private blockScratch = new Float64Array(0);
 
   constructor(parameters: Partial<Bm25Parameters> = {}) {
     this.parameters = { ...BM25_DEFAULTS, ...parameters };
@@ -632,6 +662,228 @@ export class Bm25Index {
     if (this.liveCount === 0 || limit <= 0) return [];
     this.accumulate(new Set(queryTokens), termWeights, corpus);
     return this.finish(limit, accept, statistics, inspect, termWeights);
+  }
+
+  /**
+   * `search` (no `feedback`) or `searchWithFeedback` over the live corpus, unfiltered, for the best `limit` alone:
+   * the same results, scores, weights and inspected scores, without scoring every match. The slots are taken in
+   * blocks of 16; each term keeps, per block, a bound of its contribution and of its window sums within `reach`
+   * (`termBlockBounds`, made on a term's first use and kept while the corpus is unchanged). The blocks whose bound
+   * is highest are scored first; their `limit`-th best score is a floor, and only the blocks whose bound reaches it
+   * are scored (with feedback: so for the feedback documents, then for the expanded query). `inspect` is shown the
+   * scores with the blocks scored (`ScoredBlocks`: it may score more, and find the blocks whose windows reach a
+   * floor). `boundScale` scales the bounds (1; below 1 they are wrong: for tests that show they are checked).
+   *
+   * @example
+   * ```ts
+   * const { results } = index.searchHead(['dragon'], 100, undefined, 2, (ranked, dense, weights, blocks) => {});
+   * ```
+   */
+  searchHead(
+    queryTokens: readonly string[],
+    limit: number,
+    feedback: { documents: number; terms: number; weight: number } | undefined,
+    reach: number,
+    inspect: ScoresInspector,
+    boundScale: { peaks: number; windows: number } = { peaks: 1, windows: 1 },
+  ): { results: { slot: number; score: number }[]; weights: Map<string, number> | undefined } {
+    const unique = new Set(queryTokens);
+    const weights = feedback === undefined ? undefined : new Map<string, number>([...unique].map((term) => [term, 1]));
+    if (this.liveCount === 0 || limit <= 0) return { results: [], weights };
+    this.post();
+    const blockCount = (this.slotCount + (1 << BLOCK_SHIFT) - 1) >> BLOCK_SHIFT;
+    if (this.appliedTerms.length < blockCount) {
+      this.appliedTerms = new Int32Array(blockCount);
+      this.blockBins = new Uint16Array(blockCount);
+      this.blockScratch = new Float64Array(blockCount);
+    } else {
+      this.appliedTerms.fill(0, 0, blockCount);
+    }
+    this.scratch = grow(this.scratch, this.slotCount);
+    this.touched = grow(this.touched, this.slotCount);
+    const terms = this.headTerms(unique, undefined, reach, blockCount);
+    if (feedback === undefined || unique.size === 0 || feedback.documents <= 0 || feedback.terms <= 0 || feedback.weight <= 0) {
+      this.scoreHead(terms, 0, limit, blockCount, boundScale);
+      return { results: this.finishHead(limit, terms, inspect, weights, blockCount, boundScale), weights };
+    }
+    this.scoreHead(terms, 0, feedback.documents, blockCount, boundScale);
+    const top = this.collect(feedback.documents, undefined, false).map(({ slot }) => slot);
+    const expansion = this.expansionWeights(top, unique, feedback);
+    for (const [term, weight] of expansion) weights?.set(term, weight);
+    const all = [...terms, ...this.headTerms(expansion.keys(), expansion, reach, blockCount)];
+    this.scoreHead(all, terms.length, limit, blockCount, boundScale);
+    return { results: this.finishHead(limit, all, inspect, weights, blockCount, boundScale), weights };
+  }
+
+  /** The query terms of a head search, in order (those the corpus holds), each with its multiplier as `accumulate` makes it. */
+  private headTerms(terms: Iterable<string>, termWeights: ReadonlyMap<string, number> | undefined, reach: number, blockCount: number): HeadTerm[] {
+    const norms = this.currentNorms();
+    const key = `${this.normsKey}:${reach}`;
+    if (key !== this.boundsKey) {
+      this.termBoundsCache.clear();
+      this.boundsKey = key;
+    }
+    const cache = this.termBoundsCache;
+    const found: HeadTerm[] = [];
+    for (const term of terms) {
+      const id = this.termIds.get(term);
+      if (id === undefined || this.documentFrequency[id] === 0) continue;
+      const list = this.list(id);
+      let bounds = cache.get(id);
+      if (bounds === undefined) {
+        bounds = termBlockBounds(list.slots, list.frequencies, list.length, norms, this.parameters.k1, reach, blockCount);
+        // A common term's bounds are kept (while the budget lasts: the first ones met stay), a rare term's made again.
+        if (bounds.peakBlocks === null && (cache.size + 1) * 2 * blockCount <= BOUND_CACHE_BYTES) cache.set(id, bounds);
+      }
+      found.push({ id, multiplier: this.idf(term) * (termWeights?.get(term) ?? 1), list, bounds });
+    }
+    return found;
+  }
+
+  /**
+   * Scores, with all of `terms`, every block that can hold one of the best `limit` slots: in order of their bounds,
+   * best first (the bounds sorted into 1,024 bins), until the `limit`-th best score so far is above every bound left.
+   */
+  private scoreHead(terms: readonly HeadTerm[], added: number, limit: number, blockCount: number, boundScale: { peaks: number }): void {
+    if (terms.length === 0) return;
+    // The bounds of the terms before `added` are those of the last pass (the same multipliers): the new terms' are
+    // added, block by block (each bound written once), and the blocks counted into bins of their share of the
+    // highest possible bound (every term's peak): bin i holds bounds below (i + 1) / BINS of it.
+    const bounds = this.blockScratch;
+    if (added === 0) bounds.fill(0, 0, blockCount);
+    let highest = 0;
+    const steps: number[] = [];
+    const peaks: Uint8Array[] = [];
+    for (let position = 0; position < terms.length; position++) {
+      const term = terms[position] as HeadTerm;
+      const step = term.multiplier * term.bounds.peakStep * boundScale.peaks;
+      highest += 255 * step;
+      if (position < added) continue;
+      // A rare term's bounds are added at its blocks, a common term's block by block below.
+      if (term.bounds.peakBlocks !== null) {
+        addBlockBounds(bounds, term.bounds.peakBlocks, term.bounds.peaks, step);
+      } else {
+        steps.push(step);
+        peaks.push(term.bounds.peaks);
+      }
+    }
+    if (!(highest > 0)) return;
+    const bins = new Int32Array(BOUND_BINS + 1);
+    const binOf = this.blockBins;
+    const scale = BOUND_BINS / highest;
+    const common = steps.length;
+    for (let block = 0; block < blockCount; block++) {
+      let bound = bounds[block] as number;
+      for (let position = 0; position < common; position++) bound += (steps[position] as number) * ((peaks[position] as Uint8Array)[block] as number);
+      bounds[block] = bound;
+      if (bound === 0) continue;
+      const bin = Math.min(BOUND_BINS - 1, Math.floor(bound * scale));
+      binOf[block] = bin;
+      bins[bin + 1] = (bins[bin + 1] as number) + 1;
+    }
+    for (let bin = 0; bin < BOUND_BINS; bin++) bins[bin + 1] = (bins[bin + 1] as number) + (bins[bin] as number);
+    this.blockOrder = grow(this.blockOrder, bins[BOUND_BINS] as number);
+    const order = this.blockOrder;
+    const fill = bins.slice(0, BOUND_BINS);
+    for (let block = 0; block < blockCount; block++) {
+      if ((bounds[block] as number) === 0) continue;
+      const bin = binOf[block] as number;
+      order[fill[bin] as number] = block;
+      fill[bin] = (fill[bin] as number) + 1;
+    }
+    const floor = new TopK(limit);
+    const scores = this.scratch;
+    for (let bin = BOUND_BINS - 1; bin >= 0; bin--) {
+      // Every block left is below this bin's upper edge.
+      if (floor.full && ((bin + 1) / scale) * BOUND_MARGIN < floor.threshold) break;
+      for (let at = bins[bin] as number; at < (bins[bin + 1] as number); at++) {
+        const block = order[at] as number;
+        this.completeBlock(block, terms);
+        const end = Math.min(this.slotCount, (block + 1) << BLOCK_SHIFT);
+        for (let slot = block << BLOCK_SHIFT; slot < end; slot++) {
+          const score = scores[slot] as number;
+          if (score > 0 && score >= floor.threshold) floor.push(slot, score);
+        }
+      }
+    }
+  }
+
+  /** Adds to the scores of `block`'s slots the terms it does not hold yet (each term's postings found by binary search), in query order. */
+  private completeBlock(block: number, terms: readonly HeadTerm[]): void {
+    const applied = this.appliedTerms;
+    const from = applied[block] as number;
+    if (from >= terms.length) return;
+    const { k1 } = this.parameters;
+    const alive = this.alive;
+    // The norms of the search (`headTerms` made them current).
+    const norms = this.norms;
+    const scores = this.scratch;
+    const touched = this.touched;
+    const first = block << BLOCK_SHIFT;
+    const end = (block + 1) << BLOCK_SHIFT;
+    let count = this.touchedCount;
+    for (let position = from; position < terms.length; position++) {
+      const { multiplier: idf, list, bounds } = terms[position] as HeadTerm;
+      const slots = list.slots;
+      const stretch = block >> STRETCH_SHIFT;
+      let low = bounds.starts[stretch] as number;
+      let high = bounds.starts[stretch + 1] as number;
+      while (low < high) {
+        const middle = (low + high) >> 1;
+        if ((slots[middle] as number) < first) low = middle + 1;
+        else high = middle;
+      }
+      const stop = bounds.starts[stretch + 1] as number;
+      for (let index = low; index < stop; index++) {
+        const slot = slots[index] as number;
+        if (slot >= end) break;
+        if (alive[slot] !== 1) continue;
+        const frequency = list.frequencies[index] as number;
+        if (scores[slot] === 0) touched[count++] = slot;
+        scores[slot] = (scores[slot] as number) + (idf * frequency * (k1 + 1)) / (frequency + (norms[slot] as number));
+      }
+    }
+    this.touchedCount = count;
+    applied[block] = terms.length;
+  }
+
+  /** The last `collect` of a head search: `inspect` is shown the scores and the blocks scored, then the scratch is cleared. */
+  private finishHead(limit: number, terms: readonly HeadTerm[], inspect: ScoresInspector, weights: ReadonlyMap<string, number> | undefined, blockCount: number, boundScale: { windows: number }): { slot: number; score: number }[] {
+    const results = this.collect(limit, undefined, false);
+    const blocks: ScoredBlocks = {
+      shift: BLOCK_SHIFT,
+      ensure: (slot) => this.completeBlock(slot >> BLOCK_SHIFT, terms),
+      windowBlocks: (least) => {
+        // The lexical bounds are read no more: their array takes the window bounds.
+        const bounds = this.blockScratch;
+        bounds.fill(0, 0, blockCount);
+        const steps: number[] = [];
+        const windows: Uint8Array[] = [];
+        for (const term of terms) {
+          const step = term.multiplier * term.bounds.windowStep * boundScale.windows;
+          if (term.bounds.windowBlocks !== null) {
+            addBlockBounds(bounds, term.bounds.windowBlocks, term.bounds.windows, step);
+          } else {
+            steps.push(step);
+            windows.push(term.bounds.windows);
+          }
+        }
+        const found: number[] = [];
+        for (let block = 0; block < blockCount; block++) {
+          let bound = bounds[block] as number;
+          for (let position = 0; position < steps.length; position++) bound += (steps[position] as number) * ((windows[position] as Uint8Array)[block] as number);
+          if (bound * BOUND_MARGIN >= least) found.push(block);
+        }
+        return Int32Array.from(found);
+      },
+    };
+    try {
+      inspect(results, { scores: this.scratch, touched: this.touched, count: this.touchedCount }, weights, blocks);
+    } finally {
+      for (let index = 0; index < this.touchedCount; index++) this.scratch[this.touched[index] as number] = 0;
+      this.touchedCount = 0;
+    }
+    return results;
   }
 
   /** The last `collect` of a search: with `inspect`, the scores are shown to it (with the results) before they are cleared. */

@@ -1,4 +1,5 @@
 // Window sum: a chunk's lexical score summed with its neighbours' (a reply is found by the words of what it answers).
+import type { ScoredBlocks } from './block-bounds.js';
 import { grow } from './grow.js';
 import { ScoreStatistics } from './score-statistics.js';
 import type { ScoreSink } from './score-statistics.js';
@@ -291,7 +292,10 @@ export interface DenseScores {
  * `limit`-th best), every window at least W has a match scoring at least W / (2 x reach + 1) within reach. The
  * windows around those matches are summed, the others not. With fewer than `limit` matches, the head holds them
  * all and so do the windows around it. `dense` is read during the call only; `scoreOf` sums any later window
- * from `score` (a slot's lexical score, the same double).
+ * from `score` (a slot's lexical score, the same double). With `blocks` (a head search's, `Bm25Index.searchHead`;
+ * a dense order and no filter), `dense` holds the scores of the blocks scored: a place of a skipped block is scored
+ * (its block) before it is read, and the windows that can reach the floor are those of the blocks
+ * `blocks.windowBlocks` names, instead of a pass over every slot.
  *
  * @example
  * ```ts
@@ -309,6 +313,7 @@ export function prunedWindows(
   limit: number,
   live: Uint8Array,
   accept?: (slot: number) => boolean,
+  blocks?: ScoredBlocks,
 ): WindowArm {
   const slotCount = live.length;
   const memo = borrowMemo(slotCount);
@@ -317,7 +322,13 @@ export function prunedWindows(
   const counting = order.dense === true && accept === undefined;
   let released = false;
   // While `dense` is valid its scores are read; after, a slot is scored alone.
-  let read: (slot: number) => number = (slot) => dense.scores[slot] ?? 0;
+  let read: (slot: number) => number =
+    blocks === undefined
+      ? (slot) => dense.scores[slot] ?? 0
+      : (slot) => {
+          blocks.ensure(slot);
+          return dense.scores[slot] ?? 0;
+        };
   const lexicalAt = (slot: number): number => {
     if (lexicalStamp[slot] === stamp) return lexicalScores[slot] as number;
     const value = accept !== undefined && !accept(slot) ? 0 : read(slot);
@@ -369,7 +380,7 @@ export function prunedWindows(
     // Every window in the corpus's order, summed on the run (a place in, a place out; afresh every 1,024 places so
     // that the running sum cannot drift), refused places counted: at least each true window (up to the margin).
     // The windows that reach the `limit`-th best around the head are summed exactly.
-    for (const center of windowsAtLeast(dense.scores, live, order, counting, reach, least)) {
+    for (const center of blocks === undefined ? windowsAtLeast(dense.scores, live, order, counting, reach, least) : blockCentres(blocks, dense.scores, least, reach, slotCount)) {
       if (windowStamp[center] !== stamp && (accept === undefined || accept(center))) {
         windowOf(center);
         computed.push(center);
@@ -393,6 +404,33 @@ export function prunedWindows(
       if (spareMemo === null || spareMemo.lexical.length < memo.lexical.length) spareMemo = memo;
     },
   };
+}
+
+/**
+ * The slots of the blocks whose windows can reach `least` (`ScoredBlocks.windowBlocks`, a counting order) whose
+ * window, summed on the run over the blocks' scores (each block and its neighbours scored first), is at least
+ * `least`: every slot whose true window is, and a few more (as `windowsAtLeast`), ascending.
+ */
+function blockCentres(blocks: ScoredBlocks, scores: Float64Array, least: number, reach: number, slotCount: number): number[] {
+  const found: number[] = [];
+  const shift = blocks.shift;
+  for (const block of blocks.windowBlocks(least)) {
+    const first = block << shift;
+    const end = Math.min(slotCount, (block + 1) << shift);
+    const low = Math.max(0, first - reach);
+    const high = Math.min(slotCount - 1, end - 1 + reach);
+    for (let other = low >> shift; other <= high >> shift; other++) blocks.ensure(other << shift);
+    let sum = 0;
+    for (let at = low; at <= Math.min(slotCount - 1, first + reach); at++) sum += scores[at] as number;
+    for (let slot = first; slot < end; slot++) {
+      if (slot > first) {
+        if (slot + reach < slotCount) sum += scores[slot + reach] as number;
+        if (slot - reach - 1 >= 0) sum -= scores[slot - reach - 1] as number;
+      }
+      if (sum >= least) found.push(slot);
+    }
+  }
+  return found;
 }
 
 /** The slot `reach` links from `slot` along one slot chain (`previous` or `next`), or the chain's last before it ends. */

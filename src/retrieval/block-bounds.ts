@@ -1,0 +1,158 @@
+// Block-max bounds of one term's postings: per block of slots, its largest BM25 saturation and largest window sum, so a query skips the blocks its head cannot reach.
+
+/** log2 of the slots per block: blocks of 16 slots (measured at 100k: tighter blocks prune more, cost more bounds). */
+export const BLOCK_SHIFT = 4;
+/** log2 of the blocks per stretch whose first posting `TermBlockBounds.starts` keeps (64 blocks: 1,024 slots). */
+export const STRETCH_SHIFT = 6;
+
+/**
+ * One term's bounds over blocks of `1 << BLOCK_SHIFT` slots, under one length normalisation: `peaks[block] *
+ * peakStep` is at least the saturation `f (k1 + 1) / (f + norm)` of every posting in the block; `windows[block] *
+ * windowStep` at least the sum of the saturations within `reach` places of any slot of the block (slots counted in
+ * order: a dense corpus order). A query term's contribution is its multiplier (idf x weight) times a saturation.
+ * A rare term (postings fewer than a quarter of the blocks) lists the blocks it touches instead (`peakBlocks`,
+ * `windowBlocks`): its bounds cost its postings, not the corpus.
+ */
+export interface TermBlockBounds {
+  /** Per stretch of `1 << STRETCH_SHIFT` blocks, the index of its first posting (then the postings' count). */
+  readonly starts: Int32Array;
+  /** The blocks `peaks` holds the bounds of, ascending (the others: 0); null when `peaks` holds every block's. */
+  readonly peakBlocks: Int32Array | null;
+  readonly peaks: Uint8Array;
+  readonly peakStep: number;
+  /** The blocks `windows` holds the bounds of, as `peakBlocks`. */
+  readonly windowBlocks: Int32Array | null;
+  readonly windows: Uint8Array;
+  readonly windowStep: number;
+}
+
+/** A quantised bound: the smallest step count whose value is at least `value` (up to rounding, see the callers' margin). */
+function steps(value: number, step: number): number {
+  return step === 0 ? 0 : Math.min(255, Math.ceil(value / step));
+}
+
+/**
+ * The bounds of one term's postings (`slots` ascending, the first `length`), with `norms[slot]` the length
+ * normalisation k1 (1 - b + b length / average). One pass over the postings to find the saturations and their
+ * window sums, one to quantise them (255 steps of the term's largest); O(postings + blocks).
+ *
+ * @example
+ * ```ts
+ * const bounds = termBlockBounds(Int32Array.of(3, 40), Uint16Array.of(1, 2), 2, norms, 1.2, 2, 3);
+ * bounds.peaks[0] * bounds.peakStep; // at least slot 3's saturation
+ * ```
+ */
+export function termBlockBounds(slots: Int32Array, frequencies: Uint16Array, length: number, norms: Float64Array, k1: number, reach: number, blockCount: number): TermBlockBounds {
+  const saturations = new Float64Array(length);
+  let peak = 0;
+  for (let index = 0; index < length; index++) {
+    const frequency = frequencies[index] as number;
+    const saturation = (frequency * (k1 + 1)) / (frequency + (norms[slots[index] as number] as number));
+    saturations[index] = saturation;
+    if (saturation > peak) peak = saturation;
+  }
+  // forward[i]: the saturations of postings i.. within 2 x reach slots after posting i. A window's postings start at
+  // some posting i within `reach` of its centre and end within 2 x reach of it, so forward[i] bounds the window.
+  const forward = new Float64Array(length);
+  let windowPeak = 0;
+  let end = 0;
+  for (let index = 0; index < length; index++) {
+    const limit = (slots[index] as number) + 2 * reach;
+    while (end < length && (slots[end] as number) <= limit) end++;
+    // Summed afresh (at most 2 x reach + 1 postings) rather than by a running sum, which rounding could leave low.
+    let sum = 0;
+    for (let at = index; at < end; at++) sum += saturations[at] as number;
+    forward[index] = sum;
+    if (sum > windowPeak) windowPeak = sum;
+  }
+  const peakStep = peak / 255;
+  const windowStep = windowPeak / 255;
+  // A term in fewer postings than a quarter of the blocks keeps the blocks it touches alone (see `TermBlockBounds`).
+  const sparse = length * 4 < blockCount;
+  const peakBlocks = sparse ? new Int32Array(length) : null;
+  const peaks = new Uint8Array(sparse ? length : blockCount);
+  const span = (2 * reach) >> BLOCK_SHIFT;
+  const windowBlocks = sparse ? new Int32Array(length * (span + 2)) : null;
+  const windows = new Uint8Array(sparse ? length * (span + 2) : blockCount);
+  let peakCount = 0;
+  let windowCount = 0;
+  const stretches = (blockCount >> STRETCH_SHIFT) + 1;
+  const starts = new Int32Array(stretches + 1);
+  const last = blockCount - 1;
+  let stretch = 0;
+  for (let index = 0; index < length; index++) {
+    const slot = slots[index] as number;
+    const block = slot >> BLOCK_SHIFT;
+    while (stretch <= block >> STRETCH_SHIFT) starts[stretch++] = index;
+    const quantised = steps(saturations[index] as number, peakStep);
+    // The windows whose postings start here: those centred within `reach` of this slot.
+    const windowSteps = steps(forward[index] as number, windowStep);
+    const to = Math.min(last, (slot + reach) >> BLOCK_SHIFT);
+    const from = Math.max(0, slot - reach) >> BLOCK_SHIFT;
+    if (peakBlocks === null || windowBlocks === null) {
+      if (quantised > (peaks[block] as number)) peaks[block] = quantised;
+      for (let other = from; other <= to; other++) if (windowSteps > (windows[other] as number)) windows[other] = windowSteps;
+      continue;
+    }
+    // Blocks ascending: a posting's block is the last one listed or a new one; so is each block of its windows
+    // (an earlier posting whose windows reached past `other` reached `other` too).
+    if (peakCount > 0 && peakBlocks[peakCount - 1] === block) {
+      if (quantised > (peaks[peakCount - 1] as number)) peaks[peakCount - 1] = quantised;
+    } else {
+      peakBlocks[peakCount] = block;
+      peaks[peakCount++] = quantised;
+    }
+    for (let other = from; other <= to; other++) {
+      let at = windowCount - 1;
+      while (at >= 0 && (windowBlocks[at] as number) > other) at--;
+      if (at >= 0 && windowBlocks[at] === other) {
+        if (windowSteps > (windows[at] as number)) windows[at] = windowSteps;
+      } else {
+        windowBlocks[windowCount] = other;
+        windows[windowCount++] = windowSteps;
+      }
+    }
+  }
+  while (stretch <= stretches) starts[stretch++] = length;
+  if (peakBlocks === null || windowBlocks === null) return { starts, peakBlocks, peaks, peakStep, windowBlocks, windows, windowStep };
+  return {
+    starts,
+    peakBlocks: peakBlocks.subarray(0, peakCount),
+    peaks: peaks.subarray(0, peakCount),
+    peakStep,
+    windowBlocks: windowBlocks.subarray(0, windowCount),
+    windows: windows.subarray(0, windowCount),
+    windowStep,
+  };
+}
+
+/**
+ * Adds `step` times each of a term's block bounds (`peaks` or `windows`, with their blocks, null for every block)
+ * to `bounds`, per block.
+ *
+ * @example
+ * ```ts
+ * addBlockBounds(bounds, term.peakBlocks, term.peaks, multiplier * term.peakStep);
+ * ```
+ */
+export function addBlockBounds(bounds: Float64Array, blocks: Int32Array | null, values: Uint8Array, step: number): void {
+  if (blocks === null) {
+    for (let block = 0; block < values.length; block++) bounds[block] = (bounds[block] as number) + step * (values[block] as number);
+    return;
+  }
+  for (let at = 0; at < blocks.length; at++) {
+    const block = blocks[at] as number;
+    bounds[block] = (bounds[block] as number) + step * (values[at] as number);
+  }
+}
+
+/**
+ * The blocks a head search scored, for the window arm that reads its scores: `ensure(slot)` scores the block of
+ * `slot` when the search skipped it (its score is then in the search's score array), `windowBlocks(least)` lists,
+ * ascending, the blocks holding every slot whose window sum can reach `least`.
+ */
+export interface ScoredBlocks {
+  readonly shift: number;
+  ensure(slot: number): void;
+  windowBlocks(least: number): Int32Array;
+}
