@@ -160,6 +160,9 @@ for (const target of postgresTargets()) {
       await store.insertChunks(chunks('a', 1, 3));
       const other = { provider: 'test', modelId: 'other', dimensions: 4 };
       expect(await store.embeddings.claimIdentity(other)).toEqual({ ok: false, recorded: made });
+      // The purge this store started when it opened (any save's pending rows) may still be in its transaction, and
+      // would delete the rows the rewind hides if it ran after it: stopped here, so that the purge has not run.
+      await (store as unknown as { purge: { stop(): Promise<void> } }).purge.stop();
       await store.rewind('a', 0);
       await store.close();
       // The rows are still in the table, hidden by the rewind's record; they do not make the store the old model's.
