@@ -52,6 +52,8 @@ function bothWays(index: CorpusIndex, search: SearchCase, boundScale?: { peaks: 
   const accept = search.filter === undefined ? undefined : (slot: number) => slot % (search.filter as number) !== 1;
   const corpus = search.ofAccepted && accept !== undefined ? index.bm25.corpusWithin(accept) : undefined;
   const input: LexicalArmsInput = { bm25: index.bm25, order: index.order, terms: index.analyze(search.query.join(' ')), limit: search.limit, accept, corpus, feedback: search.feedback, window: search.window, headSearchSlots: 0 };
+  // A common term's bounds are made when it is asked for a second time: ask once before.
+  if (search.window !== undefined) index.bm25.headReady(input.terms, search.window.reach);
   return { pruned: answers(lexicalArms({ ...input, boundScale }), slots, accept), exhaustive: answers(lexicalArms({ ...input, prune: false }), slots, accept) };
 }
 
@@ -111,6 +113,19 @@ describe('lexicalArms: pruned against every match', () => {
     let sum = 0;
     for (const { score } of every.slice(0, STATISTICS_HEAD)) sum += score;
     expect(arms.statistics.sum).toBe(sum);
+  });
+});
+
+describe('Bm25Index.headReady', () => {
+  it('answers false the first time a common term is asked about, true after, and true for rare terms alone', () => {
+    const index = build(Array.from({ length: 400 }, (_, turn) => (turn % 2 === 0 ? ['lantern', 'mill'] : turn === 7 ? ['rowan'] : ['bread'])), []);
+    expect(index.bm25.headReady(['lantern', 'rowan'], 2)).toBe(false);
+    expect(index.bm25.headReady(['lantern', 'rowan'], 2)).toBe(true);
+    expect(index.bm25.headReady(['rowan'], 2)).toBe(true);
+    expect(index.bm25.headReady(['bread'], 2)).toBe(false);
+    // A change to the corpus forgets what was asked.
+    index.add([{ id: 'c400', position: 400, kind: 'narrative', text: 'lantern', embedding: null }]);
+    expect(index.bm25.headReady(['lantern'], 2)).toBe(false);
   });
 });
 

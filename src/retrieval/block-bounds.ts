@@ -26,10 +26,8 @@ export interface TermBlockBounds {
   readonly windowStep: number;
 }
 
-/** A quantised bound: the smallest step count whose value is at least `value` (up to rounding, see the callers' margin). */
-function steps(value: number, step: number): number {
-  return step === 0 ? 0 : Math.min(255, Math.ceil(value / step));
-}
+/** The saturations and window sums of the last term's bounds, kept for the next (the bounds are made one at a time). */
+let spare = { saturations: new Float64Array(0), forward: new Float64Array(0) };
 
 /**
  * The bounds of one term's postings (`slots` ascending, the first `length`), with `norms[slot]` the length
@@ -43,7 +41,9 @@ function steps(value: number, step: number): number {
  * ```
  */
 export function termBlockBounds(slots: Int32Array, frequencies: Uint16Array, length: number, norms: Float64Array, k1: number, reach: number, blockCount: number): TermBlockBounds {
-  const saturations = new Float64Array(length);
+  if (length * 4 >= blockCount) return commonTermBounds(slots, frequencies, length, norms, k1, reach, blockCount);
+  if (spare.saturations.length < length) spare = { saturations: new Float64Array(length), forward: new Float64Array(length) };
+  const { saturations, forward } = spare;
   let peak = 0;
   for (let index = 0; index < length; index++) {
     const frequency = frequencies[index] as number;
@@ -53,7 +53,6 @@ export function termBlockBounds(slots: Int32Array, frequencies: Uint16Array, len
   }
   // forward[i]: the saturations of postings i.. within 2 x reach slots after posting i. A window's postings start at
   // some posting i within `reach` of its centre and end within 2 x reach of it, so forward[i] bounds the window.
-  const forward = new Float64Array(length);
   let windowPeak = 0;
   let end = 0;
   for (let index = 0; index < length; index++) {
@@ -67,6 +66,9 @@ export function termBlockBounds(slots: Int32Array, frequencies: Uint16Array, len
   }
   const peakStep = peak / 255;
   const windowStep = windowPeak / 255;
+  // A quantised bound: the least step count whose value is at least the value (up to rounding: the callers' margin).
+  const perPeakStep = peak > 0 ? 255 / peak : 0;
+  const perWindowStep = windowPeak > 0 ? 255 / windowPeak : 0;
   // A term in fewer postings than a quarter of the blocks keeps the blocks it touches alone (see `TermBlockBounds`).
   const sparse = length * 4 < blockCount;
   const peakBlocks = sparse ? new Int32Array(length) : null;
@@ -84,9 +86,9 @@ export function termBlockBounds(slots: Int32Array, frequencies: Uint16Array, len
     const slot = slots[index] as number;
     const block = slot >> BLOCK_SHIFT;
     while (stretch <= block >> STRETCH_SHIFT) starts[stretch++] = index;
-    const quantised = steps(saturations[index] as number, peakStep);
+    const quantised = Math.min(255, Math.ceil((saturations[index] as number) * perPeakStep));
     // The windows whose postings start here: those centred within `reach` of this slot.
-    const windowSteps = steps(forward[index] as number, windowStep);
+    const windowSteps = Math.min(255, Math.ceil((forward[index] as number) * perWindowStep));
     const to = Math.min(last, (slot + reach) >> BLOCK_SHIFT);
     const from = Math.max(0, slot - reach) >> BLOCK_SHIFT;
     if (peakBlocks === null || windowBlocks === null) {
@@ -124,6 +126,77 @@ export function termBlockBounds(slots: Int32Array, frequencies: Uint16Array, len
     windows: windows.subarray(0, windowCount),
     windowStep,
   };
+}
+
+/**
+ * `termBlockBounds` of a common term, in one pass over its postings and quantised on the run, to fixed steps (a
+ * saturation is below k1 + 1, a window sum below 2 x reach + 1 times that): each block's largest value is
+ * quantised once, as the postings leave the block.
+ */
+function commonTermBounds(slots: Int32Array, frequencies: Uint16Array, length: number, norms: Float64Array, k1: number, reach: number, blockCount: number): TermBlockBounds {
+  if (spare.saturations.length < length) spare = { saturations: new Float64Array(length), forward: new Float64Array(length) };
+  const saturations = spare.saturations;
+  const peakStep = (k1 + 1) / 255;
+  const windowStep = ((2 * reach + 1) * (k1 + 1)) / 255;
+  const perPeakStep = 1 / peakStep;
+  const perWindowStep = 1 / windowStep;
+  const peaks = new Uint8Array(blockCount);
+  const windows = new Uint8Array(blockCount);
+  const stretches = (blockCount >> STRETCH_SHIFT) + 1;
+  const starts = new Int32Array(stretches + 1);
+  const last = blockCount - 1;
+  let stretch = 0;
+  let end = 0;
+  // The block being read and its largest saturation; the first block a window sum reaches and its largest, and the next one's.
+  let peakBlock = -1;
+  let peak = 0;
+  let windowBlock = 0;
+  let window = 0;
+  let nextWindow = 0;
+  for (let index = 0; index < length; index++) {
+    const slot = slots[index] as number;
+    // The saturations of the postings up to 2 x reach slots on, each made once as the window reaches it.
+    const limit = slot + 2 * reach;
+    while (end < length && (slots[end] as number) <= limit) {
+      const frequency = frequencies[end] as number;
+      saturations[end] = (frequency * (k1 + 1)) / (frequency + (norms[slots[end] as number] as number));
+      end++;
+    }
+    // The window sum starting here, summed afresh (as `termBlockBounds`).
+    let sum = 0;
+    for (let at = index; at < end; at++) sum += saturations[at] as number;
+    const block = slot >> BLOCK_SHIFT;
+    while (stretch <= block >> STRETCH_SHIFT) starts[stretch++] = index;
+    if (block !== peakBlock) {
+      if (peakBlock >= 0) peaks[peakBlock] = Math.min(255, Math.ceil(peak * perPeakStep));
+      peakBlock = block;
+      peak = 0;
+    }
+    if ((saturations[index] as number) > peak) peak = saturations[index] as number;
+    const from = Math.max(0, slot - reach) >> BLOCK_SHIFT;
+    const to = Math.min(last, (slot + reach) >> BLOCK_SHIFT);
+    while (windowBlock < from) {
+      if (window > 0) windows[windowBlock] = Math.min(255, Math.ceil(window * perWindowStep));
+      window = nextWindow;
+      nextWindow = 0;
+      windowBlock++;
+      if (window === 0 && windowBlock < from) windowBlock = from;
+    }
+    if (sum > window) window = sum;
+    // A window reaches at most one block further (reach below a block; beyond, every block it reaches).
+    for (let other = from + 1; other <= to; other++) {
+      if (other === from + 1) {
+        if (sum > nextWindow) nextWindow = sum;
+      } else if (Math.min(255, Math.ceil(sum * perWindowStep)) > (windows[other] as number)) {
+        windows[other] = Math.min(255, Math.ceil(sum * perWindowStep));
+      }
+    }
+  }
+  while (stretch <= stretches) starts[stretch++] = length;
+  if (peakBlock >= 0) peaks[peakBlock] = Math.min(255, Math.ceil(peak * perPeakStep));
+  if (window > 0) windows[windowBlock] = Math.max(windows[windowBlock] as number, Math.min(255, Math.ceil(window * perWindowStep)));
+  if (nextWindow > 0 && windowBlock + 1 <= last) windows[windowBlock + 1] = Math.max(windows[windowBlock + 1] as number, Math.min(255, Math.ceil(nextWindow * perWindowStep)));
+  return { starts, peakBlocks: null, peaks, peakStep, windowBlocks: null, windows, windowStep };
 }
 
 /**

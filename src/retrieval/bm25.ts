@@ -135,6 +135,8 @@ export class Bm25Index {
   private readonly corpusNorms = new WeakMap<Bm25Corpus, Float64Array>();
   /** Query position + 1 of each term id, for `slotScorer` (cleared after each slot). */
   private queryMarks = new Int32Array(0);
+  /** Common terms asked about by `headReady` whose bounds are not kept (yet), for `boundsKey`. */
+  private readonly seenTerms = new Set<number>();
   /** Common terms' block bounds by term id, for `boundsKey` (norms and reach). */
   private readonly termBoundsCache = new Map<number, TermBlockBounds>();
   private boundsKey = '';
@@ -715,15 +717,50 @@ export class Bm25Index {
     return { results: this.finishHead(limit, all, inspect, weights, blockCount, boundScale), weights };
   }
 
-  /** The query terms of a head search, in order (those the corpus holds), each with its multiplier as `accumulate` makes it. */
-  private headTerms(terms: Iterable<string>, termWeights: ReadonlyMap<string, number> | undefined, reach: number, blockCount: number): HeadTerm[] {
-    const norms = this.currentNorms();
+  /** The common terms' bounds kept for `reach` under the current norms (emptied, with the terms seen, when they change). */
+  private boundsFor(reach: number): Map<number, TermBlockBounds> {
+    this.currentNorms();
     const key = `${this.normsKey}:${reach}`;
     if (key !== this.boundsKey) {
       this.termBoundsCache.clear();
+      this.seenTerms.clear();
       this.boundsKey = key;
     }
-    const cache = this.termBoundsCache;
+    return this.termBoundsCache;
+  }
+
+  /**
+   * True when a head search (`searchHead`) of these terms should use block bounds: every common term among them
+   * (postings at least a quarter of the blocks) has its bounds kept or was asked about before (they are then
+   * made). A common term's first ask only notes it and answers false, so a save that answers one query (a cold
+   * open) pays for no bounds, and a term's bounds cost more than scoring it once. Notes every term it is asked
+   * about.
+   *
+   * @example
+   * ```ts
+   * if (index.headReady(['dragon'], 2)) index.searchHead(['dragon'], 100, undefined, 2, inspect);
+   * ```
+   */
+  headReady(queryTokens: readonly string[], reach: number): boolean {
+    this.post();
+    const cache = this.boundsFor(reach);
+    const blockCount = (this.slotCount + (1 << BLOCK_SHIFT) - 1) >> BLOCK_SHIFT;
+    let ready = true;
+    for (const term of new Set(queryTokens)) {
+      const id = this.termIds.get(term);
+      if (id === undefined || this.documentFrequency[id] === 0 || cache.has(id) || this.list(id).length * 4 < blockCount) continue;
+      if (!this.seenTerms.has(id)) {
+        this.seenTerms.add(id);
+        ready = false;
+      }
+    }
+    return ready;
+  }
+
+  /** The query terms of a head search, in order (those the corpus holds), each with its multiplier as `accumulate` makes it. */
+  private headTerms(terms: Iterable<string>, termWeights: ReadonlyMap<string, number> | undefined, reach: number, blockCount: number): HeadTerm[] {
+    const norms = this.currentNorms();
+    const cache = this.boundsFor(reach);
     const found: HeadTerm[] = [];
     for (const term of terms) {
       const id = this.termIds.get(term);

@@ -91,8 +91,8 @@ export function lexicalArms(input: LexicalArmsInput): LexicalArms {
     const score = bm25.slotScorer(weights === undefined ? unique : [...weights.keys()], weights, corpus);
     windows = prunedWindows(dense, score, ranked, input.order, window.reach, head, bm25.slotArrays.alive, accept, blocks);
   };
-  if (accept === undefined && corpus === undefined && input.order.dense === true && bm25.slots >= (input.headSearchSlots ?? HEAD_SEARCH_SLOTS)) {
-    // Unfiltered, in counting order, large: the BM25 pass scores only the blocks that can reach the heads.
+  if (accept === undefined && corpus === undefined && input.order.dense === true && bm25.slots >= (input.headSearchSlots ?? HEAD_SEARCH_SLOTS) && bm25.headReady(unique, window.reach)) {
+    // Unfiltered, in counting order, large, its common terms asked for before: the BM25 pass scores only the blocks that can reach the heads.
     const found = bm25.searchHead(unique, head, feedback, window.reach, inspect, input.boundScale);
     const arms: LexicalArms = {
       terms: found.weights === undefined ? [...input.terms] : [...found.weights.keys()],
