@@ -7,6 +7,7 @@ import { IDENTITY_KEY, REINDEX_KEY, sameIdentity } from '../embedder-meta.js';
 import type { SqliteConnection } from './sqlite-connection.js';
 import { visibleChunk } from './rewound-rows.js';
 import { blobToVector, vectorToBlob } from './vectors.js';
+import { chunkIdText } from './chunk-ids.js';
 
 /** A layer whose entries are rewritten in place: staged with the `source` (what the vector was made from) they had. */
 interface EntryFamily {
@@ -158,7 +159,7 @@ export class SqliteEmbeddingStore implements EmbeddingStore {
 
   async nextToReindex(limit: number): Promise<ReindexItem[]> {
     const database = this.connection.database();
-    const chunks = database.prepare(`SELECT seq, id, text FROM chunks WHERE seq > ? AND ${visibleChunk('chunks')} ORDER BY seq LIMIT ?`).all(this.chunkCursor(), limit) as { seq: number; id: string; text: string }[];
+    const chunks = database.prepare(`SELECT seq, ${chunkIdText('id')} AS id, text FROM chunks WHERE seq > ? AND ${visibleChunk('chunks')} ORDER BY seq LIMIT ?`).all(this.chunkCursor(), limit) as { seq: number; id: string; text: string }[];
     if (chunks.length > 0) return chunks.map((row) => ({ family: 'chunks', ...row }));
     for (const family of FAMILIES) {
       const rows = database.prepare(`SELECT r.seq AS seq, ${family.columns}, ${family.source} AS source ${pendingFrom(family)} ORDER BY r.seq LIMIT ?`).all(limit) as Record<string, unknown>[];
@@ -188,7 +189,8 @@ export class SqliteEmbeddingStore implements EmbeddingStore {
       const progress = this.progress(target);
       const pending = progress.total - progress.done;
       if (pending > 0) return { finished: false, pending };
-      database.prepare('UPDATE chunks SET embedding = (SELECT s.vector FROM reindex_staging s WHERE s.seq = chunks.seq AND s.chunk_id = chunks.id)').run();
+      // The staging table holds each chunk's id as its text.
+      database.prepare(`UPDATE chunks SET embedding = (SELECT s.vector FROM reindex_staging s WHERE s.seq = chunks.seq AND s.chunk_id = ${chunkIdText('chunks.id')})`).run();
       database.prepare('UPDATE saves SET version = version + 1, updated_at = ?').run(Date.now());
       database.exec('DELETE FROM reindex_staging');
       for (const family of FAMILIES) {

@@ -1,5 +1,6 @@
 // Rows a rewind hid in its transaction (chunks, and living memory's facts) and the purge that deletes them later.
 import type { Database as SqliteDatabase } from 'better-sqlite3';
+import { storedChunkIdSql } from './chunk-ids.js';
 
 /** How many hidden rows one purge step deletes, in one short transaction (a few milliseconds of write lock). */
 export const PURGE_BATCH = 1000;
@@ -107,7 +108,7 @@ export function deleteAllRows(db: SqliteDatabase, table: RewoundTable, saveId: s
  */
 export function releaseHiddenIds(db: SqliteDatabase, ids: readonly string[]): void {
   if (db.prepare('SELECT 1 FROM chunk_rewinds LIMIT 1').get() === undefined) return;
-  db.prepare(`DELETE FROM chunks WHERE id IN (SELECT value FROM json_each(?)) AND NOT ${visibleChunk('chunks')}`).run(JSON.stringify(ids));
+  db.prepare(`DELETE FROM chunks WHERE id IN (SELECT ${storedChunkIdSql('value')} FROM json_each(?)) AND NOT ${visibleChunk('chunks')}`).run(JSON.stringify(ids));
 }
 
 /**

@@ -33,6 +33,7 @@ import { BackgroundPurge } from '../background-purge.js';
 import { deleteAllRows, hideChunksAfter, PURGE_BATCH, purgePending, purgeRewoundRows, releaseHiddenIds, REWOUND_CHUNKS, REWOUND_FACTS, REWOUND_TABLES, visibleChunk } from './rewound-rows.js';
 import { decodeChunkMetadata, encodeChunkMetadata, METADATA_WITH_NEW_SAVE_ID } from './chunk-metadata.js';
 import { blobAsVector, vectorToBlob } from './vectors.js';
+import { chunkIdText, storedChunkId, storedChunkIdSql } from './chunk-ids.js';
 import { requireListChunksOptions } from '../list-chunks-options.js';
 
 /** Options of the SQLite store. */
@@ -61,9 +62,18 @@ interface ChunkRow {
   created_at: number;
 }
 
+/** The chunk columns a Chunk is made of (see `toChunk`), the id as its text. */
+const CHUNK_COLUMNS = `${chunkIdText('id')} AS id, save_id, turn_id, chunk_type, text, entry_id, metadata, created_at`;
+
 /** The bound parameters of a listing: save, turn range, excluded type, limit (-1 = none), offset. */
 function listingParameters(saveId: string, options: ListChunksOptions): [string, number, number, string | null, number, number] {
   return [saveId, options.fromTurnId ?? 0, options.toTurnId ?? Number.MAX_SAFE_INTEGER, options.excludeChunkType ?? null, options.limit ?? -1, options.offset ?? 0];
+}
+
+/** True when the migration `id` is recorded in the file (false for a file older than the migrations table too). */
+function migrationApplied(db: SqliteDatabase, id: string): boolean {
+  if (db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").get() === undefined) return false;
+  return db.prepare('SELECT 1 FROM schema_migrations WHERE id = ?').get(id) !== undefined;
 }
 
 function toChunk(row: ChunkRow): Chunk {
@@ -101,6 +111,11 @@ export class SqliteStore implements Store {
   private closed = false;
   private readonly busyTimeoutMs: number;
   private readonly byIdStatements = new Map<number, Statement>();
+  /**
+   * The stored form of a chunk id for a lookup (`storedChunkId`), or the id itself in a file opened read-only
+   * before migration chunks-005, whose ids are all text.
+   */
+  private readonly storedId: (id: string) => string | Buffer;
   private readonly statements: {
     insertChunk: Statement;
     bumpVersion: Statement;
@@ -131,6 +146,8 @@ export class SqliteStore implements Store {
         this.db.exec(`CREATE TEMP TABLE ${table.rewinds} (save_id TEXT NOT NULL, turn_id INTEGER NOT NULL, ${table.order} INTEGER NOT NULL)`);
       }
     }
+    const textIds = options.readonly === true && !migrationApplied(this.db, 'chunks-005');
+    this.storedId = textIds ? (id) => id : storedChunkId;
     this.statements = {
       insertChunk: this.db.prepare(
         `INSERT INTO chunks (id, save_id, turn_id, chunk_type, text, entry_id, metadata, created_at, embedding)
@@ -146,7 +163,8 @@ export class SqliteStore implements Store {
       isLive: this.db.prepare('SELECT 1 FROM saves WHERE save_id = ? AND deleted_at IS NULL'),
       deleteTurn: this.db.prepare(`DELETE FROM chunks WHERE save_id = ? AND turn_id = ? AND chunk_type = ? AND ${visibleChunk('chunks')}`),
       vectorById: this.db.prepare('SELECT embedding FROM chunks WHERE id = ?').raw(true),
-      vectorsByIds: this.db.prepare('SELECT id, embedding FROM chunks WHERE id IN (SELECT value FROM json_each(?))').raw(true),
+      // Each row is named by its id's place in the JSON array, so that no id is formatted back to text.
+      vectorsByIds: this.db.prepare(`SELECT ids.key, chunks.embedding FROM json_each(?) AS ids JOIN chunks ON chunks.id = ${textIds ? 'ids.value' : storedChunkIdSql('ids.value')}`).raw(true),
     };
     const connection: SqliteConnection = {
       database: () => this.database(),
@@ -158,7 +176,7 @@ export class SqliteStore implements Store {
     this.embeddings = new SqliteEmbeddingStore(connection);
     this.recall = new SqliteRecallStore(connection);
     this.lore = new SqliteLoreStore(connection);
-    this.db.function('mnemo_uuid', { deterministic: false }, () => randomUUID());
+    this.db.function('mnemo_uuid', { deterministic: false }, () => storedChunkId(randomUUID()));
     this.livingRows = new SqliteLivingRows(connection);
     // Living writes wait for another process's lock as every other write does: between attempts, on timers.
     this.living = new RowLivingStore(syncLivingBackend(this.livingRows, { read: (work) => work(), write: (work) => this.transact(work) }));
@@ -239,7 +257,7 @@ export class SqliteStore implements Store {
     // Positional parameters: better-sqlite3 binds them without looking up names (a bulk load's rows go faster).
     const insert = this.statements.insertChunk;
     for (const chunk of chunks) {
-      insert.run(chunk.id, chunk.saveId, chunk.turnId, chunk.chunkType, chunk.text, chunk.entryId, encodeChunkMetadata(chunk.metadata, chunk), chunk.createdAt, vectorToBlob(chunk.embedding));
+      insert.run(storedChunkId(chunk.id), chunk.saveId, chunk.turnId, chunk.chunkType, chunk.text, chunk.entryId, encodeChunkMetadata(chunk.metadata, chunk), chunk.createdAt, vectorToBlob(chunk.embedding));
     }
   }
 
@@ -276,12 +294,12 @@ export class SqliteStore implements Store {
         for (const row of rows as { id: string }[]) removed.push(row.id);
       };
       if ('entryId' in selection) {
-        collect(this.db.prepare('DELETE FROM chunks WHERE save_id = ? AND entry_id = ? AND chunk_type IS NOT ? RETURNING id').all(saveId, selection.entryId, kept));
+        collect(this.db.prepare(`DELETE FROM chunks WHERE save_id = ? AND entry_id = ? AND chunk_type IS NOT ? RETURNING ${chunkIdText('id')} AS id`).all(saveId, selection.entryId, kept));
       } else {
         for (let start = 0; start < selection.ids.length; start += 500) {
           const batch = selection.ids.slice(start, start + 500);
           const marks = batch.map(() => '?').join(',');
-          collect(this.db.prepare(`DELETE FROM chunks WHERE save_id = ? AND id IN (${marks}) AND chunk_type IS NOT ? RETURNING id`).all(saveId, ...batch, kept));
+          collect(this.db.prepare(`DELETE FROM chunks WHERE save_id = ? AND id IN (${marks}) AND chunk_type IS NOT ? RETURNING ${chunkIdText('id')} AS id`).all(saveId, ...batch.map(this.storedId), kept));
         }
       }
       if (removed.length === 0) {
@@ -355,7 +373,7 @@ export class SqliteStore implements Store {
     const vectors = options.vectors !== false;
     // Walks the table in seq order from the cursor (seq is the rowid), skipping other saves' rows: one pass in all.
     const rows = this.db
-      .prepare(`SELECT seq, id, save_id, turn_id, chunk_type, text, entry_id, metadata, created_at${vectors ? ', embedding' : ''} FROM chunks WHERE seq > ? AND +save_id = ? AND ${visibleChunk('chunks')} ORDER BY seq LIMIT ?`)
+      .prepare(`SELECT seq, ${CHUNK_COLUMNS}${vectors ? ', embedding' : ''} FROM chunks WHERE seq > ? AND +save_id = ? AND ${visibleChunk('chunks')} ORDER BY seq LIMIT ?`)
       .all(options.after ?? 0, saveId, options.limit) as (ChunkRow & { seq: number; embedding?: Buffer | null })[];
     const chunks = rows.map((row) => ({ ...toChunk(row), embedding: blobAsVector(row.embedding ?? null) }));
     return { chunks, next: rows.length < options.limit ? null : (rows[rows.length - 1] as { seq: number }).seq };
@@ -375,7 +393,7 @@ export class SqliteStore implements Store {
     const found = new Map<string, Chunk>();
     for (let start = 0; start < ids.length; start += 500) {
       const batch = ids.slice(start, start + 500);
-      const rows = this.chunksById(batch.length).all(...batch) as ChunkRow[];
+      const rows = this.chunksById(batch.length).all(...batch.map(this.storedId)) as ChunkRow[];
       for (const row of rows) if (saveId === undefined || row.save_id === saveId) found.set(row.id, toChunk(row));
     }
     return ids.flatMap((id) => found.get(id) ?? []);
@@ -388,20 +406,20 @@ export class SqliteStore implements Store {
   private vectorsOf(ids: readonly string[]): (Float32Array | null)[] {
     this.ensureOpen();
     if (ids.length === 1) {
-      const row = this.statements.vectorById.get(ids[0]) as [Buffer | null] | undefined;
+      const row = this.statements.vectorById.get(this.storedId(ids[0] as string)) as [Buffer | null] | undefined;
       return [row === undefined ? null : blobAsVector(row[0])];
     }
-    const found = new Map<string, Float32Array | null>();
+    const vectors: (Float32Array | null)[] = ids.map(() => null);
     // One statement whatever the count: the ids go in as one JSON array.
-    for (const [id, embedding] of this.statements.vectorsByIds.all(JSON.stringify(ids)) as [string, Buffer | null][]) found.set(id, blobAsVector(embedding));
-    return ids.map((id) => found.get(id) ?? null);
+    for (const [place, embedding] of this.statements.vectorsByIds.all(JSON.stringify(ids)) as [number, Buffer | null][]) vectors[place] = blobAsVector(embedding);
+    return vectors;
   }
 
   /** The statement reading `count` chunks by id, prepared once per count (a query reads k of them every time). */
   private chunksById(count: number): Statement {
     let statement = this.byIdStatements.get(count);
     if (statement === undefined) {
-      statement = this.db.prepare(`SELECT id, save_id, turn_id, chunk_type, text, entry_id, metadata, created_at FROM chunks WHERE id IN (${Array.from({ length: count }, () => '?').join(',')}) AND ${visibleChunk('chunks')}`);
+      statement = this.db.prepare(`SELECT ${CHUNK_COLUMNS} FROM chunks WHERE id IN (${Array.from({ length: count }, () => '?').join(',')}) AND ${visibleChunk('chunks')}`);
       if (this.byIdStatements.size < 64) this.byIdStatements.set(count, statement);
     }
     return statement;
@@ -410,7 +428,7 @@ export class SqliteStore implements Store {
   async listChunks(saveId: string, given?: ListChunksOptions): Promise<Chunk[]> {
     const options = requireListChunksOptions(given);
     this.ensureOpen();
-    const columns = 'id, save_id, turn_id, chunk_type, text, entry_id, metadata, created_at';
+    const columns = CHUNK_COLUMNS;
     const listing = `FROM chunks WHERE save_id = ? AND turn_id >= ? AND turn_id <= ? AND chunk_type IS NOT ? AND ${visibleChunk('chunks')} ORDER BY turn_id, seq LIMIT ? OFFSET ?`;
     if (options.maxTextBytes === undefined) return (this.db.prepare(`SELECT ${columns} ${listing}`).all(...listingParameters(saveId, options)) as ChunkRow[]).map(toChunk);
     // The page's chunks by their text sizes first (octet_length reads no text), then only those chunks' rows.
@@ -441,7 +459,7 @@ export class SqliteStore implements Store {
   async scanChunks(saveId: string, visit: (row: IndexRow) => void, options: ScanOptions = {}): Promise<number> {
     this.ensureOpen();
     const keys = options.metadataKeys !== undefined && options.metadataKeys.length > 0 ? options.metadataKeys : undefined;
-    const columns = `id, turn_id, chunk_type, text, embedding${keys === undefined ? '' : ', metadata, entry_id'}`;
+    const columns = `${chunkIdText('id')}, turn_id, chunk_type, text, embedding${keys === undefined ? '' : ', metadata, entry_id'}`;
     return this.db.transaction(() => {
       const version = this.currentVersion(saveId);
       const span = this.db.prepare(`SELECT MIN(seq) AS first, MAX(seq) AS last, COUNT(*) AS rows FROM chunks WHERE save_id = ? AND ${visibleChunk('chunks')}`).get(saveId) as { first: number | null; last: number | null; rows: number };

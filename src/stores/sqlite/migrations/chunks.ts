@@ -1,6 +1,7 @@
 // Schema of the narrative layer: the key/value meta table, saves with their versions, and chunks.
 import { decodeChunkMetadata, encodeChunkMetadata } from '../chunk-metadata.js';
 import { blobToVector, vectorToBlob } from '../vectors.js';
+import { storedChunkIdSql } from '../chunk-ids.js';
 import type { Migration } from './migration.js';
 
 /** Migrations of the narrative layer, oldest first. */
@@ -89,6 +90,13 @@ export const CHUNK_MIGRATIONS: readonly Migration[] = [
           after = seq;
         }
       }
+    },
+  },
+  {
+    id: 'chunks-005',
+    description: 'chunk ids that are canonical UUIDs kept as their 16 bytes (src/stores/sqlite/chunk-ids.ts): 20 bytes less per row and per id index entry',
+    up(db) {
+      db.exec(`UPDATE chunks SET id = ${storedChunkIdSql('id')} WHERE typeof(id) = 'text' AND id <> ${storedChunkIdSql('id')}`);
     },
   },
 ];
