@@ -2,7 +2,28 @@
 import { decodeChunkMetadata, encodeChunkMetadata } from '../chunk-metadata.js';
 import { blobToVector, vectorToBlob } from '../vectors.js';
 import { storedChunkIdSql } from '../chunk-ids.js';
+import type { Database } from 'better-sqlite3';
 import type { Migration } from './migration.js';
+
+/**
+ * Rewrites one column of the chunk rows a page of 10,000 at a time, in seq order (a statement cannot write while
+ * another iterates, and a large file is never read whole): `rewrite` gets the `columns` of each row that
+ * `condition` (SQL after the seq bound, may be '') keeps, and gives the column's new value, or undefined to leave
+ * the row as it is.
+ */
+function rewriteChunkRows(db: Database, column: string, columns: string, condition: string, rewrite: (row: unknown[]) => unknown): void {
+  const update = db.prepare(`UPDATE chunks SET ${column} = ? WHERE seq = ?`);
+  const page = db.prepare(`SELECT seq, ${columns} FROM chunks WHERE seq > ? ${condition} ORDER BY seq LIMIT 10000`).raw(true);
+  for (let after = 0; ; ) {
+    const rows = page.all(after) as [number, ...unknown[]][];
+    if (rows.length === 0) break;
+    for (const [seq, ...values] of rows) {
+      const value = rewrite(values);
+      if (value !== undefined) update.run(value, seq);
+      after = seq;
+    }
+  }
+}
 
 /** Migrations of the narrative layer, oldest first. */
 export const CHUNK_MIGRATIONS: readonly Migration[] = [
@@ -59,37 +80,22 @@ export const CHUNK_MIGRATIONS: readonly Migration[] = [
     id: 'chunks-003',
     description: "chunk metadata keeps only the keys its columns do not hold (src/stores/sqlite/chunk-metadata.ts): saveId, turnId, chunkType and entryId are read from the row's columns",
     up(db) {
-      const update = db.prepare('UPDATE chunks SET metadata = ? WHERE seq = ?');
-      const page = db.prepare('SELECT seq, save_id, turn_id, chunk_type, entry_id, metadata FROM chunks WHERE seq > ? ORDER BY seq LIMIT 10000').raw(true);
-      // A page at a time (a statement cannot write while another iterates): a large file is never read whole.
-      for (let after = 0; ; ) {
-        const rows = page.all(after) as [number, string, number, string, string | null, string][];
-        if (rows.length === 0) break;
-        for (const [seq, saveId, turnId, chunkType, entryId, stored] of rows) {
-          const columns = { saveId, turnId, chunkType, entryId };
-          const encoded = encodeChunkMetadata(decodeChunkMetadata(stored, columns), columns);
-          if (encoded !== stored) update.run(encoded, seq);
-          after = seq;
-        }
-      }
+      rewriteChunkRows(db, 'metadata', 'save_id, turn_id, chunk_type, entry_id, metadata', '', ([saveId, turnId, chunkType, entryId, stored]) => {
+        const columns = { saveId: saveId as string, turnId: turnId as number, chunkType: chunkType as string, entryId: entryId as string | null };
+        const encoded = encodeChunkMetadata(decodeChunkMetadata(stored as string, columns), columns);
+        return encoded === stored ? undefined : encoded;
+      });
     },
   },
   {
     id: 'chunks-004',
     description: 'chunk vectors packed (src/stores/sqlite/packed-vector.ts: exact, about 15% smaller): rows written before keep raw float32 bytes until this rewrites them',
     up(db) {
-      const update = db.prepare('UPDATE chunks SET embedding = ? WHERE seq = ?');
       // Raw float32 bytes are a multiple of 4 long, packed ones never are.
-      const page = db.prepare('SELECT seq, embedding FROM chunks WHERE seq > ? AND length(embedding) % 4 = 0 AND length(embedding) > 0 ORDER BY seq LIMIT 10000').raw(true);
-      for (let after = 0; ; ) {
-        const rows = page.all(after) as [number, Buffer][];
-        if (rows.length === 0) break;
-        for (const [seq, raw] of rows) {
-          const packed = vectorToBlob(blobToVector(raw));
-          if (packed !== null && packed.byteLength < raw.byteLength) update.run(packed, seq);
-          after = seq;
-        }
-      }
+      rewriteChunkRows(db, 'embedding', 'embedding', 'AND length(embedding) % 4 = 0 AND length(embedding) > 0', ([raw]) => {
+        const packed = vectorToBlob(blobToVector(raw as Buffer));
+        return packed !== null && packed.byteLength < (raw as Buffer).byteLength ? packed : undefined;
+      });
     },
   },
   {
