@@ -120,6 +120,21 @@ describe('snapshot layout', () => {
     expect(() => foreign.lazy('rows', 'f32')).toThrow(/rows lies outside the file/);
   });
 
+  it('leaves no room in that buffer for a section read only into memory of its own', () => {
+    const bytes = snapshot();
+    const whole = SnapshotReader.open(bytesSnapshotFile(bytes)).array('small', 'i32').buffer.byteLength;
+    const reader = SnapshotReader.open(bytesSnapshotFile(bytes));
+    reader.readsInto(['rows']);
+    const small = reader.array('small', 'i32');
+    expect(whole - small.buffer.byteLength).toBe(40_000);
+    const rows = new Float32Array(10_000);
+    reader.readInto('rows', 'f32', rows);
+    expect(rows[9999]).toBe(Math.fround(9999 / 7));
+    expect(reader.strings('names')).toEqual(['Mira', 'Kaël', '']);
+    expect([...small]).toEqual([3, 5, 8]);
+    expect(() => reader.readsInto(['names.text'])).toThrow(/before the first section/);
+  });
+
   it('defers a whole read to its first call, keeping the file open until then', () => {
     const file = recordingFile(snapshot());
     const reader = SnapshotReader.open(file);

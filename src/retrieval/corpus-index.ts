@@ -397,6 +397,8 @@ export class CorpusIndex {
    * ```
    */
   static readState(reader: SnapshotReader, version: number, options: CorpusIndexOptions): CorpusIndex {
+    // The int8 rows go straight into the scan's memory.
+    reader.readsInto(['contexts.bytes', 'vectors.int8.bytes']);
     const bm25 = Bm25Index.readState(reader, 'bm25', options.bm25 ?? {});
     const keepVectors = options.vectors ?? true;
     const vectorRows = options.vectorRows;

@@ -243,6 +243,8 @@ export class QuantizedVectors {
     if (dims !== undefined && dims >= 0) {
       vectors.dims = dims;
       vectors.stride = Math.ceil(dims / 8) * 8;
+      // Room for these rows exactly (a write grows it by half): the scan's memory counts towards V8's external memory.
+      vectors.capacity = vectors.slotCount;
       vectors.reserve(vectors.slotCount);
       vectors.bytes = new Int8Array(vectors.kernel.memory.buffer);
       // Read straight into the scan's memory (no copy in between).

@@ -179,6 +179,10 @@ export class SnapshotReader {
   private pending = 0;
   /** The buffer every section handed out views (see `arrayFor`); undefined until the first, null when it could not be made. */
   private arena: ArrayBuffer | null | undefined = undefined;
+  /** Where each section handed out lies in the arena: its offset in the body, less the sections left out before it. */
+  private readonly arenaOffsets = new Map<string, number>();
+  /** Sections read only into memory of their own (see `readsInto`): the arena leaves no room for them. */
+  private readonly keptOut = new Set<string>();
   private opening = true;
 
   private constructor(
@@ -229,6 +233,22 @@ export class SnapshotReader {
     crc = crc32(bytesOf(crcs), crc);
     if (crc !== preamble.readUInt32LE(12)) throw new SnapshotRejected('header checksum mismatch (corrupt)');
     return new SnapshotReader(header, file, bodyStart, header['sections'] as Record<string, Entry>, crcs);
+  }
+
+  /**
+   * Says, before the first section is handed out, which sections are read only with `readInto` (into memory of
+   * their own, such as a kernel's): the buffer the others view then leaves no room for them (room never used still
+   * counts towards V8's external memory, whose growth starts garbage collections).
+   *
+   * @example
+   * ```ts
+   * reader.readsInto(['contexts.bytes']);
+   * reader.array('lengths', 'i32'); // a view of a buffer without room for contexts.bytes
+   * ```
+   */
+  readsInto(names: readonly string[]): void {
+    if (this.arena !== undefined) throw new Error('readsInto comes before the first section is read');
+    for (const name of names) this.keptOut.add(name);
   }
 
   /** True when the snapshot holds a section of this name. */
@@ -349,23 +369,38 @@ export class SnapshotReader {
    * (880 MB at 1M chunks) meant several full collections before the first answer. The buffer's pages are the
    * kernel's zero pages until written, so a section never read costs address space, not memory. Its views keep
    * the whole buffer alive: an index that replaces a section (a write grows it) holds the old one until it is
-   * dropped (the cache persists a changed index as a compacted copy, which then replaces it).
+   * dropped (the cache persists a changed index as a compacted copy, which then replaces it). Sections named to
+   * `readsInto` have no room in it.
    */
   private arrayFor<K extends ArrayKind>(name: string, entry: Entry, kind: K): ArrayOf<K> {
     const Constructor = CONSTRUCTORS[kind];
-    const [, offset, length] = entry;
+    const length = entry[2];
+    if (!this.liesInBody(entry)) throw new SnapshotRejected(`section ${name} lies outside the file (corrupt)`);
+    if (this.arena === undefined) this.arena = this.makeArena();
+    const offset = this.arenaOffsets.get(name);
+    return (this.arena === null || offset === undefined ? new Constructor(length) : new Constructor(this.arena, offset, length)) as ArrayOf<K>;
+  }
+
+  /** True when a section's offset and length lie within the body. */
+  private liesInBody(entry: Entry): boolean {
+    const [kind, offset, length] = entry;
     const bodyBytes = this.file.byteLength - this.bodyStart;
-    if (!(Number.isInteger(length) && length >= 0 && Number.isInteger(offset) && offset >= 0 && offset % 8 === 0 && offset + length * Constructor.BYTES_PER_ELEMENT <= bodyBytes)) {
-      throw new SnapshotRejected(`section ${name} lies outside the file (corrupt)`);
+    return Number.isInteger(length) && length >= 0 && Number.isInteger(offset) && offset >= 0 && offset % 8 === 0 && offset + length * CONSTRUCTORS[kind].BYTES_PER_ELEMENT <= bodyBytes;
+  }
+
+  /** The arena: room for every section in the body (but those kept out), in the body's order; null when it cannot be made. */
+  private makeArena(): ArrayBuffer | null {
+    let bytes = 0;
+    const sections = Object.entries(this.table).filter(([name, entry]) => !this.keptOut.has(name) && CONSTRUCTORS[entry[0]] !== undefined && this.liesInBody(entry));
+    for (const [name, [kind, , length]] of sections.sort((a, b) => a[1][1] - b[1][1])) {
+      this.arenaOffsets.set(name, bytes);
+      bytes += align8(length * CONSTRUCTORS[kind].BYTES_PER_ELEMENT);
     }
-    if (this.arena === undefined) {
-      try {
-        this.arena = new ArrayBuffer(bodyBytes);
-      } catch {
-        this.arena = null; // no room for one buffer this large: one array per section
-      }
+    try {
+      return new ArrayBuffer(bytes);
+    } catch {
+      return null; // no room for one buffer this large: one array per section
     }
-    return (this.arena === null ? new Constructor(length) : new Constructor(this.arena, offset, length)) as ArrayOf<K>;
   }
 
   private blockCount(entry: Entry): number {

@@ -68,6 +68,14 @@ export class VectorIndex {
    * when first used, `loaded` marking those read; null once every row is.
    */
   private outside: { rows: VectorRows; loaded: Uint8Array } | null = null;
+  /**
+   * The rows read from the store while the index is as it was read (no write, not every row read): packed in
+   * `pool` in the order read, the row of a slot at `rowOf[slot]` (-1: not read), instead of at their slots in a
+   * `data` as large as the corpus (40 MB at 100k chunks, of which a query reads a few hundred rows: an array that
+   * large counts towards V8's external memory and starts garbage collections in the first query). The first
+   * change, or a read of every row, moves them into `data` (`readLazy`).
+   */
+  private sparse: { rowOf: Int32Array; pool: Float32Array; rows: number } | null = null;
 
   /** The vector length, fixed by the first vector stored (null while empty). */
   get dimensions(): number | null {
@@ -175,7 +183,7 @@ export class VectorIndex {
       if (inStore === 1) {
         if (rows === undefined) throw new SnapshotRejected('its vectors are kept in the store, which cannot read them by id here');
         index.outside = { rows, loaded: new Uint8Array(index.slotCount) };
-        index.data = new Float32Array(index.slotCount * dims);
+        index.sparse = { rowOf: new Int32Array(index.slotCount).fill(-1), pool: new Float32Array(0), rows: 0 };
       } else {
         index.lazyData = reader.lazy(`${prefix}.data`, 'f32');
         index.data = index.lazyData.array;
@@ -202,7 +210,9 @@ export class VectorIndex {
   vectorOf(slot: number): Float32Array | null {
     if (this.dims === null || this.present[slot] !== 1) return null;
     this.readRow(slot, this.dims);
-    return this.data.subarray(slot * this.dims, (slot + 1) * this.dims);
+    const sparse = this.sparse;
+    const base = sparse === null ? slot * this.dims : (sparse.rowOf[slot] as number) * this.dims;
+    return (sparse === null ? this.data : sparse.pool).subarray(base, base + this.dims);
   }
 
   /** The mean of the stored vectors (null while empty). */
@@ -281,7 +291,7 @@ export class VectorIndex {
     if (quantized === null) return [];
     return quantized.search(query, limit, (slot) => {
       this.readRow(slot, dims);
-      return dotProduct(this.data, slot * dims, query, dims);
+      return this.exactScore(query, slot, dims);
     }, accept, statistics, this.outside === null ? undefined : (slots) => this.readRowsOf(slots));
   }
 
@@ -300,6 +310,12 @@ export class VectorIndex {
     if (lazy === null) return;
     lazy.need(slot * dims, (slot + 1) * dims);
     if (lazy.complete) this.lazyData = null;
+  }
+
+  /** The exact score of a slot whose row is read (`readRow`): the same arithmetic wherever the row is held. */
+  private exactScore(query: Float32Array, slot: number, dims: number): number {
+    const sparse = this.sparse;
+    return sparse === null ? dotProduct(this.data, slot * dims, query, dims) : dotProduct(sparse.pool, (sparse.rowOf[slot] as number) * dims, query, dims);
   }
 
   /**
@@ -337,20 +353,42 @@ export class VectorIndex {
     if (this.outside === outside) this.outside = null;
   }
 
-  /** Reads every row of a persisted copy still in its file (before the vectors change: a grown array would lose them). */
+  /**
+   * Reads every row of a persisted copy still in its file (before the vectors change: a grown array would lose
+   * them), and moves the rows read from the store into `data`, at their slots (before a change or a read of all).
+   */
   private readLazy(): void {
     this.lazyData?.needAll();
     this.lazyData = null;
+    const sparse = this.sparse;
+    if (sparse === null) return;
+    this.sparse = null;
+    const dims = this.dims as number;
+    this.data = new Float32Array(this.slotCount * dims);
+    for (let slot = 0; slot < sparse.rowOf.length; slot++) {
+      const row = sparse.rowOf[slot] as number;
+      if (row >= 0) this.data.set(sparse.pool.subarray(row * dims, (row + 1) * dims), slot * dims);
+    }
   }
 
   /** Copies the store's vectors of `slots` into place; a slot the store no longer holds (or with another length) refuses the persisted copy. */
   private readRows(outside: { rows: VectorRows; loaded: Uint8Array }, slots: readonly number[]): void {
     const dims = this.dims as number;
     const vectors = outside.rows(slots);
+    const sparse = this.sparse;
+    if (sparse !== null && (sparse.rows + slots.length) * dims > sparse.pool.length) {
+      const pool = new Float32Array(Math.max(256, sparse.rows * 2, sparse.rows + slots.length) * dims);
+      pool.set(sparse.pool.subarray(0, sparse.rows * dims));
+      sparse.pool = pool;
+    }
     slots.forEach((slot, index) => {
       const vector = vectors[index];
       if (vector === null || vector === undefined || vector.length !== dims) throw new SnapshotRejected('a vector it holds is no longer in the store');
-      this.data.set(vector, slot * dims);
+      if (sparse === null) this.data.set(vector, slot * dims);
+      else if ((sparse.rowOf[slot] as number) < 0) {
+        sparse.pool.set(vector, sparse.rows * dims);
+        sparse.rowOf[slot] = sparse.rows++;
+      }
       outside.loaded[slot] = 1;
     });
   }
