@@ -7,6 +7,8 @@ import type { BoundsLayout, DotKernel } from '../src/retrieval/int8-dot-kernel.j
 import { assembleWat } from '../scripts/assemble-wat.js';
 import { QuantizedVectors, roundHalfUp } from '../src/retrieval/quantized-vectors.js';
 import { ScoreStatistics } from '../src/retrieval/score-statistics.js';
+import { bytesSnapshotFile } from '../src/retrieval/snapshot-file.js';
+import { SnapshotReader, SnapshotWriter } from '../src/retrieval/snapshot-format.js';
 import { TopK } from '../src/retrieval/top-k.js';
 import { dotProduct, VectorIndex } from '../src/retrieval/vector-index.js';
 import { seededRandom } from '../bench/synthetic-corpus.js';
@@ -159,6 +161,36 @@ describe('QuantizedVectors', () => {
 });
 
 describe('VectorIndex on the int8 scan', () => {
+  it('read from a snapshot (scales and norms in the scan memory only), searches as the copy written, through growth and writes', () => {
+    const rows = vectors(3000, 100, 11);
+    const exact = (query: Float32Array) => (slot: number) => dotProduct(rows[slot] as Float32Array, 0, query, query.length);
+    const written = QuantizedVectors.build(rows.length, (slot) => rows[slot] ?? null);
+    const writer = new SnapshotWriter();
+    written.writeState(writer, 'q');
+    const bytes = writer.finish({ version: 5 });
+    const reader = SnapshotReader.open(bytesSnapshotFile(bytes));
+    reader.readsInto(QuantizedVectors.sectionsReadInto('q'));
+    const read = QuantizedVectors.readState(reader, 'q');
+    const queries = vectors(6, 100, 31);
+    for (const query of queries) expect(read.search(query, 10, exact(query))).toEqual(floatScan(rows, query, 10));
+    // A larger limit grows the scan's memory (its old buffer is detached): the scales and norms go with it.
+    const before = read.memoryBytes;
+    expect(read.search(queries[0] as Float32Array, 3000, exact(queries[0] as Float32Array))).toEqual(floatScan(rows, queries[0] as Float32Array, 3000));
+    expect(read.memoryBytes).toBeGreaterThan(before);
+    for (const query of queries) expect(read.search(query, 10, exact(query))).toEqual(floatScan(rows, query, 10));
+    // Written again, it is the same snapshot.
+    const again = new SnapshotWriter();
+    read.writeState(again, 'q');
+    expect(Buffer.compare(again.finish({ version: 5 }), bytes)).toBe(0);
+    // A write (past the capacity: the rows' room grows) and a removal, then the same as a float32 scan.
+    const current: (Float32Array | null)[] = [...rows, queries[1] as Float32Array];
+    read.set(rows.length, queries[1] as Float32Array);
+    read.remove(7);
+    current[7] = null;
+    const scoreOf = (query: Float32Array) => (slot: number) => dotProduct(current[slot] as Float32Array, 0, query, query.length);
+    for (const query of queries) expect(read.search(query, 10, scoreOf(query))).toEqual(floatScan(current, query, 10));
+  });
+
   it('searches the same as before it had an int8 copy, and keeps it in step with later writes', () => {
     const data = vectors(500, 100, 21);
     const index = new VectorIndex();

@@ -93,6 +93,25 @@ describe('snapshot layout', () => {
     expect(() => SnapshotReader.open(bytesSnapshotFile(bytes.subarray(0, bytes.length - 1)))).toThrow(/truncated/);
   });
 
+  it('checks a run of blocks read at once in one pass, and still refuses it for one bad block in the run', () => {
+    const writer = new SnapshotWriter();
+    writer.array('large', Int32Array.from({ length: 100_003 }, (_, index) => Math.imul(index, 2654435761)));
+    const bytes = writer.finish({ version: 4 });
+    const expected = Int32Array.from({ length: 100_003 }, (_, index) => Math.imul(index, 2654435761));
+    expect(SnapshotReader.open(bytesSnapshotFile(bytes)).array('large', 'i32')).toEqual(expected);
+    const lazy = SnapshotReader.open(bytesSnapshotFile(bytes)).lazy('large', 'i32');
+    lazy.need(5000, 60_000);
+    expect(lazy.array.subarray(5000, 60_000)).toEqual(expected.subarray(5000, 60_000));
+    const sections = SnapshotReader.open(bytesSnapshotFile(bytes)).header['sections'] as Record<string, [string, number, number]>;
+    const bodyStart = Math.ceil((24 + bytes.readUInt32LE(8)) / 8) * 8;
+    for (const at of [0, 50 * 4096 + 7, 100_003 * 4 - 1]) {
+      const damaged = Buffer.from(bytes);
+      const position = bodyStart + (sections['large'] as [string, number, number])[1] + at;
+      damaged[position] = (damaged[position] as number) ^ 0x10;
+      expect(() => SnapshotReader.open(bytesSnapshotFile(damaged)).array('large', 'i32')).toThrow(/large: checksum mismatch/);
+    }
+  });
+
   it('hands out every section as a view of one buffer, and refuses a section the table places outside the file', () => {
     const bytes = snapshot();
     const reader = SnapshotReader.open(bytesSnapshotFile(bytes));

@@ -397,8 +397,8 @@ export class CorpusIndex {
    * ```
    */
   static readState(reader: SnapshotReader, version: number, options: CorpusIndexOptions): CorpusIndex {
-    // The int8 rows go straight into the scan's memory.
-    reader.readsInto(['contexts.bytes', 'vectors.int8.bytes']);
+    // The int8 rows, their scales and norms go straight into the scan's memory.
+    reader.readsInto([...QuantizedVectors.sectionsReadInto('contexts'), ...QuantizedVectors.sectionsReadInto('vectors.int8')]);
     const bm25 = Bm25Index.readState(reader, 'bm25', options.bm25 ?? {});
     const keepVectors = options.vectors ?? true;
     const vectorRows = options.vectorRows;

@@ -66,6 +66,12 @@ export class QuantizedVectors {
    * the arrays above: a change to a row clears it, and the next search copies them again.
    */
   private mirrored = false;
+  /**
+   * True while the scales, error norms and quantized norms are held only in the scan's memory, where the pass reads
+   * them (rows read from a snapshot, until their first change): the three arrays above are then views of it, made
+   * again when the memory grows (`viewKernelArrays`); a change gives them arrays of their own first (`ownArrays`).
+   */
+  private inKernel = false;
   private readonly residual: Float64Array;
   /** Zeros: the centre of rows stored without one. */
   private origin = new Float64Array(0);
@@ -124,6 +130,8 @@ export class QuantizedVectors {
   /** Makes room for `rows` rows plus the query and result scratch after them. */
   private reserve(rows: number): void {
     if (rows > this.capacity) {
+      // The copies in the scan's memory move with the capacity: keep them apart first.
+      this.ownArrays();
       let capacity = Math.max(1024, this.capacity);
       while (capacity < rows) capacity = Math.ceil(capacity * 1.5);
       this.capacity = capacity;
@@ -161,8 +169,30 @@ export class QuantizedVectors {
     return { query, dots, scales, errors, norms, eligible, approximates, candidates, heap, out: heap + Math.max(1, limit) * 8 };
   }
 
+  /** Views of the scales, error norms and quantized norms in the scan's memory (while only there: see `inKernel`). */
+  private viewKernelArrays(): void {
+    const buffer = this.kernel.memory.buffer;
+    if (this.scales.buffer === buffer) return;
+    const layout = this.layout(1);
+    this.scales = new Float64Array(buffer, layout.scales, this.slotCount);
+    this.errorNorms = new Float64Array(buffer, layout.errors, this.slotCount);
+    this.quantizedNorms = new Float64Array(buffer, layout.norms, this.slotCount);
+  }
+
+  /** Gives the scales, error norms and quantized norms arrays of their own (before a change); the next search copies them in again. */
+  private ownArrays(): void {
+    if (!this.inKernel) return;
+    this.viewKernelArrays();
+    this.scales = this.scales.slice();
+    this.errorNorms = this.errorNorms.slice();
+    this.quantizedNorms = this.quantizedNorms.slice();
+    this.inKernel = false;
+    this.mirrored = false;
+  }
+
   /** Stores (or clears, with null) the vector of a slot. A vector of another length is refused. */
   set(slot: number, vector: Float32Array | null): boolean {
+    this.ownArrays();
     this.slotCount = Math.max(this.slotCount, slot + 1);
     this.mirrored = false;
     this.present = grow(this.present, this.slotCount);
@@ -212,6 +242,7 @@ export class QuantizedVectors {
 
   /** Writes the rows, their scales and bounds and the centre under `prefix` (views: write before the next change). */
   writeState(writer: SnapshotWriter, prefix: string): void {
+    if (this.inKernel) this.viewKernelArrays();
     const rows = this.slotCount;
     writer.array(`${prefix}.shape`, new Float64Array([this.dims ?? -1, rows, this.centre === null ? 0 : 1]));
     if (this.centre !== null) writer.array(`${prefix}.centre`, this.centre);
@@ -224,8 +255,22 @@ export class QuantizedVectors {
   }
 
   /**
-   * The rows `writeState` wrote under `prefix`: the int8 rows are read into the scan's memory, the rest into
-   * arrays of their own. Searches give what the written copy gave.
+   * The sections of rows written under `prefix` that `readState` reads straight into the scan's memory (for
+   * `SnapshotReader.readsInto`).
+   *
+   * @example
+   * ```ts
+   * reader.readsInto(QuantizedVectors.sectionsReadInto('contexts'));
+   * ```
+   */
+  static sectionsReadInto(prefix: string): string[] {
+    return [`${prefix}.bytes`, `${prefix}.scales`, `${prefix}.errorNorms`, `${prefix}.quantizedNorms`];
+  }
+
+  /**
+   * The rows `writeState` wrote under `prefix`: the int8 rows, their scales and norms are read into the scan's
+   * memory (where the pass reads them: no copy of their own), the rest into arrays of their own. Searches give
+   * what the written copy gave.
    *
    * @example
    * ```ts
@@ -236,9 +281,6 @@ export class QuantizedVectors {
     const [dims, rows, hasCentre] = reader.array(`${prefix}.shape`, 'f64');
     const vectors = new QuantizedVectors(hasCentre === 1 ? reader.array(`${prefix}.centre`, 'f64') : null);
     vectors.slotCount = rows as number;
-    vectors.scales = reader.array(`${prefix}.scales`, 'f64');
-    vectors.errorNorms = reader.array(`${prefix}.errorNorms`, 'f64');
-    vectors.quantizedNorms = reader.array(`${prefix}.quantizedNorms`, 'f64');
     vectors.present = reader.array(`${prefix}.present`, 'u8');
     if (dims !== undefined && dims >= 0) {
       vectors.dims = dims;
@@ -246,16 +288,28 @@ export class QuantizedVectors {
       // Room for these rows exactly (a write grows it by half): the scan's memory counts towards V8's external memory.
       vectors.capacity = vectors.slotCount;
       vectors.reserve(vectors.slotCount);
-      vectors.bytes = new Int8Array(vectors.kernel.memory.buffer);
+      const buffer = vectors.kernel.memory.buffer;
+      const layout = vectors.layout(1);
+      vectors.bytes = new Int8Array(buffer);
       // Read straight into the scan's memory (no copy in between).
       reader.readInto(`${prefix}.bytes`, 'i8', vectors.bytes.subarray(0, vectors.slotCount * vectors.stride));
+      reader.readInto(`${prefix}.scales`, 'f64', new Float64Array(buffer, layout.scales, vectors.slotCount));
+      reader.readInto(`${prefix}.errorNorms`, 'f64', new Float64Array(buffer, layout.errors, vectors.slotCount));
+      reader.readInto(`${prefix}.quantizedNorms`, 'f64', new Float64Array(buffer, layout.norms, vectors.slotCount));
+      vectors.inKernel = true;
+      vectors.mirrored = true;
+      vectors.viewKernelArrays();
+    } else {
+      vectors.scales = reader.array(`${prefix}.scales`, 'f64');
+      vectors.errorNorms = reader.array(`${prefix}.errorNorms`, 'f64');
+      vectors.quantizedNorms = reader.array(`${prefix}.quantizedNorms`, 'f64');
     }
     return vectors;
   }
 
   /** Bytes of the scan's memory (the int8 rows, their query scratch), for a memory estimate. */
   get memoryBytes(): number {
-    return this.kernel.memory.buffer.byteLength + this.slotCount * 25;
+    return this.kernel.memory.buffer.byteLength + this.slotCount * (this.inKernel ? 1 : 25);
   }
 
   /** Forgets a slot's vector. */
@@ -301,6 +355,7 @@ export class QuantizedVectors {
     this.reserve(rows);
     const layout = this.layout(limit);
     this.ensureMemory(layout.out + 16);
+    if (this.inKernel) this.viewKernelArrays();
     const buffer = this.kernel.memory.buffer;
     const words = new Int16Array(buffer, layout.query, this.stride);
     words.fill(0);
