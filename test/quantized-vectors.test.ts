@@ -169,7 +169,7 @@ describe('VectorIndex on the int8 scan', () => {
     written.writeState(writer, 'q');
     const bytes = writer.finish({ version: 5 });
     const reader = SnapshotReader.open(bytesSnapshotFile(bytes));
-    reader.readsInto(QuantizedVectors.sectionsReadInto('q'));
+    reader.readApart(QuantizedVectors.sectionsReadInto('q'));
     const read = QuantizedVectors.readState(reader, 'q');
     const queries = vectors(6, 100, 31);
     for (const query of queries) expect(read.search(query, 10, exact(query))).toEqual(floatScan(rows, query, 10));

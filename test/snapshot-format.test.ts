@@ -143,7 +143,7 @@ describe('snapshot layout', () => {
     const bytes = snapshot();
     const whole = SnapshotReader.open(bytesSnapshotFile(bytes)).array('small', 'i32').buffer.byteLength;
     const reader = SnapshotReader.open(bytesSnapshotFile(bytes));
-    reader.readsInto(['rows']);
+    reader.readApart(['rows']);
     const small = reader.array('small', 'i32');
     expect(whole - small.buffer.byteLength).toBe(40_000);
     const rows = new Float32Array(10_000);
@@ -151,7 +151,18 @@ describe('snapshot layout', () => {
     expect(rows[9999]).toBe(Math.fround(9999 / 7));
     expect(reader.strings('names')).toEqual(['Mira', 'Kaël', '']);
     expect([...small]).toEqual([3, 5, 8]);
-    expect(() => reader.readsInto(['names.text'])).toThrow(/before the first section/);
+    expect(() => reader.readApart(['names.text'])).toThrow(/before the first section/);
+    // A lazy section read apart has an array of its own, made at its first use.
+    const late = SnapshotReader.open(bytesSnapshotFile(bytes));
+    late.readApart(['rows', 'names.ends', 'names.text']);
+    const names = late.lazyStringList('names');
+    const lateRows = late.lazy('rows', 'f32');
+    expect(late.array('small', 'i32').buffer.byteLength).toBe(16);
+    expect(names.length).toBe(3);
+    expect(names.at(1)).toBe('Kaël');
+    lateRows.need(9999, 10_000);
+    expect(lateRows.array.buffer.byteLength).toBe(40_000);
+    expect(lateRows.array[9999]).toBe(Math.fround(9999 / 7));
   });
 
   it('defers a whole read to its first call, keeping the file open until then', () => {

@@ -169,6 +169,18 @@ export class DocumentFields {
   }
 
   /**
+   * The sections `readState` reads only on first use (for `SnapshotReader.readApart`: none is read at open).
+   *
+   * @example
+   * ```ts
+   * reader.readApart(DocumentFields.sectionsReadOnUse('fields'));
+   * ```
+   */
+  static sectionsReadOnUse(prefix: string): string[] {
+    return [`${prefix}.start`, `${prefix}.flat`, `${prefix}.pairs.ends`, `${prefix}.pairs.text`];
+  }
+
+  /**
    * Reads what `writeState` wrote into this (empty) instance, on first use: the per-slot pair ids when the fields
    * are first filtered, read or written (`readSlots`: read and checked then), the pair names as a filter or a write
    * needs them (see `pending`). Only their lengths are checked now (a query without `where` never needs them).

@@ -256,11 +256,11 @@ export class QuantizedVectors {
 
   /**
    * The sections of rows written under `prefix` that `readState` reads straight into the scan's memory (for
-   * `SnapshotReader.readsInto`).
+   * `SnapshotReader.readApart`).
    *
    * @example
    * ```ts
-   * reader.readsInto(QuantizedVectors.sectionsReadInto('contexts'));
+   * reader.readApart(QuantizedVectors.sectionsReadInto('contexts'));
    * ```
    */
   static sectionsReadInto(prefix: string): string[] {

@@ -166,7 +166,7 @@ export class SnapshotReader {
   private arena: ArrayBuffer | null | undefined = undefined;
   /** Where each section handed out lies in the arena: its offset in the body, less the sections left out before it. */
   private readonly arenaOffsets = new Map<string, number>();
-  /** Sections read only into memory of their own (see `readsInto`): the arena leaves no room for them. */
+  /** Sections read apart from the others (see `readApart`): the arena leaves no room for them. */
   private readonly keptOut = new Set<string>();
   private opening = true;
 
@@ -221,18 +221,20 @@ export class SnapshotReader {
   }
 
   /**
-   * Says, before the first section is handed out, which sections are read only with `readInto` (into memory of
-   * their own, such as a kernel's): the buffer the others view then leaves no room for them (room never used still
-   * counts towards V8's external memory, whose growth starts garbage collections).
+   * Says, before the first section is handed out, which sections are read apart from the others: only with
+   * `readInto` (into memory of their own, such as a kernel's), or late if at all (a `deferred` read, a lazy list
+   * of strings): the buffer the others view then leaves no room for them, and each gets an array of its own when
+   * first read (room allocated and never used still counts towards V8's external memory, whose growth starts
+   * garbage collections).
    *
    * @example
    * ```ts
-   * reader.readsInto(['contexts.bytes']);
+   * reader.readApart(['contexts.bytes']);
    * reader.array('lengths', 'i32'); // a view of a buffer without room for contexts.bytes
    * ```
    */
-  readsInto(names: readonly string[]): void {
-    if (this.arena !== undefined) throw new Error('readsInto comes before the first section is read');
+  readApart(names: readonly string[]): void {
+    if (this.arena !== undefined) throw new Error('readApart comes before the first section is read');
     for (const name of names) this.keptOut.add(name);
   }
 
@@ -259,12 +261,14 @@ export class SnapshotReader {
   /** A section of `kind` read block by block as it is used (see LazySection); nothing is read yet. */
   lazy<K extends ArrayKind>(name: string, kind: K): LazySection<ArrayOf<K>> {
     const entry = this.entry(name, kind);
-    const array = this.arrayFor(name, entry, kind);
+    if (!this.liesInBody(entry)) throw new SnapshotRejected(`section ${name} lies outside the file (corrupt)`);
     const blocks = this.blockCount(entry);
     if (blocks > 0) this.pending++;
-    return new LazySection(array, blocks, (first, end) => {
-      this.readBlocks(name, entry, bytesOf(array), first, end);
-    }, () => this.release());
+    // Its array is made when first used: a section read apart (`readApart`) and never used costs nothing.
+    const section: LazySection<ArrayOf<K>> = new LazySection(() => this.arrayFor(name, entry, kind), blocks, (first, end) => {
+      this.readBlocks(name, entry, bytesOf(section.array), first, end);
+    }, () => this.release(), entry[2], CONSTRUCTORS[kind].BYTES_PER_ELEMENT);
+    return section;
   }
 
   /** A list of strings written by `SnapshotWriter.strings`, read and checked now. */
@@ -355,7 +359,7 @@ export class SnapshotReader {
    * kernel's zero pages until written, so a section never read costs address space, not memory. Its views keep
    * the whole buffer alive: an index that replaces a section (a write grows it) holds the old one until it is
    * dropped (the cache persists a changed index as a compacted copy, which then replaces it). Sections named to
-   * `readsInto` have no room in it.
+   * `readApart` have no room in it: each is an array of its own.
    */
   private arrayFor<K extends ArrayKind>(name: string, entry: Entry, kind: K): ArrayOf<K> {
     const Constructor = CONSTRUCTORS[kind];
@@ -450,7 +454,7 @@ export class LazyStrings {
 
   /** How many strings the list holds. */
   get length(): number {
-    return this.ends.array.length;
+    return this.ends.length;
   }
 
   /** The string at `index` (0 <= index < length). */
@@ -518,16 +522,27 @@ export class LazySection<A extends Section> {
   private readonly loaded: Uint8Array;
   private missing: number;
   private readonly itemsPerBlock: number;
+  private made: A | null = null;
 
+  /** `allocate` makes the (zeroed) array of the section's `length` items of `itemBytes` bytes when `array` is first asked for. */
   constructor(
-    readonly array: A,
+    private readonly allocate: () => A,
     blocks: number,
     private readonly readBlocks: (first: number, end: number) => void,
     private readonly onComplete: () => void,
+    /** Items in the section. */
+    readonly length: number,
+    itemBytes: number,
   ) {
     this.loaded = new Uint8Array(blocks);
     this.missing = blocks;
-    this.itemsPerBlock = BLOCK_BYTES / array.BYTES_PER_ELEMENT;
+    this.itemsPerBlock = BLOCK_BYTES / itemBytes;
+  }
+
+  /** The whole section (zeros where nothing is read yet), made when first asked for. */
+  get array(): A {
+    this.made ??= this.allocate();
+    return this.made;
   }
 
   /** True once every block is read (`need` then does nothing). */
@@ -554,7 +569,7 @@ export class LazySection<A extends Section> {
 
   /** Reads every block not read yet (before the section is changed or written out). */
   needAll(): A {
-    this.need(0, this.array.length);
+    this.need(0, this.length);
     return this.array;
   }
 }
