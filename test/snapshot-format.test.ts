@@ -165,6 +165,45 @@ describe('snapshot layout', () => {
     expect(lateRows.array[9999]).toBe(Math.fround(9999 / 7));
   });
 
+  it('reads a string of a list whose text no array holds from the blocks holding it, checked, and the whole text on all()', () => {
+    const values = Array.from({ length: 3000 }, (_, index) => `id-${index}-${'é'.repeat(index % 7)}`);
+    const writer = new SnapshotWriter();
+    writer.strings('ids', values);
+    const bytes = writer.finish({ version: 4 });
+    const file = recordingFile(bytes);
+    const reader = SnapshotReader.open(file);
+    reader.readApart(['ids.ends', 'ids.text']);
+    const ids = reader.lazyStringList('ids', true);
+    reader.done();
+    expect(ids.length).toBe(3000);
+    file.reads.length = 0;
+    for (const index of [0, 1, 1500, 2999]) expect(ids.at(index)).toBe(values[index]);
+    // Each string's blocks only: a block of the ends and a block or two of the text each.
+    expect(file.reads.length).toBeLessThanOrEqual(4 * 3);
+    expect(file.reads.every(([from, to]) => to - from <= 2 * 4096)).toBe(true);
+    expect(ids.all()).toEqual(values);
+    expect(file.closed).toBe(true);
+    const sections = reader.header['sections'] as Record<string, [string, number, number]>;
+    const bodyStart = Math.ceil((24 + bytes.readUInt32LE(8)) / 8) * 8;
+    const damaged = Buffer.from(bytes);
+    const at = bodyStart + (sections['ids.text'] as [string, number, number])[1] + 4096 + 5;
+    damaged[at] = (damaged[at] as number) ^ 1;
+    const bad = SnapshotReader.open(bytesSnapshotFile(damaged)).lazyStringList('ids', true);
+    expect(bad.at(0)).toBe(values[0]);
+    let threw = 0;
+    for (let index = 0; index < 3000; index++) {
+      try {
+        expect(bad.at(index)).toBe(values[index]);
+      } catch (error) {
+        expect(error).toBeInstanceOf(SnapshotRejected);
+        threw++;
+      }
+    }
+    // Only the strings with a byte in the damaged block are refused (a block holds a few hundred).
+    expect(threw).toBeGreaterThan(0);
+    expect(threw).toBeLessThan(500);
+  });
+
   it('defers a whole read to its first call, keeping the file open until then', () => {
     const file = recordingFile(snapshot());
     const reader = SnapshotReader.open(file);

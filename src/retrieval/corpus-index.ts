@@ -406,8 +406,8 @@ export class CorpusIndex {
     // Rows left out of the file are read from the store by their documents' ids (the index is made just below).
     const rows = vectorRows == null ? undefined : (slots: readonly number[]) => vectorRows(slots.map((slot) => index.idOf(slot)));
     const index: CorpusIndex = new CorpusIndex(version, options, { bm25, vectors: keepVectors ? VectorIndex.readState(reader, 'vectors', rows) : new VectorIndex() });
-    // Read one by one as hits need them (a query names ten documents, not the corpus's).
-    index.restoredIds = reader.lazyStringList('ids');
+    // Read one by one from the file as hits need them (a query names ten documents, not the corpus's), kept in `ids`.
+    index.restoredIds = reader.lazyStringList('ids', true);
     index.snapshot = reader;
     const slots = index.restoredIds.length;
     index.ids = new Array<string>(slots);

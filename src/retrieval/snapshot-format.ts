@@ -247,7 +247,7 @@ export class SnapshotReader {
   array<K extends ArrayKind>(name: string, kind: K): ArrayOf<K> {
     const entry = this.entry(name, kind);
     const array = this.arrayFor(name, entry, kind);
-    this.readBlocks(name, entry, bytesOf(array), 0, this.blockCount(entry));
+    this.readBlocks(name, entry, bytesOf(array), 0, 0, this.blockCount(entry));
     return array;
   }
 
@@ -255,7 +255,7 @@ export class SnapshotReader {
   readInto(name: string, kind: ArrayKind, target: Section): void {
     const entry = this.entry(name, kind);
     if (target.length !== entry[2] || kindOf(target) !== kind) throw new SnapshotRejected(`section ${name} is not ${target.length} items long`);
-    this.readBlocks(name, entry, bytesOf(target), 0, this.blockCount(entry));
+    this.readBlocks(name, entry, bytesOf(target), 0, 0, this.blockCount(entry));
   }
 
   /** A section of `kind` read block by block as it is used (see LazySection); nothing is read yet. */
@@ -266,7 +266,7 @@ export class SnapshotReader {
     if (blocks > 0) this.pending++;
     // Its array is made when first used: a section read apart (`readApart`) and never used costs nothing.
     const section: LazySection<ArrayOf<K>> = new LazySection(() => this.arrayFor(name, entry, kind), blocks, (first, end) => {
-      this.readBlocks(name, entry, bytesOf(section.array), first, end);
+      this.readBlocks(name, entry, bytesOf(section.array), 0, first, end);
     }, () => this.release(), entry[2], CONSTRUCTORS[kind].BYTES_PER_ELEMENT);
     return section;
   }
@@ -276,9 +276,37 @@ export class SnapshotReader {
     return decodeStrings(this.array(`${name}.ends`, 'i32'), this.array(`${name}.text`, 'u8'));
   }
 
-  /** A list of strings read one by one as they are asked for (see LazyStrings); nothing is read yet. */
-  lazyStringList(name: string): LazyStrings {
-    return new LazyStrings(this.lazy(`${name}.ends`, 'i32'), this.lazy(`${name}.text`, 'u8'));
+  /**
+   * A list of strings read one by one as they are asked for (see LazyStrings); nothing is read yet. `textInFile`:
+   * no array holds the text until `all` is asked for; each string is read from the file with the blocks holding it
+   * (checked), for a list of which a process reads a few strings once each (ids: their caller keeps them).
+   */
+  lazyStringList(name: string, textInFile = false): LazyStrings {
+    const ends = this.lazy(`${name}.ends`, 'i32');
+    if (!textInFile) return new LazyStrings(ends, sectionText(this.lazy(`${name}.text`, 'u8')));
+    const textName = `${name}.text`;
+    const entry = this.entry(textName, 'u8');
+    if (!this.liesInBody(entry)) throw new SnapshotRejected(`section ${textName} lies outside the file (corrupt)`);
+    this.pending++;
+    let whole: Uint8Array | null = null;
+    return new LazyStrings(ends, {
+      length: entry[2],
+      range: (start, end) => {
+        if (whole !== null) return whole.subarray(start, end);
+        const first = Math.floor(start / BLOCK_BYTES);
+        const stop = Math.max(first + 1, Math.ceil(end / BLOCK_BYTES));
+        const bytes = new Uint8Array(Math.min(stop * BLOCK_BYTES, entry[2]) - first * BLOCK_BYTES);
+        this.readBlocks(textName, entry, bytes, first * BLOCK_BYTES, first, stop);
+        return bytes.subarray(start - first * BLOCK_BYTES, end - first * BLOCK_BYTES);
+      },
+      all: () => {
+        if (whole === null) {
+          whole = this.array(textName, 'u8');
+          this.release();
+        }
+        return whole;
+      },
+    });
   }
 
   /** A list of strings read (and checked) when the returned function is first called; the file stays open until then. */
@@ -396,23 +424,27 @@ export class SnapshotReader {
     return Math.ceil((entry[2] * CONSTRUCTORS[entry[0]].BYTES_PER_ELEMENT) / BLOCK_BYTES);
   }
 
-  /** Reads blocks [first, end) of a section into `bytes` (the whole section's bytes) and checks each. */
-  private readBlocks(name: string, entry: Entry, bytes: Uint8Array, first: number, end: number): void {
+  /**
+   * Reads blocks [first, end) of a section into `bytes`, which holds the section's bytes from `base` on (0: the
+   * whole section's), and checks each.
+   */
+  private readBlocks(name: string, entry: Entry, bytes: Uint8Array, base: number, first: number, end: number): void {
     if (end <= first) return;
     if (entry[3] + end > this.crcs.length) throw new SnapshotRejected(`section ${name} lies outside the checksums (corrupt)`);
-    const from = first * BLOCK_BYTES;
-    const to = Math.min(end * BLOCK_BYTES, bytes.byteLength);
+    const sectionBytes = entry[2] * CONSTRUCTORS[entry[0]].BYTES_PER_ELEMENT;
+    const from = first * BLOCK_BYTES - base;
+    const to = Math.min(end * BLOCK_BYTES, sectionBytes) - base;
     try {
-      this.file.read(bytes.subarray(from, to), this.bodyStart + entry[1] + from);
+      this.file.read(bytes.subarray(from, to), this.bodyStart + entry[1] + base + from);
     } catch (error) {
       throw new SnapshotRejected(`section ${name} could not be read (${(error as Error).message})`);
     }
     // A run of blocks: one pass over all; only if it fails, block by block (to refuse the section at its bad block).
     const table = entry[3];
-    if (end - first >= RUN_CHECK_BLOCKS && crc32(bytes.subarray(from, to)) === crcOfBlocks(this.crcs, table + first, table + end, BLOCK_BYTES, to - (end - 1) * BLOCK_BYTES)) return;
+    if (end - first >= RUN_CHECK_BLOCKS && crc32(bytes.subarray(from, to)) === crcOfBlocks(this.crcs, table + first, table + end, BLOCK_BYTES, to + base - (end - 1) * BLOCK_BYTES)) return;
     for (let block = first; block < end; block++) {
-      const at = block * BLOCK_BYTES;
-      if (crc32(bytes.subarray(at, Math.min(at + BLOCK_BYTES, bytes.byteLength))) !== this.crcs[entry[3] + block]) {
+      const at = block * BLOCK_BYTES - base;
+      if (crc32(bytes.subarray(at, Math.min(at + BLOCK_BYTES, to))) !== this.crcs[entry[3] + block]) {
         bytes.fill(0, from, to);
         throw new SnapshotRejected(`section ${name}: checksum mismatch (corrupt)`);
       }
@@ -449,7 +481,7 @@ function decodeStrings(ends: Int32Array, text: Uint8Array): string[] {
 export class LazyStrings {
   constructor(
     private readonly ends: LazySection<Int32Array<ArrayBuffer>>,
-    private readonly text: LazySection<Uint8Array<ArrayBuffer>>,
+    private readonly text: TextBytes,
   ) {}
 
   /** How many strings the list holds. */
@@ -462,15 +494,14 @@ export class LazyStrings {
     this.ends.need(Math.max(0, index - 1), index + 1);
     const start = index === 0 ? 0 : (this.ends.array[index - 1] as number);
     const end = this.ends.array[index] as number;
-    if (!(start <= end && end <= this.text.array.length)) throw new SnapshotRejected('string offsets out of range (corrupt)');
-    this.text.need(start, end);
-    const text = this.text.array;
-    return Buffer.from(text.buffer, text.byteOffset, text.byteLength).toString('utf8', start, end);
+    if (!(start <= end && end <= this.text.length)) throw new SnapshotRejected('string offsets out of range (corrupt)');
+    const text = this.text.range(start, end);
+    return Buffer.from(text.buffer, text.byteOffset, text.byteLength).toString('utf8');
   }
 
   /** Every string, in order (reads all that is left). */
   all(): string[] {
-    return decodeStrings(this.ends.needAll(), this.text.needAll());
+    return decodeStrings(this.ends.needAll(), this.text.all());
   }
 
   /**
@@ -484,7 +515,7 @@ export class LazyStrings {
    */
   indexesStartingWith(prefix: string): number[] {
     const ends = this.ends.needAll();
-    const text = this.text.needAll();
+    const text = this.text.all();
     const wanted = Buffer.from(prefix, 'utf8');
     const found: number[] = [];
     let start = 0;
@@ -500,6 +531,28 @@ export class LazyStrings {
     }
     return found;
   }
+}
+
+/** The UTF-8 bytes of a list of strings: `range` reads (and checks) those of one string, `all` the whole text. */
+interface TextBytes {
+  /** Bytes in the text. */
+  readonly length: number;
+  /** Bytes [start, end) (0 <= start <= end <= length), read and checked. */
+  range(start: number, end: number): Uint8Array;
+  /** The whole text, read and checked. */
+  all(): Uint8Array;
+}
+
+/** The text of a list held in a lazy section (read into it block by block). */
+function sectionText(section: LazySection<Uint8Array<ArrayBuffer>>): TextBytes {
+  return {
+    length: section.length,
+    range(start, end) {
+      section.need(start, end);
+      return section.array.subarray(start, end);
+    },
+    all: () => section.needAll(),
+  };
 }
 
 /** Closes the file of a reader nobody holds any more (an index dropped before its lazy sections were read whole). */
