@@ -9,6 +9,7 @@ import { RRF_K, reciprocalRankFusion } from './reciprocal-rank-fusion.js';
 import { ScoreStatistics } from './score-statistics.js';
 import { dateFit, queryDates } from './query-dates.js';
 import { sceneScores } from './scene-scores.js';
+import type { GroupScores } from './group-scores.js';
 import { speakerProfileScores } from './speaker-profile.js';
 import { softMatchScores } from './soft-match.js';
 import type { SoftMatchOptions } from './soft-match.js';
@@ -271,6 +272,12 @@ interface FusionSignal {
   score(slot: number): number;
 }
 
+/** A signal from a group's BM25 (scene, speaker profile): `weight` x the z-score of the document's group; 0 outside every group. */
+function groupSignal(kind: 'scene' | 'profile', weight: number, groups: GroupScores): FusionSignal {
+  const deviation = groups.deviation || 1;
+  return { kind, score: (slot) => (groups.inGroup(slot) ? (weight * (groups.scoreOf(slot) - groups.mean)) / deviation : 0) };
+}
+
 /** The context signals a search asks for that the index can give (a corpus without scenes gives no scene signal, ...). */
 function contextSignals(input: HybridSearchInput, analyzed: readonly string[]): FusionSignal[] {
   const { index } = input;
@@ -278,18 +285,12 @@ function contextSignals(input: HybridSearchInput, analyzed: readonly string[]): 
   const signals: FusionSignal[] = [];
   const sceneWeight = options.sceneWeight ?? 0;
   const scenes = sceneWeight > 0 ? sceneScores(index.bm25, index.context, analyzed, input.accept) : null;
-  if (scenes !== null) {
-    const deviation = scenes.deviation || 1;
-    signals.push({ kind: 'scene', score: (slot) => (scenes.inGroup(slot) ? (sceneWeight * (scenes.scoreOf(slot) - scenes.mean)) / deviation : 0) });
-  }
+  if (scenes !== null) signals.push(groupSignal('scene', sceneWeight, scenes));
   const profileWeight = options.profileWeight ?? 0;
   // The query's words naming a speaker are left to the speaker signal (every turn of theirs that names them would lift them).
   const speakerTerms = profileWeight > 0 ? new Set([...index.context.speakerWordsIn(new Set(tokenize(input.queryText)))].flatMap((word) => index.analyze(word))) : new Set<string>();
   const profiles = profileWeight > 0 ? speakerProfileScores(index.bm25, index.context, analyzed.filter((term) => !speakerTerms.has(term)), input.accept) : null;
-  if (profiles !== null) {
-    const deviation = profiles.deviation || 1;
-    signals.push({ kind: 'profile', score: (slot) => (profiles.inGroup(slot) ? (profileWeight * (profiles.scoreOf(slot) - profiles.mean)) / deviation : 0) });
-  }
+  if (profiles !== null) signals.push(groupSignal('profile', profileWeight, profiles));
   const speakerBoost = options.speakerBoost ?? 0;
   const named = speakerBoost > 0 ? index.context.speakersNamedIn(new Set(tokenize(input.queryText))) : new Set<number>();
   if (named.size > 0) signals.push({ kind: 'speaker', score: (slot) => (named.has(index.context.speakerOf(slot)) ? speakerBoost : 0) });
@@ -314,7 +315,7 @@ function withSoftMatch(input: HybridSearchInput, options: SoftMatchOptions | und
     candidate.contributions.soft = part;
     candidate.score += part;
   });
-  return fused.map((candidate, order) => ({ candidate, order })).sort((a, b) => b.candidate.score - a.candidate.score || a.order - b.order).map(({ candidate }) => candidate);
+  return byScoreStable(fused);
 }
 
 /**
@@ -337,6 +338,11 @@ function withSceneDiversity(input: HybridSearchInput, fused: FusedSlot[]): Fused
     changed = true;
   });
   if (!changed) return fused;
+  return byScoreStable(fused);
+}
+
+/** The candidates sorted by score, highest first, ties keeping their order (a stable sort of the rescored head). */
+function byScoreStable(fused: FusedSlot[]): FusedSlot[] {
   return fused.map((candidate, order) => ({ candidate, order })).sort((a, b) => b.candidate.score - a.candidate.score || a.order - b.order).map(({ candidate }) => candidate);
 }
 
