@@ -129,6 +129,22 @@ describe('Bm25Index.headReady', () => {
   });
 });
 
+describe('Bm25Index.boundsBytes', () => {
+  it('counts the common terms\' kept block bounds, and the index\'s byteSize counts them (the hot-index budget sees them)', () => {
+    const index = build(Array.from({ length: 400 }, (_, turn) => (turn % 2 === 0 ? ['lantern', 'mill'] : ['bread', 'river'])), []);
+    const before = index.byteSize;
+    expect(index.bm25.boundsBytes).toBe(0);
+    const input: LexicalArmsInput = { bm25: index.bm25, order: index.order, terms: index.analyze('lantern'), limit: 10, window: { reach: 2, weight: 1 }, headSearchSlots: 0 };
+    index.bm25.headReady(input.terms, 2);
+    expect(index.bm25.headReady(input.terms, 2)).toBe(true);
+    lexicalArms(input).window?.release();
+    // One common term kept: its peaks and window bounds, a byte per block of 16 slots each, and its stretch starts.
+    const blocks = Math.ceil(400 / 16);
+    expect(index.bm25.boundsBytes).toBeGreaterThanOrEqual(2 * blocks);
+    expect(index.byteSize - before).toBe(index.bm25.boundsBytes);
+  });
+});
+
 describe('Bm25Index.slotScorer', () => {
   it('scores a slot alone with the double scoring every match gives it (feedback weights, filtered statistics)', () => {
     fc.assert(

@@ -717,6 +717,13 @@ export class Bm25Index {
     return { results: this.finishHead(limit, all, inspect, weights, blockCount, boundScale), weights };
   }
 
+  /** Bytes of the common terms' block bounds kept for head searches (at most about BOUND_CACHE_BYTES), for the index's `byteSize`. */
+  get boundsBytes(): number {
+    let bytes = 0;
+    for (const bounds of this.termBoundsCache.values()) bytes += bounds.starts.byteLength + bounds.peaks.byteLength + bounds.windows.byteLength;
+    return bytes;
+  }
+
   /** The common terms' bounds kept for `reach` under the current norms (emptied, with the terms seen, when they change). */
   private boundsFor(reach: number): Map<number, TermBlockBounds> {
     this.currentNorms();

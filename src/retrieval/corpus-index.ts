@@ -257,7 +257,7 @@ export class CorpusIndex {
     const dims = this.vectors.dimensions ?? 0;
     const vectorBytes = this.keepVectors ? slots * dims * 4 + this.vectors.quantizedBytes : 0;
     const contextBytes = this.contextVectors?.memoryBytes ?? 0;
-    return INDEX_OVERHEAD_BYTES + slots * (96 + ID_BYTES) + this.bm25.postingCount * 12 + this.bm25.termCount * TERM_BYTES + vectorBytes + contextBytes + this.fields.memoryBytes + (this.wordRows?.memoryBytes ?? 0);
+    return INDEX_OVERHEAD_BYTES + slots * (96 + ID_BYTES) + this.bm25.postingCount * 12 + this.bm25.termCount * TERM_BYTES + this.bm25.boundsBytes + vectorBytes + contextBytes + this.fields.memoryBytes + (this.wordRows?.memoryBytes ?? 0);
   }
 
   /** The ids of the first and the last live document (null when empty): a persisted copy is checked against them. */
