@@ -182,6 +182,13 @@ export interface QueryOptions extends ChunkFilter {
    */
   sceneDiversity?: { step: number; head?: number } | null;
   /**
+   * The coverage pass, with `zscore` fusion: the query's terms that none of the first `head` fused chunks holds
+   * (default 10, at most 200; a term no chunk holds, or naming a speaker, is left out) are searched again on their
+   * own and fused in as a further arm, weighted `weight` times the share of the query's idf they carry: a question
+   * about two things whose first pass found one finds the other. Off by default; null turns it off.
+   */
+  coveragePass?: { weight: number; head?: number } | null;
+  /**
    * The facts arm: when the save has living-memory facts, they are searched beside its chunks (the same fusion and
    * arms), and each chunk is scored by the best of its own score and its turn's best fact score times `weight`
    * (a fact's turn's chunks come back even when their own words miss). Default `{ weight: 1 }`; null turns it off.
@@ -225,6 +232,8 @@ export interface Contributions {
   diversity?: number;
   /** The speaker profile signal: how well everything the chunk's speaker said matches the query (see `QueryOptions.profileWeight`). */
   profile?: number;
+  /** The coverage pass: the chunk's BM25 for the query terms the first pass's head did not hold (see `QueryOptions.coveragePass`). */
+  coverage?: number;
 }
 
 /** The fact that lifted a hit (the facts arm, see `QueryOptions.facts`): its turn's best fact for the query. */

@@ -4,6 +4,7 @@ import type { Reranker } from '../seams/reranker.js';
 import type { ScoreTotals, VectorMatch } from '../seams/vector-search.js';
 import { capPerSource } from './cap-per-source.js';
 import type { CorpusIndex, QueryFeedback, SlotFilter } from './corpus-index.js';
+import type { Bm25Corpus } from './bm25.js';
 import { FOCUS_BOOST, FocusMatcher, matchHead } from './focus-boost.js';
 import { RRF_K, reciprocalRankFusion } from './reciprocal-rank-fusion.js';
 import { ScoreStatistics } from './score-statistics.js';
@@ -20,6 +21,9 @@ import { withoutScaffolding } from './question-scaffolding.js';
 import { scenePenalties } from './scene-diversity.js';
 import type { SceneDiversityOptions } from './scene-diversity.js';
 import type { WindowSumOptions } from './window-sum.js';
+import { uncoveredTerms } from './coverage-pass.js';
+import type { CoveragePassOptions } from './coverage-pass.js';
+import { STATISTICS_HEAD } from './lexical-arms.js';
 
 /** Everything one hybrid search needs. */
 export interface HybridSearchInput {
@@ -67,6 +71,11 @@ export interface HybridSearchInput {
   scaffolding?: readonly string[];
   /** Scene diversity (z-score fusion; off when absent): the fused head re-picked, each further hit of a scene lowered by a step (see `scenePenalties`). */
   sceneDiversity?: SceneDiversityOptions;
+  /**
+   * The coverage pass (z-score fusion, with the lexical arm; off when absent): the query terms the fused head does
+   * not hold are searched on their own and fused in as a further arm (see `uncoveredTerms`).
+   */
+  coveragePass?: CoveragePassOptions;
   focusTerms?: readonly string[];
   focusBoost?: number;
   reranker?: Reranker | null;
@@ -179,7 +188,14 @@ export async function hybridSearch(input: HybridSearchInput): Promise<RankedId[]
     ];
     const signals = contextSignals(input, analyzed);
     const softMatch = input.softMatch === undefined || adaptive === 1 ? input.softMatch : { ...input.softMatch, weight: input.softMatch.weight * adaptive };
-    const scored = withSceneDiversity(input, withSoftMatch(input, softMatch, scaffold, zScoreFusion(arms.filter((arm) => arm.results.length > 0), cap, signals)));
+    const active = arms.filter((arm) => arm.results.length > 0);
+    let first = zScoreFusion(active, cap, signals);
+    const coverage = runLexical ? await coverageArm(input, analyzed, first, armLimit, corpus, semanticExact) : undefined;
+    if (coverage !== undefined) {
+      semanticExact = coverage.semanticExact;
+      first = zScoreFusion([...active.map((arm) => (arm.kind === 'semantic' ? { ...arm, exact: semanticExact } : arm)), coverage.arm], cap, signals);
+    }
+    const scored = withSceneDiversity(input, withSoftMatch(input, softMatch, scaffold, first));
     fused = scored.map(({ slot, score, contributions }) => ({ id: index.idOf(slot), score, contributions }));
     // Every window score the fusion needs is read: the sums go back for the next query.
     windowScores?.release();
@@ -209,6 +225,46 @@ export async function hybridSearch(input: HybridSearchInput): Promise<RankedId[]
 
   if (reranker !== null && ranked.length > 0) ranked = await rerankHead(ranked, rerankTop, input.queryText, reranker, texts);
   return ranked.slice(0, k);
+}
+
+/**
+ * The coverage pass's arm, when it is on and the fused head leaves some of the query's terms uncovered: BM25 over
+ * those terms alone, weighted by the option's weight times the share of the query's idf they carry, standardised
+ * over its head; with the semantic scorer that also knows its new candidates (read from the store at once).
+ * The query's words naming a speaker are left to the speaker signal (a turn naming them is not one they said).
+ */
+async function coverageArm(
+  input: HybridSearchInput,
+  analyzed: readonly string[],
+  fused: readonly FusedSlot[],
+  limit: number,
+  corpus: Bm25Corpus | undefined,
+  semanticExact: (slot: number) => number | null,
+): Promise<{ arm: FusionArm; semanticExact: (slot: number) => number | null } | undefined> {
+  const options = input.coveragePass;
+  if (options === undefined || fused.length === 0) return undefined;
+  const { index, queryVector } = input;
+  const speakerTerms = new Set([...index.context.speakerWordsIn(new Set(tokenize(input.queryText)))].flatMap((word) => index.analyze(word)));
+  const head = fused.slice(0, options.head).map(({ slot }) => slot);
+  const { terms, share } = uncoveredTerms(index.bm25, analyzed, head, speakerTerms, corpus);
+  if (terms.length === 0) return undefined;
+  const ranked = index.bm25.search(terms, Math.max(limit, STATISTICS_HEAD), input.accept, undefined, undefined, corpus);
+  if (ranked.length === 0) return undefined;
+  const statistics = new ScoreStatistics();
+  for (const { score } of ranked.slice(0, STATISTICS_HEAD)) statistics.add(score);
+  const results = ranked.slice(0, limit);
+  const arm: FusionArm = { kind: 'coverage', results, weight: options.weight * share, statistics, exact: (slot) => index.bm25.scoreOf(terms, slot, undefined, corpus) };
+  if (queryVector === null) return { arm, semanticExact };
+  const fresh = capped(results, input.capPerSource).map(({ slot }) => slot);
+  if (input.vectorArm === undefined) {
+    index.readSemanticRows(fresh);
+    return { arm, semanticExact };
+  }
+  // The store holds the vectors: the new candidates the first fusion did not score are scored there, at once.
+  const known = new Set(fused.map(({ slot }) => slot));
+  const missing = [...new Set(fresh)].filter((slot) => !known.has(slot));
+  const scores = missing.length > 0 ? await input.vectorArm.score(queryVector, missing.map((slot) => index.idOf(slot))) : new Map<string, number>();
+  return { arm, semanticExact: (slot) => scores.get(index.idOf(slot)) ?? semanticExact(slot) };
 }
 
 /**

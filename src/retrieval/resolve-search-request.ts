@@ -13,6 +13,8 @@ import { optionalAdaptiveWeight } from './adaptive-weights.js';
 import { optionalScaffolding } from './question-scaffolding.js';
 import { optionalSceneDiversity } from './scene-diversity.js';
 import type { SceneDiversityOptions } from './scene-diversity.js';
+import { optionalCoveragePass } from './coverage-pass.js';
+import type { CoveragePassOptions } from './coverage-pass.js';
 import { optionalSoftMatch } from './soft-match.js';
 import type { SoftMatchOptions } from './soft-match.js';
 import { tokenize } from './tokenize.js';
@@ -22,7 +24,7 @@ import type { WindowSumOptions } from './window-sum.js';
 export const MAX_WINDOW_REACH = 20;
 
 /** The options that mean the same in every corpus (filters are each corpus's own: turns and types, tags). */
-export const SEARCH_OPTION_KEYS = ['k', 'capPerSource', 'rrfK', 'fusion', 'weights', 'feedback', 'windowSum', 'speakerBoost', 'sceneWeight', 'timeBoost', 'profileWeight', 'softMatch', 'adaptiveWeights', 'scaffolding', 'sceneDiversity', 'focusTerms', 'focusBoost', 'rerank', 'rerankTop'] as const;
+export const SEARCH_OPTION_KEYS = ['k', 'capPerSource', 'rrfK', 'fusion', 'weights', 'feedback', 'windowSum', 'speakerBoost', 'sceneWeight', 'timeBoost', 'profileWeight', 'softMatch', 'adaptiveWeights', 'scaffolding', 'sceneDiversity', 'coveragePass', 'focusTerms', 'focusBoost', 'rerank', 'rerankTop'] as const;
 
 /** A search's ranking options, as a caller gives them (see `QueryOptions` for each). */
 export type SearchOptions = Pick<QueryOptions, (typeof SEARCH_OPTION_KEYS)[number]>;
@@ -54,6 +56,8 @@ export interface SearchRequest {
   scaffolding: readonly string[] | undefined;
   /** Scene diversity, or undefined when off (see `QueryOptions.sceneDiversity`). */
   sceneDiversity: SceneDiversityOptions | undefined;
+  /** The coverage pass, or undefined when off (see `QueryOptions.coveragePass`). */
+  coveragePass: CoveragePassOptions | undefined;
   /** Non-blank focus terms. */
   focusTerms: string[];
   focusBoost: number;
@@ -105,7 +109,8 @@ export function resolveSearchRequest(corpus: CorpusName, text: unknown, options:
   const adaptiveWeight = optionalAdaptiveWeight(options.adaptiveWeights, defaults.adaptiveWeight);
   const scaffolding = optionalScaffolding(options.scaffolding, defaults.scaffolding);
   const sceneDiversity = optionalSceneDiversity(options.sceneDiversity, defaults.sceneDiversity);
-  return { corpus, queryText, k, ranked: defaults.ranked(k, capPerSource), capPerSource, rrfK, fusion, weights, feedback, windowSum, signals, softMatch, adaptiveWeight, scaffolding, sceneDiversity, focusTerms, focusBoost, rerank: options.rerank !== false, rerankTop };
+  const coveragePass = optionalCoveragePass(options.coveragePass, defaults.coveragePass);
+  return { corpus, queryText, k, ranked: defaults.ranked(k, capPerSource), capPerSource, rrfK, fusion, weights, feedback, windowSum, signals, softMatch, adaptiveWeight, scaffolding, sceneDiversity, coveragePass, focusTerms, focusBoost, rerank: options.rerank !== false, rerankTop };
 }
 
 /** The window sum asked for, checked (reach an integer from 0 to MAX_WINDOW_REACH, weight >= 0), or undefined when off. */

@@ -84,6 +84,7 @@ export async function searchCorpus<Document>(search: CorpusSearch<Document>): Pr
     adaptiveWeight: request.adaptiveWeight,
     scaffolding: request.scaffolding,
     sceneDiversity: request.sceneDiversity,
+    coveragePass: request.coveragePass,
     focusTerms: request.focusTerms,
     focusBoost: request.focusBoost,
     reranker: request.rerank ? (search.reranker ?? null) : null,
