@@ -189,6 +189,13 @@ export interface QueryOptions extends ChunkFilter {
    */
   coveragePass?: { weight: number; head?: number } | null;
   /**
+   * How `zscore` fusion standardises the semantic arm over every chunk it scored: `'mean'` (mean and standard
+   * deviation) or `'median'` (median and 1.4826 x the median absolute deviation, which the long tail of unrelated
+   * chunks does not shift; with a store's own vector search, PostgreSQL, the mean still). Default `'mean'`; null
+   * is `'mean'`.
+   */
+  semanticNormaliser?: 'mean' | 'median' | null;
+  /**
    * The facts arm: when the save has living-memory facts, they are searched beside its chunks (the same fusion and
    * arms), and each chunk is scored by the best of its own score and its turn's best fact score times `weight`
    * (a fact's turn's chunks come back even when their own words miss). Default `{ weight: 1 }`; null turns it off.

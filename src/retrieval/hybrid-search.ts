@@ -8,6 +8,8 @@ import type { Bm25Corpus } from './bm25.js';
 import { FOCUS_BOOST, FocusMatcher, matchHead } from './focus-boost.js';
 import { RRF_K, reciprocalRankFusion } from './reciprocal-rank-fusion.js';
 import { ScoreStatistics } from './score-statistics.js';
+import { MedianStatistics } from './median-statistics.js';
+import type { SemanticNormaliser } from './median-statistics.js';
 import { dateFit, queryDates } from './query-dates.js';
 import { sceneScores } from './scene-scores.js';
 import type { GroupScores } from './group-scores.js';
@@ -76,6 +78,12 @@ export interface HybridSearchInput {
    * not hold are searched on their own and fused in as a further arm (see `uncoveredTerms`).
    */
   coveragePass?: CoveragePassOptions;
+  /**
+   * How z-score fusion standardises the semantic arm over every document it scored: by their mean and standard
+   * deviation (`mean`, the default when absent) or by their median and scaled median absolute deviation (`median`,
+   * see `MedianStatistics`; the moments still when the store's vector search gives only totals).
+   */
+  semanticNormaliser?: SemanticNormaliser;
   focusTerms?: readonly string[];
   focusBoost?: number;
   reranker?: Reranker | null;
@@ -145,7 +153,7 @@ export async function hybridSearch(input: HybridSearchInput): Promise<RankedId[]
   const armLimit = input.capPerSource > 0 ? input.capPerSource : index.bm25.slots;
   const { lexical: runLexical, semantic: runSemantic } = armsToRun(input);
   // z-score fusion standardises the semantic arm by the scores of every document it scored, the lexical and window arms by their head.
-  const statistics = input.fusion === 'zscore' ? { semantic: new ScoreStatistics() } : undefined;
+  const statistics = input.fusion === 'zscore' ? { semantic: input.semanticNormaliser === 'median' ? new MedianStatistics() : new ScoreStatistics() } : undefined;
   const window = runLexical && input.fusion === 'zscore' && input.windowSum !== undefined && input.windowSum.reach > 0 && input.windowSum.weight !== 0 ? input.windowSum : undefined;
   const scaffold = new Set((input.scaffolding ?? []).flatMap((word) => index.analyze(word)));
   const analyzed = withoutScaffolding(index.analyze(input.queryText), scaffold);

@@ -85,6 +85,7 @@ export async function searchCorpus<Document>(search: CorpusSearch<Document>): Pr
     scaffolding: request.scaffolding,
     sceneDiversity: request.sceneDiversity,
     coveragePass: request.coveragePass,
+    semanticNormaliser: request.semanticNormaliser,
     focusTerms: request.focusTerms,
     focusBoost: request.focusBoost,
     reranker: request.rerank ? (search.reranker ?? null) : null,

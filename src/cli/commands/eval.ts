@@ -49,6 +49,7 @@ interface EvalFlags {
   scaffolding?: string;
   sceneDiversity?: string;
   coveragePass?: string;
+  semanticNormaliser?: string;
   conversations?: string;
   facts?: string;
   factWeight?: number;
@@ -160,6 +161,7 @@ export function registerEval(program: Command, output: Output): void {
     .option('--adaptive-weights <w>', 'query-adaptive weights: semantic arm and soft matching x (1 + w x (1 - lexical coverage)) (0 off)', parseNumber('adaptiveWeights'))
     .option('--scaffolding <words>', 'question scaffolding dropped from the query terms: on (the built-in English list), off, or comma-separated words')
     .option('--scene-diversity <step[,head]>', 'scene diversity: the fused top head (50, at most 200) re-picked, each further hit of a scene lowered by step; off turns it off')
+    .option('--semantic-normaliser <mean|median>', 'how z-score fusion standardises the semantic arm: mean and standard deviation (default) or median and median absolute deviation')
     .option('--coverage-pass <weight[,head]>', 'coverage pass: the query terms none of the fused top head (10, at most 200) holds searched again and fused in at weight x their idf share; off turns it off')
     .option('--top-directions <n>', 'static embedder: all-but-the-top, the word table\'s mean and top n principal directions removed from sentence vectors (0 off)', parseInteger('topDirections'))
     .option('--no-progress', 'no progress bar')
@@ -181,7 +183,7 @@ export function registerEval(program: Command, output: Output): void {
           includeAdversarial: flags.includeAdversarial ?? false,
           facts: flags.facts === undefined ? undefined : readFacts(flags.facts),
           conversations: flags.conversations?.split(',').map((conv) => conv.trim()).filter((conv) => conv !== ''),
-          query: { capPerSource: flags.cap, rrfK: flags.rrfK, fusion: flags.fusion, feedback: parseFeedback(flags.feedback), windowSum: parseWindowSum(flags.windowSum), speakerBoost: flags.speakerBoost, sceneWeight: flags.sceneWeight, timeBoost: flags.timeBoost, profileWeight: flags.profileWeight, softMatch: parseSoftMatch(flags.softMatch), adaptiveWeights: flags.adaptiveWeights, scaffolding: parseScaffolding(flags.scaffolding), sceneDiversity: parseSceneDiversity(flags.sceneDiversity), coveragePass: parseCoveragePass(flags.coveragePass), facts: flags.factWeight === undefined ? undefined : flags.factWeight === 0 ? null : { weight: flags.factWeight }, weights: { lexical: flags.lexicalWeight, semantic: flags.semanticWeight } },
+          query: { capPerSource: flags.cap, rrfK: flags.rrfK, fusion: flags.fusion, feedback: parseFeedback(flags.feedback), windowSum: parseWindowSum(flags.windowSum), speakerBoost: flags.speakerBoost, sceneWeight: flags.sceneWeight, timeBoost: flags.timeBoost, profileWeight: flags.profileWeight, softMatch: parseSoftMatch(flags.softMatch), adaptiveWeights: flags.adaptiveWeights, scaffolding: parseScaffolding(flags.scaffolding), sceneDiversity: parseSceneDiversity(flags.sceneDiversity), coveragePass: parseCoveragePass(flags.coveragePass), semanticNormaliser: flags.semanticNormaliser as 'mean' | 'median' | undefined, facts: flags.factWeight === undefined ? undefined : flags.factWeight === 0 ? null : { weight: flags.factWeight }, weights: { lexical: flags.lexicalWeight, semantic: flags.semanticWeight } },
           onProgress: (current, done, total) => {
             if (bar === null) return;
             if (current !== phase) {
