@@ -100,24 +100,25 @@ function parseSoftMatch(text: string | undefined): { weight: number; reach?: num
   return { weight, ...(reach === undefined ? {} : { reach }), ...(head === undefined ? {} : { head }) };
 }
 
-function parseCoveragePass(text: string | undefined): { weight: number; head?: number } | null | undefined {
+/** A `value[,head]` flag (`--coverage-pass`, `--scene-diversity`): the number and the head, null for off, undefined when absent. */
+function parseValueAndHead(text: string | undefined, flag: string, shape: string): { value: number; head?: number } | null | undefined {
   if (text === undefined) return undefined;
   if (text === 'off') return null;
-  const [weight, head, extra] = text.split(',').map(Number);
-  if (extra !== undefined || weight === undefined || !Number.isFinite(weight) || (head !== undefined && !Number.isInteger(head))) {
-    throw new MnemoError('INVALID_INPUT', `--coverage-pass: expected weight[,head] such as 1,10 (or off), got ${JSON.stringify(text)}.`);
+  const [value, head, extra] = text.split(',').map(Number);
+  if (extra !== undefined || value === undefined || !Number.isFinite(value) || (head !== undefined && !Number.isInteger(head))) {
+    throw new MnemoError('INVALID_INPUT', `${flag}: expected ${shape} (or off), got ${JSON.stringify(text)}.`);
   }
-  return { weight, ...(head === undefined ? {} : { head }) };
+  return { value, ...(head === undefined ? {} : { head }) };
+}
+
+function parseCoveragePass(text: string | undefined): { weight: number; head?: number } | null | undefined {
+  const parsed = parseValueAndHead(text, '--coverage-pass', 'weight[,head] such as 1,10');
+  return parsed == null ? parsed : { weight: parsed.value, ...(parsed.head === undefined ? {} : { head: parsed.head }) };
 }
 
 function parseSceneDiversity(text: string | undefined): { step: number; head?: number } | null | undefined {
-  if (text === undefined) return undefined;
-  if (text === 'off') return null;
-  const [step, head, extra] = text.split(',').map(Number);
-  if (extra !== undefined || step === undefined || !Number.isFinite(step) || (head !== undefined && !Number.isInteger(head))) {
-    throw new MnemoError('INVALID_INPUT', `--scene-diversity: expected step[,head] such as 0.25,50 (or off), got ${JSON.stringify(text)}.`);
-  }
-  return { step, ...(head === undefined ? {} : { head }) };
+  const parsed = parseValueAndHead(text, '--scene-diversity', 'step[,head] such as 0.25,50');
+  return parsed == null ? parsed : { step: parsed.value, ...(parsed.head === undefined ? {} : { head: parsed.head }) };
 }
 
 function parseScaffolding(text: string | undefined): readonly string[] | null | undefined {
