@@ -1,5 +1,6 @@
 // An exact, smaller byte form of a float32 vector for SQLite: each float's exponent coded by its distance from the vector's largest.
 import { MnemoError } from '../../core/errors.js';
+import { createUnpackKernel, type UnpackKernel } from './unpack-vector-kernel.js';
 
 /**
  * The first byte of a packed vector (its code's version). A packed vector's length is never a multiple of 4, so
@@ -129,8 +130,29 @@ export function isPackedVector(bytes: Uint8Array): boolean {
   return bytes.byteLength % 4 !== 0;
 }
 
+/** The decoder in WebAssembly (unpack-vector.wat), made at the first unpack; null where the runtime has none. */
+let kernel: UnpackKernel | null | undefined;
+
+/** The count of floats of a packed vector, after checking its tag and length; throws STORE_FAILURE otherwise. */
+function packedCount(bytes: Uint8Array): number {
+  const length = bytes.byteLength;
+  const count = length < HEADER ? 0 : (bytes[1] as number) | ((bytes[2] as number) << 8);
+  if (!isPackedVector(bytes) || length < HEADER + count * 3 || bytes[0] !== PACKED) {
+    throw corrupt(`expected a packed vector (tag ${PACKED}, a length that is not a multiple of 4, at least ${HEADER + count * 3} bytes), got ${length} bytes starting with ${bytes[0] ?? 'nothing'}`);
+  }
+  return count;
+}
+
+/** Throws when the code stream used more bits than `bytes` hold: bits read past the end were zeros the writer never wrote. */
+function checkUsed(bytes: Uint8Array, count: number, used: number): void {
+  const length = bytes.byteLength;
+  if (used > (length - HEADER - count * 3) * 8) throw corrupt(`expected a packed vector of ${count} floats, got ${length} bytes: too short`);
+}
+
 /**
  * The vector `packVector` packed into `bytes`, bit for bit; throws when the bytes are not a packed vector.
+ * Decoded by a WebAssembly kernel (unpack-vector.wat) where the runtime has WebAssembly, else by
+ * `jsUnpackVector`, which gives the same bits (and is the kernel's test reference).
  *
  * @example
  * ```ts
@@ -138,11 +160,25 @@ export function isPackedVector(bytes: Uint8Array): boolean {
  * ```
  */
 export function unpackVector(bytes: Uint8Array): Float32Array {
+  if (kernel === undefined) kernel = createUnpackKernel(DECODE);
+  if (kernel === null) return jsUnpackVector(bytes);
+  const count = packedCount(bytes);
+  const vector = kernel.unpack(bytes, count, bytes[3] as number);
+  checkUsed(bytes, count, kernel.used);
+  return vector;
+}
+
+/**
+ * `unpackVector` in JS: the fallback where the runtime has no WebAssembly, and the rule the kernel is tested against.
+ *
+ * @example
+ * ```ts
+ * const vector = jsUnpackVector(packVector(new Float32Array([0.12, -0.5]))!); // Float32Array [0.12, -0.5]
+ * ```
+ */
+export function jsUnpackVector(bytes: Uint8Array): Float32Array {
   const length = bytes.byteLength;
-  const count = length < HEADER ? 0 : (bytes[1] as number) | ((bytes[2] as number) << 8);
-  if (!isPackedVector(bytes) || length < HEADER + count * 3 || bytes[0] !== PACKED) {
-    throw corrupt(`expected a packed vector (tag ${PACKED}, a length that is not a multiple of 4, at least ${HEADER + count * 3} bytes), got ${length} bytes starting with ${bytes[0] ?? 'nothing'}`);
-  }
+  const count = packedCount(bytes);
   const largest = bytes[3] as number;
   const result = new Float32Array(count);
   const bits = new Uint32Array(result.buffer);
@@ -170,9 +206,6 @@ export function unpackVector(bytes: Uint8Array): Float32Array {
     const high = bytes[at + 2] as number;
     bits[index] = (((high & 0x80) << 24) | (exponent << 23) | ((high & 0x7f) << 16) | ((bytes[at + 1] as number) << 8) | (bytes[at] as number)) >>> 0;
   }
-  // Bits read past the end were zeros the writer never wrote: the bytes were cut short.
-  if ((position - HEADER - count * 3) * 8 - filled > (length - HEADER - count * 3) * 8) {
-    throw corrupt(`expected a packed vector of ${count} floats, got ${length} bytes: too short`);
-  }
+  checkUsed(bytes, count, (position - HEADER - count * 3) * 8 - filled);
   return result;
 }
