@@ -12,6 +12,26 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
+/**
+ * A unit-length vector of `dimensions` roughly normal components (as embedders make them), from `random`.
+ *
+ * @example
+ * ```ts
+ * const vector = normalEmbedding(seededRandom(7), 100); // Float32Array of norm 1
+ * ```
+ */
+export function normalEmbedding(random: () => number, dimensions: number): Float32Array {
+  const vector = new Float32Array(dimensions);
+  let norm = 0;
+  for (let index = 0; index < dimensions; index++) {
+    const value = Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
+    vector[index] = value;
+    norm += value * value;
+  }
+  for (let index = 0; index < dimensions; index++) vector[index] = (vector[index] as number) / Math.sqrt(norm);
+  return vector;
+}
+
 const SYLLABLES = ['ka', 'el', 'mi', 'ra', 'to', 'run', 'dar', 'vel', 'os', 'tin', 'bra', 'lo', 'sen', 'gar', 'fi', 'nu', 'qua', 'zeth', 'mor', 'il'];
 
 /** A vocabulary of `size` invented words. */

@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { jsUnpackVector, packVector, unpackVector } from '../src/stores/sqlite/packed-vector.js';
-import { seededRandom } from './synthetic-corpus.js';
+import { normalEmbedding, seededRandom } from './synthetic-corpus.js';
 
 const { values } = parseArgs({
   options: {
@@ -21,15 +21,8 @@ const dimensions = Number(values.dimensions);
 function packedVectors(count: number, dims: number): Buffer[] {
   const random = seededRandom(13);
   const out: Buffer[] = [];
-  const vector = new Float32Array(dims);
   for (let row = 0; row < count; row++) {
-    let norm = 0;
-    for (let index = 0; index < dims; index++) {
-      const value = Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
-      vector[index] = value;
-      norm += value * value;
-    }
-    for (let index = 0; index < dims; index++) vector[index] = (vector[index] as number) / Math.sqrt(norm);
+    const vector = normalEmbedding(random, dims);
     const packed = packVector(vector);
     if (packed === null) throw new Error('a vector did not pack');
     out.push(packed);

@@ -2,7 +2,7 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { seededRandom } from '../bench/synthetic-corpus.js';
+import { normalEmbedding, seededRandom } from '../bench/synthetic-corpus.js';
 import { isMnemoError } from '../src/core/errors.js';
 import { silentLogger } from '../src/core/logger.js';
 import { openMemory } from '../src/open-memory.js';
@@ -13,18 +13,7 @@ import { tempDir } from './helpers.js';
 
 const dir = tempDir();
 
-/** A unit-length vector of `dimensions` roughly normal components (as embedders make them), seeded. */
-function embedding(random: () => number, dimensions: number): Float32Array {
-  const vector = new Float32Array(dimensions);
-  let norm = 0;
-  for (let index = 0; index < dimensions; index++) {
-    const value = Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
-    vector[index] = value;
-    norm += value * value;
-  }
-  for (let index = 0; index < dimensions; index++) vector[index] = (vector[index] as number) / Math.sqrt(norm);
-  return vector;
-}
+const embedding = normalEmbedding;
 
 const bitsOf = (vector: Float32Array) => [...new Uint32Array(vector.buffer, vector.byteOffset, vector.length)];
 
