@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { Bm25Index, buildBm25, rankByBm25, rankWithBm25 } from '../src/retrieval/bm25.js';
 import { seededRandom } from '../bench/synthetic-corpus.js';
+import { bytesSnapshotFile } from '../src/retrieval/snapshot-file.js';
+import { SnapshotReader, SnapshotWriter } from '../src/retrieval/snapshot-format.js';
 
 // Hand computation for the corpus below, k1 = 1.2, b = 0.75:
 // docs: d0 = "cat sat mat" (3 tokens), d1 = "cat cat dog" (3), d2 = "dog bird" (2); N = 3, avgdl = 8/3.
@@ -145,5 +147,29 @@ describe('BM25 with pseudo-relevance feedback in one pass', () => {
     expect(byIds.termId('door')).toBe(1);
     expect([...byIds.scoreAll(['red', 'door'])]).toEqual([...byTokens.scoreAll(['red', 'door'])]);
     expect(byIds.averageLength).toBe(byTokens.averageLength);
+  });
+
+  // Each document's term ids are persisted as u16 below 65,536 terms, i32 from it: both widths read back whole and
+  // take writes (a u16 copy is widened at its first, so a new term's id past 65,535 is kept, not truncated).
+  it.each([
+    ['u16 term ids', 65_535],
+    ['i32 term ids', 65_536],
+  ] as const)('reads back a persisted index with %s and takes writes after', (_name, terms) => {
+    const index = new Bm25Index();
+    const texts: string[] = [];
+    for (let at = 0; at < terms; at += 5) texts.push(Array.from({ length: Math.min(5, terms - at) }, (_, k) => `w${at + k}`).join(' '));
+    for (const text of texts) index.add(text);
+    const writer = new SnapshotWriter();
+    index.writeState(writer, 'bm25');
+    const bytes = writer.finish({ version: 1 });
+    const restored = Bm25Index.readState(SnapshotReader.open(bytesSnapshotFile(bytes)), 'bm25', {});
+    const queries = [['w0'], [`w${terms - 1}`], ['w7', 'w12345']];
+    for (const query of queries) expect(restored.search(query, 5)).toEqual(index.search(query, 5));
+    for (const copy of [index, restored]) {
+      copy.add('w3 brandnew70000 brandnew70000');
+      copy.add('brandnew70001 w3');
+    }
+    for (const query of [['brandnew70000'], ['brandnew70001'], ['w3']]) expect(restored.search(query, 5)).toEqual(index.search(query, 5));
+    expect(restored.search(['brandnew70001'], 5).map((hit) => hit.slot)).toEqual([texts.length + 1]);
   });
 });

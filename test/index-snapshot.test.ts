@@ -179,6 +179,7 @@ describe('persisted index', () => {
       ['corrupt header', (bytes) => { const copy = Buffer.from(bytes); copy[40] = (copy[40] as number) ^ 0xff; return copy; }, /checksum/],
       ['older layout', (bytes) => { const copy = Buffer.from(bytes); copy.write('MNEMOIX2', 0, 'latin1'); return copy; }, /stale/],
       ['the layout before the vectors stayed in the store', (bytes) => { const copy = Buffer.from(bytes); copy.write('MNEMOIX4', 0, 'latin1'); return copy; }, /stale \(an older layout, MNEMOIX4\)/],
+      ['the layout before the term ids were narrowed', (bytes) => { const copy = Buffer.from(bytes); copy.write('MNEMOIX5', 0, 'latin1'); return copy; }, /stale \(an older layout, MNEMOIX5\)/],
       ['truncated', (bytes) => bytes.subarray(0, Math.floor(bytes.length / 2)), /truncated/],
       ['not a snapshot', () => Buffer.from('hello'), /not an index snapshot/],
     ];

@@ -92,6 +92,9 @@ const BULK_POSTING = 64;
  * index.search(['dragon', 'roars'], 10); // [{ slot: 1, score: ... }, { slot: 0, score: ... }]
  * ```
  */
+/** Term counts below this are persisted with u16 term ids per document (i32 from it). */
+const NARROW_TERM_IDS = 65_536;
+
 export class Bm25Index {
   readonly parameters: Bm25Parameters;
   private readonly termIds = new Map<string, number>();
@@ -101,12 +104,13 @@ export class Bm25Index {
   /** The restored postings not read whole yet: a term's list is read (and checked) from the file when first used. */
   private lazyPostings: { slots: LazySection<Int32Array<ArrayBuffer>>; frequencies: LazySection<Uint16Array<ArrayBuffer>> } | null = null;
   /** A persisted copy's per-document terms not read whole yet: a document's are read when first used. */
-  private lazyTerms: { terms: LazySection<Int32Array<ArrayBuffer>>; frequencies: LazySection<Uint16Array<ArrayBuffer>> } | null = null;
+  private lazyTerms: { terms: LazySection<Int32Array<ArrayBuffer>> | LazySection<Uint16Array<ArrayBuffer>>; frequencies: LazySection<Uint16Array<ArrayBuffer>> } | null = null;
   private termNames: string[] = [];
   private documentFrequency = new Int32Array(64);
   private lengths = new Int32Array(64);
   private alive = new Uint8Array(64);
-  private termsFlat = new Int32Array(256);
+  /** Each document's term ids (a persisted copy's are u16 when it has fewer than 65,536 terms: widened at its first write). */
+  private termsFlat: Int32Array | Uint16Array = new Int32Array(256);
   private termsStart = new Int32Array(65);
   /** Each document's term frequencies, aligned with termsFlat. */
   private frequenciesFlat = new Uint16Array(256);
@@ -294,6 +298,7 @@ export class Bm25Index {
       }
     }
     let position = this.termsStart[slot] as number;
+    if (this.termsFlat instanceof Uint16Array) this.termsFlat = Int32Array.from(this.termsFlat);
     this.termsFlat = grow(this.termsFlat, position + unique);
     this.frequenciesFlat = grow(this.frequenciesFlat, position + unique);
     this.termsStart = grow(this.termsStart, slot + 2);
@@ -559,7 +564,9 @@ export class Bm25Index {
     writer.array(`${prefix}.lengths`, this.lengths.subarray(0, slots));
     writer.array(`${prefix}.alive`, this.alive.subarray(0, slots));
     writer.array(`${prefix}.termsStart`, this.termsStart.subarray(0, slots + 1));
-    writer.array(`${prefix}.termsFlat`, this.termsFlat.subarray(0, flat));
+    // Term ids at the narrowest width the term count allows (readState picks the same width from the count).
+    const termsFlat = this.termsFlat.subarray(0, flat);
+    writer.array(`${prefix}.termsFlat`, terms < NARROW_TERM_IDS ? Uint16Array.from(termsFlat) : termsFlat instanceof Int32Array ? termsFlat : Int32Array.from(termsFlat));
     writer.array(`${prefix}.frequenciesFlat`, this.frequenciesFlat.subarray(0, flat));
     writer.array(`${prefix}.postingEnds`, postingEnds);
     writer.array(`${prefix}.postingSlots`, postingSlots);
@@ -592,7 +599,7 @@ export class Bm25Index {
     index.lengths = reader.array(`${prefix}.lengths`, 'i32');
     index.alive = reader.array(`${prefix}.alive`, 'u8');
     index.termsStart = reader.array(`${prefix}.termsStart`, 'i32');
-    const lazyTerms = { terms: reader.lazy(`${prefix}.termsFlat`, 'i32'), frequencies: reader.lazy(`${prefix}.frequenciesFlat`, 'u16') };
+    const lazyTerms = { terms: terms.length < NARROW_TERM_IDS ? reader.lazy(`${prefix}.termsFlat`, 'u16') : reader.lazy(`${prefix}.termsFlat`, 'i32'), frequencies: reader.lazy(`${prefix}.frequenciesFlat`, 'u16') };
     index.lazyTerms = lazyTerms;
     index.termsFlat = lazyTerms.terms.array;
     index.frequenciesFlat = lazyTerms.frequencies.array;

@@ -11,11 +11,12 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 /**
  * The first 8 bytes of every snapshot. A change of layout or of what an index holds changes the last character
  * (2: metadata fields; 3: a checksum per block, sections read where and when used; 4: strings end at UTF-8
- * offsets, so one is read without the others; 5: the float32 vectors may be left out, read from the store).
+ * offsets, so one is read without the others; 5: the float32 vectors may be left out, read from the store; 6: the BM25
+ * per-document term ids are u16 when the index has fewer than 65,536 terms).
  */
-const MAGIC = 'MNEMOIX5';
+const MAGIC = 'MNEMOIX6';
 /** Snapshots of an earlier layout: refused as stale (the index is rebuilt and written again in this one). */
-const OLDER_MAGIC = /^MNEMOIX[0-4]$/;
+const OLDER_MAGIC = /^MNEMOIX[0-5]$/;
 /** Magic (8), header length (u32), CRC-32 of the file length, the header and the block checksums (u32), file length (f64). */
 const PREAMBLE = 24;
 /**
