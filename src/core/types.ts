@@ -196,6 +196,14 @@ export interface QueryOptions extends ChunkFilter {
    */
   semanticNormaliser?: 'mean' | 'median' | null;
   /**
+   * Vector feedback, with `zscore` fusion and the embedded index's own vectors: the query vector moved toward the
+   * centroid of the first `head` fused chunks' vectors (default 5, at most 100), normalise(q + mix x centroid)
+   * (mix default 1), the semantic arm searched again with it and fused in as a further arm weighted `weight` times
+   * the semantic arm's: evidence that shares no word with the question but sits near what the first pass found.
+   * Off by default; null turns it off (a store's own vector search, PostgreSQL, ignores it).
+   */
+  vectorFeedback?: { weight: number; head?: number; mix?: number } | null;
+  /**
    * The facts arm: when the save has living-memory facts, they are searched beside its chunks (the same fusion and
    * arms), and each chunk is scored by the best of its own score and its turn's best fact score times `weight`
    * (a fact's turn's chunks come back even when their own words miss). Default `{ weight: 1 }`; null turns it off.
@@ -239,6 +247,8 @@ export interface Contributions {
   diversity?: number;
   /** The speaker profile signal: how well everything the chunk's speaker said matches the query (see `QueryOptions.profileWeight`). */
   profile?: number;
+  /** Vector feedback: the chunk's cosine with the query moved toward the first pass's head (see `QueryOptions.vectorFeedback`). */
+  vectorFeedback?: number;
   /** The coverage pass: the chunk's BM25 for the query terms the first pass's head did not hold (see `QueryOptions.coveragePass`). */
   coverage?: number;
 }

@@ -26,6 +26,8 @@ import type { WindowSumOptions } from './window-sum.js';
 import { uncoveredTerms } from './coverage-pass.js';
 import type { CoveragePassOptions } from './coverage-pass.js';
 import { STATISTICS_HEAD } from './lexical-arms.js';
+import { feedbackQueryVector } from './vector-feedback.js';
+import type { VectorFeedbackOptions } from './vector-feedback.js';
 
 /** Everything one hybrid search needs. */
 export interface HybridSearchInput {
@@ -84,6 +86,12 @@ export interface HybridSearchInput {
    * see `MedianStatistics`; the moments still when the store's vector search gives only totals).
    */
   semanticNormaliser?: SemanticNormaliser;
+  /**
+   * Vector feedback (z-score fusion, the index's own vectors; off when absent): a second semantic arm searched
+   * with the query vector moved toward the centroid of the fused head's vectors (see `feedbackQueryVector`), and
+   * the fusion redone with it as a further arm.
+   */
+  vectorFeedback?: VectorFeedbackOptions;
   focusTerms?: readonly string[];
   focusBoost?: number;
   reranker?: Reranker | null;
@@ -203,6 +211,8 @@ export async function hybridSearch(input: HybridSearchInput): Promise<RankedId[]
       semanticExact = coverage.semanticExact;
       first = zScoreFusion([...active.map((arm) => (arm.kind === 'semantic' ? { ...arm, exact: semanticExact } : arm)), coverage.arm], cap, signals);
     }
+    const arms2 = [...active.map((arm) => (arm.kind === 'semantic' ? { ...arm, exact: semanticExact } : arm)), ...(coverage === undefined ? [] : [coverage.arm])];
+    first = withVectorFeedback(input, first, arms2, armLimit, visible !== undefined, corpus?.mask, signals) ?? first;
     const scored = withSceneDiversity(input, withSoftMatch(input, softMatch, scaffold, first));
     fused = scored.map(({ slot, score, contributions }) => ({ id: index.idOf(slot), score, contributions }));
     // Every window score the fusion needs is read: the sums go back for the next query.
@@ -233,6 +243,25 @@ export async function hybridSearch(input: HybridSearchInput): Promise<RankedId[]
 
   if (reranker !== null && ranked.length > 0) ranked = await rerankHead(ranked, rerankTop, input.queryText, reranker, texts);
   return ranked.slice(0, k);
+}
+
+/**
+ * The fusion redone with a further arm, the semantic arm searched again from the query vector moved toward the
+ * fused head's centroid (`vectorFeedback`), weighted its weight times the semantic arm's; or undefined when it is off or cannot run (no query vector, no semantic arm, the
+ * store's vector search, a head without vectors).
+ */
+function withVectorFeedback(input: HybridSearchInput, first: FusedSlot[], arms: FusionArm[], limit: number, exactStatistics: boolean, mask: Uint8Array | undefined, signals: readonly FusionSignal[]): FusedSlot[] | undefined {
+  const options = input.vectorFeedback;
+  const { index, queryVector } = input;
+  const semantic = arms.find((arm) => arm.kind === 'semantic');
+  if (options === undefined || queryVector === null || input.vectorArm !== undefined || first.length === 0 || semantic === undefined) return undefined;
+  const moved = feedbackQueryVector(queryVector, first.slice(0, options.head).map(({ slot }) => index.semanticVectorOf(slot)), options.mix);
+  if (moved === null) return undefined;
+  const statistics = input.semanticNormaliser === 'median' ? new MedianStatistics() : new ScoreStatistics();
+  const results = index.semantic(moved, limit, input.accept, exactStatistics ? undefined : statistics);
+  if (exactStatistics && mask !== undefined) index.exactSemanticStatistics(moved, mask, statistics);
+  const exact = (slot: number): number | null => index.semanticScoreOf(moved, slot);
+  return zScoreFusion([...arms, { kind: 'vectorFeedback', results, weight: semantic.weight * options.weight, statistics, exact }], input.capPerSource, signals);
 }
 
 /**

@@ -15,6 +15,8 @@ import { optionalSceneDiversity } from './scene-diversity.js';
 import type { SceneDiversityOptions } from './scene-diversity.js';
 import { optionalCoveragePass } from './coverage-pass.js';
 import type { CoveragePassOptions } from './coverage-pass.js';
+import { optionalVectorFeedback } from './vector-feedback.js';
+import type { VectorFeedbackOptions } from './vector-feedback.js';
 import { optionalSemanticNormaliser } from './median-statistics.js';
 import type { SemanticNormaliser } from './median-statistics.js';
 import { optionalSoftMatch } from './soft-match.js';
@@ -26,7 +28,7 @@ import type { WindowSumOptions } from './window-sum.js';
 export const MAX_WINDOW_REACH = 20;
 
 /** The options that mean the same in every corpus (filters are each corpus's own: turns and types, tags). */
-export const SEARCH_OPTION_KEYS = ['k', 'capPerSource', 'rrfK', 'fusion', 'weights', 'feedback', 'windowSum', 'speakerBoost', 'sceneWeight', 'timeBoost', 'profileWeight', 'softMatch', 'adaptiveWeights', 'scaffolding', 'sceneDiversity', 'coveragePass', 'semanticNormaliser', 'focusTerms', 'focusBoost', 'rerank', 'rerankTop'] as const;
+export const SEARCH_OPTION_KEYS = ['k', 'capPerSource', 'rrfK', 'fusion', 'weights', 'feedback', 'windowSum', 'speakerBoost', 'sceneWeight', 'timeBoost', 'profileWeight', 'softMatch', 'adaptiveWeights', 'scaffolding', 'sceneDiversity', 'coveragePass', 'semanticNormaliser', 'vectorFeedback', 'focusTerms', 'focusBoost', 'rerank', 'rerankTop'] as const;
 
 /** A search's ranking options, as a caller gives them (see `QueryOptions` for each). */
 export type SearchOptions = Pick<QueryOptions, (typeof SEARCH_OPTION_KEYS)[number]>;
@@ -62,6 +64,8 @@ export interface SearchRequest {
   coveragePass: CoveragePassOptions | undefined;
   /** How the semantic arm is standardised (see `QueryOptions.semanticNormaliser`). */
   semanticNormaliser: SemanticNormaliser;
+  /** Vector feedback, or undefined when off (see `QueryOptions.vectorFeedback`). */
+  vectorFeedback: VectorFeedbackOptions | undefined;
   /** Non-blank focus terms. */
   focusTerms: string[];
   focusBoost: number;
@@ -115,7 +119,8 @@ export function resolveSearchRequest(corpus: CorpusName, text: unknown, options:
   const sceneDiversity = optionalSceneDiversity(options.sceneDiversity, defaults.sceneDiversity);
   const coveragePass = optionalCoveragePass(options.coveragePass, defaults.coveragePass);
   const semanticNormaliser = optionalSemanticNormaliser(options.semanticNormaliser, defaults.semanticNormaliser);
-  return { corpus, queryText, k, ranked: defaults.ranked(k, capPerSource), capPerSource, rrfK, fusion, weights, feedback, windowSum, signals, softMatch, adaptiveWeight, scaffolding, sceneDiversity, coveragePass, semanticNormaliser, focusTerms, focusBoost, rerank: options.rerank !== false, rerankTop };
+  const vectorFeedback = optionalVectorFeedback(options.vectorFeedback, defaults.vectorFeedback);
+  return { corpus, queryText, k, ranked: defaults.ranked(k, capPerSource), capPerSource, rrfK, fusion, weights, feedback, windowSum, signals, softMatch, adaptiveWeight, scaffolding, sceneDiversity, coveragePass, semanticNormaliser, vectorFeedback, focusTerms, focusBoost, rerank: options.rerank !== false, rerankTop };
 }
 
 /** The window sum asked for, checked (reach an integer from 0 to MAX_WINDOW_REACH, weight >= 0), or undefined when off. */

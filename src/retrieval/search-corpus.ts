@@ -86,6 +86,7 @@ export async function searchCorpus<Document>(search: CorpusSearch<Document>): Pr
     sceneDiversity: request.sceneDiversity,
     coveragePass: request.coveragePass,
     semanticNormaliser: request.semanticNormaliser,
+    vectorFeedback: request.vectorFeedback,
     focusTerms: request.focusTerms,
     focusBoost: request.focusBoost,
     reranker: request.rerank ? (search.reranker ?? null) : null,
