@@ -172,4 +172,32 @@ describe('BM25 with pseudo-relevance feedback in one pass', () => {
     for (const query of [['brandnew70000'], ['brandnew70001'], ['w3']]) expect(restored.search(query, 5)).toEqual(index.search(query, 5));
     expect(restored.search(['brandnew70001'], 5).map((hit) => hit.slot)).toEqual([texts.length + 1]);
   });
+
+  // Frequencies are persisted as u8 when the largest is below 256, u16 from it (the kind read back from the
+  // section): both widths read back with the same scores, and a u8 copy takes a frequency past 255 at a write.
+  it.each([
+    ['u8 frequencies', 255, 'u8'],
+    ['u16 frequencies', 256, 'u16'],
+  ] as const)('reads back a persisted index with %s and takes writes after', (_name, repeats, kind) => {
+    const texts = [`${'echo '.repeat(repeats)}cave`, 'echo bird', 'cave bird bird', 'bird song'];
+    const index = new Bm25Index();
+    for (const text of texts) index.add(text);
+    const persist = (source: Bm25Index) => {
+      const writer = new SnapshotWriter();
+      source.writeState(writer, 'bm25');
+      return SnapshotReader.open(bytesSnapshotFile(writer.finish({ version: 1 })));
+    };
+    const reader = persist(index);
+    expect([reader.kindOf('bm25.frequenciesFlat'), reader.kindOf('bm25.postingFrequencies')]).toEqual([kind, kind]);
+    const restored = Bm25Index.readState(reader, 'bm25', {});
+    for (const query of [['echo'], ['cave', 'bird'], ['song']]) expect(restored.search(query, 5)).toEqual(index.search(query, 5));
+    for (const copy of [index, restored]) copy.add(`${'echo '.repeat(300)}storm`);
+    for (const query of [['echo'], ['storm'], ['bird']]) expect(restored.search(query, 5)).toEqual(index.search(query, 5));
+    // 300 kept, not wrapped to 44: the new document outranks the one with 255 or 256.
+    expect(restored.search(['echo'], 1).map((hit) => hit.slot)).toEqual([texts.length]);
+    const again = persist(restored);
+    expect(again.kindOf('bm25.frequenciesFlat')).toBe('u16');
+    const reread = Bm25Index.readState(again, 'bm25', {});
+    for (const query of [['echo'], ['storm'], ['cave', 'bird']]) expect(reread.search(query, 5)).toEqual(index.search(query, 5));
+  });
 });

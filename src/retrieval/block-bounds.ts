@@ -40,7 +40,7 @@ let spare = { saturations: new Float64Array(0), forward: new Float64Array(0) };
  * bounds.peaks[0] * bounds.peakStep; // at least slot 3's saturation
  * ```
  */
-export function termBlockBounds(slots: Int32Array, frequencies: Uint16Array, length: number, norms: Float64Array, k1: number, reach: number, blockCount: number): TermBlockBounds {
+export function termBlockBounds(slots: Int32Array, frequencies: Uint16Array | Uint8Array, length: number, norms: Float64Array, k1: number, reach: number, blockCount: number): TermBlockBounds {
   if (length * 4 >= blockCount) return commonTermBounds(slots, frequencies, length, norms, k1, reach, blockCount);
   if (spare.saturations.length < length) spare = { saturations: new Float64Array(length), forward: new Float64Array(length) };
   const { saturations, forward } = spare;
@@ -133,7 +133,7 @@ export function termBlockBounds(slots: Int32Array, frequencies: Uint16Array, len
  * saturation is below k1 + 1, a window sum below 2 x reach + 1 times that): each block's largest value is
  * quantised once, as the postings leave the block.
  */
-function commonTermBounds(slots: Int32Array, frequencies: Uint16Array, length: number, norms: Float64Array, k1: number, reach: number, blockCount: number): TermBlockBounds {
+function commonTermBounds(slots: Int32Array, frequencies: Uint16Array | Uint8Array, length: number, norms: Float64Array, k1: number, reach: number, blockCount: number): TermBlockBounds {
   if (spare.saturations.length < length) spare = { saturations: new Float64Array(length), forward: new Float64Array(length) };
   const saturations = spare.saturations;
   const peakStep = (k1 + 1) / 255;

@@ -68,9 +68,15 @@ export interface Bm25Corpus {
   frequency(id: number): number;
 }
 
+/**
+ * Term frequencies: u16 (capped at 65,535) in memory; a persisted copy's are u8 when the save's largest is below
+ * 256, widened to u16 at their first write.
+ */
+type Frequencies = Uint16Array | Uint8Array;
+
 interface Postings {
   slots: Int32Array;
-  frequencies: Uint16Array;
+  frequencies: Frequencies;
   length: number;
 }
 
@@ -78,6 +84,16 @@ const EMPTY_SLOTS = new Int32Array(0);
 const EMPTY_FREQUENCIES = new Uint16Array(0);
 /** Above this many pending documents, postings are appended by a counting sort (see `post`). */
 const BULK_POSTING = 64;
+
+/** Term counts below this are persisted with u16 term ids per document (i32 from it). */
+const NARROW_TERM_IDS = 65_536;
+/** Frequencies are persisted as u8 when every one is below this (u16 otherwise). */
+const NARROW_FREQUENCIES = 256;
+
+/** `frequencies` as u16, for a write: a restored u8 copy is widened (the same values), a u16 one returned as it is. */
+function writableFrequencies(frequencies: Frequencies): Uint16Array {
+  return frequencies instanceof Uint8Array ? Uint16Array.from(frequencies) : frequencies;
+}
 
 /**
  * An inverted index scored with Okapi BM25, idf = ln(1 + (N - df + 0.5) / (df + 0.5)) (never negative).
@@ -92,19 +108,16 @@ const BULK_POSTING = 64;
  * index.search(['dragon', 'roars'], 10); // [{ slot: 1, score: ... }, { slot: 0, score: ... }]
  * ```
  */
-/** Term counts below this are persisted with u16 term ids per document (i32 from it). */
-const NARROW_TERM_IDS = 65_536;
-
 export class Bm25Index {
   readonly parameters: Bm25Parameters;
   private readonly termIds = new Map<string, number>();
   private postings: (Postings | undefined)[] = [];
   /** The postings of a persisted copy, flat: a term's list is made from them when first read (see `list`). */
-  private restored: { ends: Int32Array; slots: Int32Array; frequencies: Uint16Array } | null = null;
+  private restored: { ends: Int32Array; slots: Int32Array; frequencies: Frequencies } | null = null;
   /** The restored postings not read whole yet: a term's list is read (and checked) from the file when first used. */
-  private lazyPostings: { slots: LazySection<Int32Array<ArrayBuffer>>; frequencies: LazySection<Uint16Array<ArrayBuffer>> } | null = null;
+  private lazyPostings: { slots: LazySection<Int32Array<ArrayBuffer>>; frequencies: LazySection<Frequencies> } | null = null;
   /** A persisted copy's per-document terms not read whole yet: a document's are read when first used. */
-  private lazyTerms: { terms: LazySection<Int32Array<ArrayBuffer>> | LazySection<Uint16Array<ArrayBuffer>>; frequencies: LazySection<Uint16Array<ArrayBuffer>> } | null = null;
+  private lazyTerms: { terms: LazySection<Int32Array<ArrayBuffer>> | LazySection<Uint16Array<ArrayBuffer>>; frequencies: LazySection<Frequencies> } | null = null;
   private termNames: string[] = [];
   private documentFrequency = new Int32Array(64);
   private lengths = new Int32Array(64);
@@ -112,8 +125,8 @@ export class Bm25Index {
   /** Each document's term ids (a persisted copy's are u16 when it has fewer than 65,536 terms: widened at its first write). */
   private termsFlat: Int32Array | Uint16Array = new Int32Array(256);
   private termsStart = new Int32Array(65);
-  /** Each document's term frequencies, aligned with termsFlat. */
-  private frequenciesFlat = new Uint16Array(256);
+  /** Each document's term frequencies, aligned with termsFlat (a persisted copy's may be u8: widened at its first write). */
+  private frequenciesFlat: Frequencies = new Uint16Array(256);
   /** Documents whose terms are in the postings lists; the later ones wait in termsFlat until a read (`post`). */
   private postedSlots = 0;
   /** The posting a sliced run began and has not finished (see `postingSteps`). */
@@ -300,7 +313,7 @@ export class Bm25Index {
     let position = this.termsStart[slot] as number;
     if (this.termsFlat instanceof Uint16Array) this.termsFlat = Int32Array.from(this.termsFlat);
     this.termsFlat = grow(this.termsFlat, position + unique);
-    this.frequenciesFlat = grow(this.frequenciesFlat, position + unique);
+    this.frequenciesFlat = grow(writableFrequencies(this.frequenciesFlat), position + unique);
     this.termsStart = grow(this.termsStart, slot + 2);
     const documentFrequency = this.documentFrequency;
     for (let index = 0; index < unique; index++) {
@@ -379,7 +392,7 @@ export class Bm25Index {
         if (added > 0) {
           // Doubling, as appends do, so that loads alternating with reads stay amortised.
           list.slots = grow(list.slots, list.length + added);
-          list.frequencies = grow(list.frequencies, list.length + added);
+          list.frequencies = grow(writableFrequencies(list.frequencies), list.length + added);
         }
         cursor[id] = -1;
       } else {
@@ -463,7 +476,9 @@ export class Bm25Index {
     const list = this.list(id);
     if (list.length === list.slots.length) {
       list.slots = list.length === 0 ? new Int32Array(4) : grow(list.slots, list.length + 1);
-      list.frequencies = list.length === 0 ? new Uint16Array(4) : grow(list.frequencies, list.length + 1);
+      list.frequencies = list.length === 0 ? new Uint16Array(4) : grow(writableFrequencies(list.frequencies), list.length + 1);
+    } else if (list.frequencies instanceof Uint8Array) {
+      list.frequencies = writableFrequencies(list.frequencies);
     }
     list.slots[list.length] = slot;
     list.frequencies[list.length] = frequency;
@@ -547,8 +562,15 @@ export class Bm25Index {
       if ((id & STEP_TERMS) === 0) yield;
       postingEnds[id] = total += this.list(id).length;
     }
+    const slots = this.slotCount;
+    const flat = this.termsStart[slots] as number;
+    const frequenciesFlat = this.frequenciesFlat.subarray(0, flat);
+    // Frequencies at the narrowest width their largest allows (readState reads the width from the sections' kind).
+    let largest = 0;
+    for (let position = 0; position < flat; position++) if ((frequenciesFlat[position] as number) > largest) largest = frequenciesFlat[position] as number;
+    const narrow = largest < NARROW_FREQUENCIES;
     const postingSlots = new Int32Array(total);
-    const postingFrequencies = new Uint16Array(total);
+    const postingFrequencies = narrow ? new Uint8Array(total) : new Uint16Array(total);
     let at = 0;
     for (let id = 0; id < terms; id++) {
       if ((id & STEP_TERMS) === 0) yield;
@@ -557,8 +579,6 @@ export class Bm25Index {
       postingFrequencies.set(list.frequencies.subarray(0, list.length), at);
       at += list.length;
     }
-    const slots = this.slotCount;
-    const flat = this.termsStart[slots] as number;
     writer.strings(`${prefix}.terms`, this.termNames);
     writer.array(`${prefix}.documentFrequency`, this.documentFrequency.subarray(0, terms));
     writer.array(`${prefix}.lengths`, this.lengths.subarray(0, slots));
@@ -567,7 +587,8 @@ export class Bm25Index {
     // Term ids at the narrowest width the term count allows (readState picks the same width from the count).
     const termsFlat = this.termsFlat.subarray(0, flat);
     writer.array(`${prefix}.termsFlat`, terms < NARROW_TERM_IDS ? Uint16Array.from(termsFlat) : termsFlat instanceof Int32Array ? termsFlat : Int32Array.from(termsFlat));
-    writer.array(`${prefix}.frequenciesFlat`, this.frequenciesFlat.subarray(0, flat));
+    // A u8 copy (restored, unchanged since) is narrow already; a wide one is u16.
+    writer.array(`${prefix}.frequenciesFlat`, narrow && !(frequenciesFlat instanceof Uint8Array) ? Uint8Array.from(frequenciesFlat) : frequenciesFlat);
     writer.array(`${prefix}.postingEnds`, postingEnds);
     writer.array(`${prefix}.postingSlots`, postingSlots);
     writer.array(`${prefix}.postingFrequencies`, postingFrequencies);
@@ -587,7 +608,9 @@ export class Bm25Index {
     const terms = reader.strings(`${prefix}.terms`);
     const postingEnds = reader.array(`${prefix}.postingEnds`, 'i32');
     // Read when a term's list is first used (a query reads the lists of its terms, not the corpus's).
-    const lazyPostings = { slots: reader.lazy(`${prefix}.postingSlots`, 'i32'), frequencies: reader.lazy(`${prefix}.postingFrequencies`, 'u16') };
+    // Both frequency sections have the width the writer chose (u8 or u16); another kind refuses the snapshot.
+    const frequencyKind = reader.kindOf(`${prefix}.frequenciesFlat`) === 'u8' ? 'u8' : 'u16';
+    const lazyPostings = { slots: reader.lazy(`${prefix}.postingSlots`, 'i32'), frequencies: reader.lazy(`${prefix}.postingFrequencies`, frequencyKind) };
     index.lazyPostings = lazyPostings;
     const postingSlots = lazyPostings.slots.array;
     const postingFrequencies = lazyPostings.frequencies.array;
@@ -599,7 +622,7 @@ export class Bm25Index {
     index.lengths = reader.array(`${prefix}.lengths`, 'i32');
     index.alive = reader.array(`${prefix}.alive`, 'u8');
     index.termsStart = reader.array(`${prefix}.termsStart`, 'i32');
-    const lazyTerms = { terms: terms.length < NARROW_TERM_IDS ? reader.lazy(`${prefix}.termsFlat`, 'u16') : reader.lazy(`${prefix}.termsFlat`, 'i32'), frequencies: reader.lazy(`${prefix}.frequenciesFlat`, 'u16') };
+    const lazyTerms = { terms: terms.length < NARROW_TERM_IDS ? reader.lazy(`${prefix}.termsFlat`, 'u16') : reader.lazy(`${prefix}.termsFlat`, 'i32'), frequencies: reader.lazy(`${prefix}.frequenciesFlat`, frequencyKind) };
     index.lazyTerms = lazyTerms;
     index.termsFlat = lazyTerms.terms.array;
     index.frequenciesFlat = lazyTerms.frequencies.array;

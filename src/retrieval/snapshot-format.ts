@@ -12,7 +12,9 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
  * The first 8 bytes of every snapshot. A change of layout or of what an index holds changes the last character
  * (2: metadata fields; 3: a checksum per block, sections read where and when used; 4: strings end at UTF-8
  * offsets, so one is read without the others; 5: the float32 vectors may be left out, read from the store; 6: the BM25
- * per-document term ids are u16 when the index has fewer than 65,536 terms).
+ * per-document term ids are u16 when the index has fewer than 65,536 terms). A section whose width its writer picks
+ * from its values (the BM25 frequencies: u8 or u16) keeps the magic: its kind is in the section table, and a reader
+ * that expects another refuses the snapshot as corrupt, so it is rebuilt.
  */
 const MAGIC = 'MNEMOIX6';
 /** Snapshots of an earlier layout: refused as stale (the index is rebuilt and written again in this one). */
@@ -34,7 +36,7 @@ const RUN_CHECK_BLOCKS = 16;
 /** The padding after a section (up to 7 zero bytes, to the next 8-byte boundary). */
 const ZEROS = new Uint8Array(8);
 
-type ArrayKind = 'i32' | 'u8' | 'u16' | 'f32' | 'f64' | 'i8';
+export type ArrayKind = 'i32' | 'u8' | 'u16' | 'f32' | 'f64' | 'i8';
 /** A typed array a section holds. */
 export type Section = Int32Array | Uint8Array | Uint16Array | Float32Array | Float64Array | Int8Array;
 /** A section's kind, offset in the body, length in items and first block in the checksum table. */
@@ -242,6 +244,20 @@ export class SnapshotReader {
   /** True when the snapshot holds a section of this name. */
   has(name: string): boolean {
     return this.table[name] !== undefined;
+  }
+
+  /**
+   * The kind a section was written as (undefined: no such section), for a section whose width the writer chose
+   * from its values (nothing is read).
+   *
+   * @example
+   * ```ts
+   * const kind = reader.kindOf('bm25.frequenciesFlat') === 'u8' ? 'u8' : 'u16';
+   * ```
+   */
+  kindOf(name: string): ArrayKind | undefined {
+    const kind = this.table[name]?.[0];
+    return kind !== undefined && CONSTRUCTORS[kind] !== undefined ? kind : undefined;
   }
 
   /** A section as a typed array of `kind`, read whole and checked now. */
