@@ -9,11 +9,13 @@ import { DocumentFields } from './document-fields.js';
 import type { ContextFields } from './document-context.js';
 import type { Bm25Corpus, Bm25Parameters } from './bm25.js';
 import { grow, reserve } from './grow.js';
+import { readIdList, writeIdList } from './id-list.js';
+import type { IdList } from './id-list.js';
 import { appendSlot, chainLiveSlots, unlinkSlot } from './slot-chain.js';
 import { QuantizedVectors } from './quantized-vectors.js';
 import type { ScoreSink, ScoreStatistics } from './score-statistics.js';
 import { SnapshotRejected } from './snapshot-format.js';
-import type { LazyStrings, SnapshotReader, SnapshotWriter } from './snapshot-format.js';
+import type { SnapshotReader, SnapshotWriter } from './snapshot-format.js';
 import { TokenIds } from './token-ids.js';
 import { tokenize } from './tokenize.js';
 import { VectorIndex } from './vector-index.js';
@@ -169,7 +171,7 @@ export class CorpusIndex {
   private termIdScratch: Int32Array = new Int32Array(64);
   private ids: string[] = [];
   /** A persisted copy's ids not all read yet: `ids` holds those read (see `idOf`), the rest stay in the file. */
-  private restoredIds: LazyStrings | null = null;
+  private restoredIds: IdList | null = null;
   /** The persisted file this index was read from, open while sections of it are still to be read on first use. */
   private snapshot: SnapshotReader | null = null;
   /** Document id -> live slot, made on the first `slotOf` (only a store that searches vectors itself asks). */
@@ -344,7 +346,7 @@ export class CorpusIndex {
     yield* this.bm25.writeStateSteps(writer, 'bm25');
     if (this.keepVectors) this.vectors.writeState(writer, 'vectors', this.options.vectorRows != null);
     yield;
-    writer.strings('ids', this.allIds());
+    writeIdList(writer, 'ids', this.allIds());
     yield;
     writer.array('positions', this.positions.subarray(0, slots));
     writer.array('kindIds', this.kindIds.subarray(0, slots));
@@ -407,7 +409,7 @@ export class CorpusIndex {
     const rows = vectorRows == null ? undefined : (slots: readonly number[]) => vectorRows(slots.map((slot) => index.idOf(slot)));
     const index: CorpusIndex = new CorpusIndex(version, options, { bm25, vectors: keepVectors ? VectorIndex.readState(reader, 'vectors', rows) : new VectorIndex() });
     // Read one by one from the file as hits need them (a query names ten documents, not the corpus's), kept in `ids`.
-    index.restoredIds = reader.lazyStringList('ids', true);
+    index.restoredIds = readIdList(reader, 'ids');
     index.snapshot = reader;
     const slots = index.restoredIds.length;
     index.ids = new Array<string>(slots);
@@ -754,7 +756,7 @@ export class CorpusIndex {
 
   /** Reads the id of a slot of a persisted copy (it throws SnapshotRejected when it is corrupt). */
   private readId(slot: number): string {
-    const id = (this.restoredIds as LazyStrings).at(slot);
+    const id = (this.restoredIds as IdList).at(slot);
     this.ids[slot] = id;
     return id;
   }

@@ -300,30 +300,42 @@ export class SnapshotReader {
    */
   lazyStringList(name: string, textInFile = false): LazyStrings {
     const ends = this.lazy(`${name}.ends`, 'i32');
-    if (!textInFile) return new LazyStrings(ends, sectionText(this.lazy(`${name}.text`, 'u8')));
-    const textName = `${name}.text`;
-    const entry = this.entry(textName, 'u8');
-    if (!this.liesInBody(entry)) throw new SnapshotRejected(`section ${textName} lies outside the file (corrupt)`);
+    return new LazyStrings(ends, textInFile ? this.bytesInFile(`${name}.text`) : sectionText(this.lazy(`${name}.text`, 'u8')));
+  }
+
+  /**
+   * A u8 section no array holds until `all` is asked for: `range` reads the blocks holding the bytes asked for
+   * from the file (checked) and keeps nothing, for a section of which a process reads a few pieces once each.
+   *
+   * @example
+   * ```ts
+   * const bytes = reader.bytesInFile('ids.uuids');
+   * bytes.range(16 * slot, 16 * slot + 16); // one id's 16 bytes, reading a block or two
+   * ```
+   */
+  bytesInFile(name: string): SectionBytes {
+    const entry = this.entry(name, 'u8');
+    if (!this.liesInBody(entry)) throw new SnapshotRejected(`section ${name} lies outside the file (corrupt)`);
     this.pending++;
     let whole: Uint8Array | null = null;
-    return new LazyStrings(ends, {
+    return {
       length: entry[2],
       range: (start, end) => {
         if (whole !== null) return whole.subarray(start, end);
         const first = Math.floor(start / BLOCK_BYTES);
         const stop = Math.max(first + 1, Math.ceil(end / BLOCK_BYTES));
         const bytes = new Uint8Array(Math.min(stop * BLOCK_BYTES, entry[2]) - first * BLOCK_BYTES);
-        this.readBlocks(textName, entry, bytes, first * BLOCK_BYTES, first, stop);
+        this.readBlocks(name, entry, bytes, first * BLOCK_BYTES, first, stop);
         return bytes.subarray(start - first * BLOCK_BYTES, end - first * BLOCK_BYTES);
       },
       all: () => {
         if (whole === null) {
-          whole = this.array(textName, 'u8');
+          whole = this.array(name, 'u8');
           this.release();
         }
         return whole;
       },
-    });
+    };
   }
 
   /** A list of strings read (and checked) when the returned function is first called; the file stays open until then. */
@@ -498,7 +510,7 @@ function decodeStrings(ends: Int32Array, text: Uint8Array): string[] {
 export class LazyStrings {
   constructor(
     private readonly ends: LazySection<Int32Array<ArrayBuffer>>,
-    private readonly text: TextBytes,
+    private readonly text: SectionBytes,
   ) {}
 
   /** How many strings the list holds. */
@@ -550,18 +562,18 @@ export class LazyStrings {
   }
 }
 
-/** The UTF-8 bytes of a list of strings: `range` reads (and checks) those of one string, `all` the whole text. */
-interface TextBytes {
-  /** Bytes in the text. */
+/** The bytes of a u8 section (the UTF-8 text of a list of strings): `range` reads (and checks) some, `all` all of them. */
+export interface SectionBytes {
+  /** Bytes in the section. */
   readonly length: number;
   /** Bytes [start, end) (0 <= start <= end <= length), read and checked. */
   range(start: number, end: number): Uint8Array;
-  /** The whole text, read and checked. */
+  /** The whole section, read and checked. */
   all(): Uint8Array;
 }
 
 /** The text of a list held in a lazy section (read into it block by block). */
-function sectionText(section: LazySection<Uint8Array<ArrayBuffer>>): TextBytes {
+function sectionText(section: LazySection<Uint8Array<ArrayBuffer>>): SectionBytes {
   return {
     length: section.length,
     range(start, end) {

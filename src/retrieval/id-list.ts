@@ -1,0 +1,96 @@
+// A persisted index's document ids: canonical UUIDs as 16 raw bytes each, any other list as UTF-8 strings.
+import { SnapshotRejected } from './snapshot-format.js';
+import type { SectionBytes, SnapshotReader, SnapshotWriter } from './snapshot-format.js';
+
+/** The form written as 16 bytes: lowercase hex, hyphenated 8-4-4-4-12 (what `crypto.randomUUID` makes). */
+const CANONICAL_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const UUID_BYTES = 16;
+/** Where the hyphens of a canonical UUID stand (after these many bytes). */
+const HYPHEN_AFTER = new Set([4, 6, 8, 10]);
+const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
+
+/** A persisted list of ids, read one by one as they are asked for. */
+export interface IdList {
+  /** How many ids the list holds. */
+  readonly length: number;
+  /** The id at `index` (0 <= index < length), read from the file now. */
+  at(index: number): string;
+  /** Every id, in order. */
+  all(): string[];
+}
+
+/**
+ * Writes `ids` under `name`: as `${name}.uuids`, 16 bytes each, when every one is a canonical UUID (36 bytes of
+ * text and a 4-byte offset saved per id), else as a list of strings (`SnapshotWriter.strings`). `readIdList`
+ * reads either back as the same strings.
+ *
+ * @example
+ * ```ts
+ * writeIdList(writer, 'ids', ['6f1c2e9a-0b7d-4c3e-9a55-2f0e8d1b7c44']); // one 16-byte section
+ * ```
+ */
+export function writeIdList(writer: SnapshotWriter, name: string, ids: readonly string[]): void {
+  if (ids.length === 0 || !ids.every((id) => CANONICAL_UUID.test(id))) {
+    writer.strings(name, ids);
+    return;
+  }
+  const bytes = new Uint8Array(ids.length * UUID_BYTES);
+  let at = 0;
+  for (const id of ids) {
+    for (let index = 0; index < id.length; index += 2) {
+      if (id.charCodeAt(index) === 45) index++;
+      bytes[at++] = (hexValue(id.charCodeAt(index)) << 4) | hexValue(id.charCodeAt(index + 1));
+    }
+  }
+  writer.array(`${name}.uuids`, bytes);
+}
+
+/**
+ * The ids `writeIdList` wrote under `name`, read from the file as they are asked for (the caller keeps them).
+ *
+ * @example
+ * ```ts
+ * const ids = readIdList(reader, 'ids');
+ * ids.at(41); // the id of slot 41, reading a block of the file
+ * ```
+ */
+export function readIdList(reader: SnapshotReader, name: string): IdList {
+  if (!reader.has(`${name}.uuids`)) return reader.lazyStringList(name, true);
+  const bytes = reader.bytesInFile(`${name}.uuids`);
+  if (bytes.length % UUID_BYTES !== 0) throw new SnapshotRejected(`section ${name}.uuids is not a whole number of ids (corrupt)`);
+  return new UuidList(bytes);
+}
+
+/** Ids held as 16 bytes each, formatted as canonical UUIDs when read. */
+class UuidList implements IdList {
+  constructor(private readonly bytes: SectionBytes) {}
+
+  get length(): number {
+    return this.bytes.length / UUID_BYTES;
+  }
+
+  at(index: number): string {
+    if (!(index >= 0 && index < this.length)) throw new RangeError(`id ${index} of ${this.length}`);
+    return uuidText(this.bytes.range(index * UUID_BYTES, (index + 1) * UUID_BYTES), 0);
+  }
+
+  all(): string[] {
+    const bytes = this.bytes.all();
+    return Array.from({ length: this.length }, (_, index) => uuidText(bytes, index * UUID_BYTES));
+  }
+}
+
+/** The canonical text of the 16 bytes of `bytes` from `start`. */
+function uuidText(bytes: Uint8Array, start: number): string {
+  let text = '';
+  for (let index = 0; index < UUID_BYTES; index++) {
+    if (HYPHEN_AFTER.has(index)) text += '-';
+    text += HEX[bytes[start + index] as number] as string;
+  }
+  return text;
+}
+
+/** The value of a lowercase hex digit's character code (the id was matched against CANONICAL_UUID). */
+function hexValue(code: number): number {
+  return code <= 57 ? code - 48 : code - 87;
+}
