@@ -4,6 +4,7 @@ import type { Steps } from '../core/time-slice.js';
 import { addBlockBounds, BLOCK_SHIFT, STRETCH_SHIFT, termBlockBounds } from './block-bounds.js';
 import type { ScoredBlocks, TermBlockBounds } from './block-bounds.js';
 import { grow, reserve } from './grow.js';
+import { readWidened, writeNarrowest } from './narrow-integers.js';
 import type { ScoreSink } from './score-statistics.js';
 import { SnapshotRejected } from './snapshot-format.js';
 import type { LazySection, SnapshotReader, SnapshotWriter } from './snapshot-format.js';
@@ -581,7 +582,7 @@ export class Bm25Index {
     }
     writer.strings(`${prefix}.terms`, this.termNames);
     writer.array(`${prefix}.documentFrequency`, this.documentFrequency.subarray(0, terms));
-    writer.array(`${prefix}.lengths`, this.lengths.subarray(0, slots));
+    writeNarrowest(writer, `${prefix}.lengths`, this.lengths.subarray(0, slots));
     writer.array(`${prefix}.alive`, this.alive.subarray(0, slots));
     writer.array(`${prefix}.termsStart`, this.termsStart.subarray(0, slots + 1));
     // Term ids at the narrowest width the term count allows (readState picks the same width from the count).
@@ -619,7 +620,7 @@ export class Bm25Index {
     index.postings = new Array<Postings | undefined>(terms.length);
     index.restored = { ends: postingEnds, slots: postingSlots, frequencies: postingFrequencies };
     index.documentFrequency = reader.array(`${prefix}.documentFrequency`, 'i32');
-    index.lengths = reader.array(`${prefix}.lengths`, 'i32');
+    index.lengths = readWidened(reader, `${prefix}.lengths`, 'i32');
     index.alive = reader.array(`${prefix}.alive`, 'u8');
     index.termsStart = reader.array(`${prefix}.termsStart`, 'i32');
     const lazyTerms = { terms: terms.length < NARROW_TERM_IDS ? reader.lazy(`${prefix}.termsFlat`, 'u16') : reader.lazy(`${prefix}.termsFlat`, 'i32'), frequencies: reader.lazy(`${prefix}.frequenciesFlat`, frequencyKind) };

@@ -10,6 +10,7 @@ import type { ContextFields } from './document-context.js';
 import type { Bm25Corpus, Bm25Parameters } from './bm25.js';
 import { grow, reserve } from './grow.js';
 import { readIdList, writeIdList } from './id-list.js';
+import { readWidened, writeNarrowest } from './narrow-integers.js';
 import type { IdList } from './id-list.js';
 import { appendSlot, chainLiveSlots, unlinkSlot } from './slot-chain.js';
 import { QuantizedVectors } from './quantized-vectors.js';
@@ -44,6 +45,12 @@ const TERM_BYTES = 100;
 const ID_BYTES = 56;
 /** What an index holds besides its arrays, strings and scan memory (objects, WebAssembly instances, slack), measured. */
 const INDEX_OVERHEAD_BYTES = 256 * 1024;
+
+/**
+ * The per-slot integer sections written at their narrowest width (`writeNarrowest`): read apart from the others,
+ * so the narrow bytes are dropped once widened.
+ */
+const NARROWED_SECTIONS = ['positions', 'kindIds', 'bm25.lengths', 'context.speakers', 'context.scenes', 'context.days'];
 
 /** Most distinct tokens an index caches the term id of (as many as the analyzer caches terms of). */
 const TOKEN_CACHE_LIMIT = 200_000;
@@ -348,8 +355,8 @@ export class CorpusIndex {
     yield;
     writeIdList(writer, 'ids', this.allIds());
     yield;
-    writer.array('positions', this.positions.subarray(0, slots));
-    writer.array('kindIds', this.kindIds.subarray(0, slots));
+    writeNarrowest(writer, 'positions', this.positions.subarray(0, slots));
+    writeNarrowest(writer, 'kindIds', this.kindIds.subarray(0, slots));
     writer.strings('kinds', [...this.kindNames.keys()]);
     writer.strings('labels', [...this.labelIds.keys()]);
     writer.array('labelsStart', this.labelsStart.subarray(0, slots + 1));
@@ -401,7 +408,7 @@ export class CorpusIndex {
   static readState(reader: SnapshotReader, version: number, options: CorpusIndexOptions): CorpusIndex {
     // Apart from the others: the int8 rows, their scales and norms (read straight into the scan's memory), the
     // metadata fields (read when a filter or a write first needs them) and the ids (a query reads a few).
-    reader.readApart([...QuantizedVectors.sectionsReadInto('contexts'), ...QuantizedVectors.sectionsReadInto('vectors.int8'), ...DocumentFields.sectionsReadOnUse('fields'), 'ids.ends', 'ids.text']);
+    reader.readApart([...QuantizedVectors.sectionsReadInto('contexts'), ...QuantizedVectors.sectionsReadInto('vectors.int8'), ...DocumentFields.sectionsReadOnUse('fields'), 'ids.ends', 'ids.text', ...NARROWED_SECTIONS]);
     const bm25 = Bm25Index.readState(reader, 'bm25', options.bm25 ?? {});
     const keepVectors = options.vectors ?? true;
     const vectorRows = options.vectorRows;
@@ -414,8 +421,8 @@ export class CorpusIndex {
     const slots = index.restoredIds.length;
     index.ids = new Array<string>(slots);
     if (slots !== bm25.slots) throw new SnapshotRejected('ids and BM25 slots disagree');
-    index.positions = reader.array('positions', 'f64');
-    index.kindIds = reader.array('kindIds', 'i32');
+    index.positions = readWidened(reader, 'positions', 'f64');
+    index.kindIds = readWidened(reader, 'kindIds', 'i32');
     reader.strings('kinds').forEach((kind, id) => index.kindNames.set(kind, id));
     reader.strings('labels').forEach((label, id) => index.labelIds.set(label, id));
     index.labelsStart = reader.array('labelsStart', 'i32');

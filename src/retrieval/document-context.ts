@@ -1,5 +1,6 @@
 // What a corpus index knows of each document's context: who said it, which scene it belongs to, which day it happened on.
 import { grow, reserve } from './grow.js';
+import { readWidened, writeNarrowest } from './narrow-integers.js';
 import { SnapshotRejected } from './snapshot-format.js';
 import type { SnapshotReader, SnapshotWriter } from './snapshot-format.js';
 import { tokenize } from './tokenize.js';
@@ -132,9 +133,9 @@ export class DocumentContext {
     this.speakerIds = grow(this.speakerIds, slots);
     this.sceneIds = grow(this.sceneIds, slots);
     this.days = grow(this.days, slots);
-    writer.array(`${prefix}.speakers`, this.speakerIds.subarray(0, slots));
-    writer.array(`${prefix}.scenes`, this.sceneIds.subarray(0, slots));
-    writer.array(`${prefix}.days`, this.days.subarray(0, slots));
+    writeNarrowest(writer, `${prefix}.speakers`, this.speakerIds.subarray(0, slots));
+    writeNarrowest(writer, `${prefix}.scenes`, this.sceneIds.subarray(0, slots));
+    writeNarrowest(writer, `${prefix}.days`, this.days.subarray(0, slots));
     writer.strings(`${prefix}.speakerNames`, [...this.speakerList()]);
     writer.strings(`${prefix}.sceneNames`, [...this.sceneList()]);
   }
@@ -145,9 +146,9 @@ export class DocumentContext {
    * the snapshot's bytes (a removed slot's entries are cleared in place, as `remove` leaves them).
    */
   readState(reader: SnapshotReader, prefix: string, slots: number, alive: Uint8Array, lengths: Int32Array): void {
-    const speakers = reader.array(`${prefix}.speakers`, 'i32');
-    const scenes = reader.array(`${prefix}.scenes`, 'i32');
-    const days = reader.array(`${prefix}.days`, 'f64');
+    const speakers = readWidened(reader, `${prefix}.speakers`, 'i32');
+    const scenes = readWidened(reader, `${prefix}.scenes`, 'i32');
+    const days = readWidened(reader, `${prefix}.days`, 'f64');
     if (speakers.length !== slots || scenes.length !== slots || days.length !== slots) throw new SnapshotRejected('context sections disagree with the ids');
     for (const name of reader.strings(`${prefix}.speakerNames`)) this.speakerId(name);
     for (const name of reader.strings(`${prefix}.sceneNames`)) this.sceneId(name);
