@@ -7,21 +7,35 @@
 (module
   (memory (export "memory") 1)
   (func (export "scan") (param $data i32) (param $rows i32) (param $stride i32) (param $query i32) (param $out i32)
-    (local $end i32) (local $i i32) (local $acc v128)
+    (local $end i32) (local $i i32) (local $wide i32) (local $acc v128) (local $high v128) (local $bytes v128) (local $words i32)
     (local.set $end (i32.add (local.get $out) (i32.shl (local.get $rows) (i32.const 2))))
+    ;; 16 columns a step (one load of 16 int8, both halves widened), then the last 8 when stride is an odd multiple of 8
+    (local.set $wide (i32.and (local.get $stride) (i32.const -16)))
     (block $done
       (loop $row
         (br_if $done (i32.ge_u (local.get $out) (local.get $end)))
         (local.set $acc (v128.const i32x4 0 0 0 0))
+        (local.set $high (v128.const i32x4 0 0 0 0))
         (local.set $i (i32.const 0))
-        (loop $column
-          (local.set $acc
-            (i32x4.add (local.get $acc)
-              (i32x4.dot_i16x8_s
-                (v128.load8x8_s (i32.add (local.get $data) (local.get $i)))
-                (v128.load (i32.add (local.get $query) (i32.shl (local.get $i) (i32.const 1)))))))
-          (local.set $i (i32.add (local.get $i) (i32.const 8)))
-          (br_if $column (i32.lt_u (local.get $i) (local.get $stride))))
+        (block $pairs
+          (br_if $pairs (i32.eqz (local.get $wide)))
+          (loop $column
+            (local.set $bytes (v128.load (i32.add (local.get $data) (local.get $i))))
+            (local.set $words (i32.add (local.get $query) (i32.shl (local.get $i) (i32.const 1))))
+            (local.set $acc
+              (i32x4.add (local.get $acc) (i32x4.dot_i16x8_s (i16x8.extend_low_i8x16_s (local.get $bytes)) (v128.load (local.get $words)))))
+            (local.set $high
+              (i32x4.add (local.get $high) (i32x4.dot_i16x8_s (i16x8.extend_high_i8x16_s (local.get $bytes)) (v128.load offset=16 (local.get $words)))))
+            (local.set $i (i32.add (local.get $i) (i32.const 16)))
+            (br_if $column (i32.lt_u (local.get $i) (local.get $wide)))))
+        (if (i32.lt_u (local.get $i) (local.get $stride))
+          (then
+            (local.set $acc
+              (i32x4.add (local.get $acc)
+                (i32x4.dot_i16x8_s
+                  (v128.load8x8_s (i32.add (local.get $data) (local.get $i)))
+                  (v128.load (i32.add (local.get $query) (i32.shl (local.get $i) (i32.const 1)))))))))
+        (local.set $acc (i32x4.add (local.get $acc) (local.get $high)))
         (i32.store (local.get $out)
           (i32.add
             (i32.add (i32x4.extract_lane 0 (local.get $acc)) (i32x4.extract_lane 1 (local.get $acc)))
