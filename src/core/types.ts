@@ -204,6 +204,14 @@ export interface QueryOptions extends ChunkFilter {
    */
   vectorFeedback?: { weight: number; head?: number; mix?: number } | null;
   /**
+   * Entity links, with `zscore` fusion: the proper nouns of the first `head` fused chunks' texts (default 5, at most
+   * 50; words capitalised inside a sentence) that the query does not name, speakers' names left out, the `terms`
+   * rarest (default 5, at most 50; none held by more than 5% of the chunks), searched with BM25 and fused in as a
+   * further arm weighted `weight`: a second hop from what the first pass found to what else names the same people,
+   * places or things. Off by default; null turns it off.
+   */
+  entityLinks?: { weight: number; head?: number; terms?: number } | null;
+  /**
    * The facts arm: when the save has living-memory facts, they are searched beside its chunks (the same fusion and
    * arms), and each chunk is scored by the best of its own score and its turn's best fact score times `weight`
    * (a fact's turn's chunks come back even when their own words miss). Default `{ weight: 1 }`; null turns it off.
@@ -249,6 +257,8 @@ export interface Contributions {
   profile?: number;
   /** Vector feedback: the chunk's cosine with the query moved toward the first pass's head (see `QueryOptions.vectorFeedback`). */
   vectorFeedback?: number;
+  /** Entity links: the chunk's BM25 for the proper nouns of the first pass's head (see `QueryOptions.entityLinks`). */
+  entityLinks?: number;
   /** The coverage pass: the chunk's BM25 for the query terms the first pass's head did not hold (see `QueryOptions.coveragePass`). */
   coverage?: number;
 }

@@ -27,6 +27,8 @@ import { uncoveredTerms } from './coverage-pass.js';
 import type { CoveragePassOptions } from './coverage-pass.js';
 import { STATISTICS_HEAD } from './lexical-arms.js';
 import { feedbackQueryVector } from './vector-feedback.js';
+import { linkTerms, properNouns } from './entity-links.js';
+import type { EntityLinkOptions } from './entity-links.js';
 import type { VectorFeedbackOptions } from './vector-feedback.js';
 
 /** Everything one hybrid search needs. */
@@ -92,6 +94,11 @@ export interface HybridSearchInput {
    * the fusion redone with it as a further arm.
    */
   vectorFeedback?: VectorFeedbackOptions;
+  /**
+   * Entity links (z-score fusion, with the lexical arm; off when absent): the proper nouns of the fused head's
+   * texts that the query does not name are searched with BM25 and fused in as a further arm (see `linkTerms`).
+   */
+  entityLinks?: EntityLinkOptions;
   focusTerms?: readonly string[];
   focusBoost?: number;
   reranker?: Reranker | null;
@@ -211,7 +218,10 @@ export async function hybridSearch(input: HybridSearchInput): Promise<RankedId[]
       semanticExact = coverage.semanticExact;
       first = zScoreFusion([...active.map((arm) => (arm.kind === 'semantic' ? { ...arm, exact: semanticExact } : arm)), coverage.arm], cap, signals);
     }
-    const arms2 = [...active.map((arm) => (arm.kind === 'semantic' ? { ...arm, exact: semanticExact } : arm)), ...(coverage === undefined ? [] : [coverage.arm])];
+    const links = runLexical ? await entityLinkArm(input, queryTerms, first, armLimit, corpus, semanticExact) : undefined;
+    if (links !== undefined) semanticExact = links.semanticExact;
+    const arms2 = [...active.map((arm) => (arm.kind === 'semantic' ? { ...arm, exact: semanticExact } : arm)), ...(coverage === undefined ? [] : [coverage.arm]), ...(links === undefined ? [] : [links.arm])];
+    if (links !== undefined) first = zScoreFusion(arms2, cap, signals);
     first = withVectorFeedback(input, first, arms2, armLimit, visible !== undefined, corpus?.mask, signals) ?? first;
     const scored = withSceneDiversity(input, withSoftMatch(input, softMatch, scaffold, first));
     fused = scored.map(({ slot, score, contributions }) => ({ id: index.idOf(slot), score, contributions }));
@@ -280,17 +290,36 @@ async function coverageArm(
 ): Promise<{ arm: FusionArm; semanticExact: (slot: number) => number | null } | undefined> {
   const options = input.coveragePass;
   if (options === undefined || fused.length === 0) return undefined;
-  const { index, queryVector } = input;
+  const { index } = input;
   const speakerTerms = new Set([...index.context.speakerWordsIn(new Set(tokenize(input.queryText)))].flatMap((word) => index.analyze(word)));
   const head = fused.slice(0, options.head).map(({ slot }) => slot);
   const { terms, share } = uncoveredTerms(index.bm25, analyzed, head, speakerTerms, corpus);
   if (terms.length === 0) return undefined;
+  return termsArm(input, 'coverage', terms, options.weight * share, fused, limit, corpus, semanticExact);
+}
+
+/**
+ * A further BM25 arm over `terms` alone (the coverage pass, entity links), weighted `weight`, standardised over its
+ * head; with the semantic scorer that also knows its new candidates (read from the store at once). Undefined when
+ * the terms find nothing.
+ */
+async function termsArm(
+  input: HybridSearchInput,
+  kind: 'coverage' | 'entityLinks',
+  terms: readonly string[],
+  weight: number,
+  fused: readonly FusedSlot[],
+  limit: number,
+  corpus: Bm25Corpus | undefined,
+  semanticExact: (slot: number) => number | null,
+): Promise<{ arm: FusionArm; semanticExact: (slot: number) => number | null } | undefined> {
+  const { index, queryVector } = input;
   const ranked = index.bm25.search(terms, Math.max(limit, STATISTICS_HEAD), input.accept, undefined, undefined, corpus);
   if (ranked.length === 0) return undefined;
   const statistics = new ScoreStatistics();
   for (const { score } of ranked.slice(0, STATISTICS_HEAD)) statistics.add(score);
   const results = ranked.slice(0, limit);
-  const arm: FusionArm = { kind: 'coverage', results, weight: options.weight * share, statistics, exact: (slot) => index.bm25.scoreOf(terms, slot, undefined, corpus) };
+  const arm: FusionArm = { kind, results, weight, statistics, exact: (slot) => index.bm25.scoreOf(terms, slot, undefined, corpus) };
   if (queryVector === null) return { arm, semanticExact };
   const fresh = capped(results, input.capPerSource).map(({ slot }) => slot);
   if (input.vectorArm === undefined) {
@@ -302,6 +331,33 @@ async function coverageArm(
   const missing = [...new Set(fresh)].filter((slot) => !known.has(slot));
   const scores = missing.length > 0 ? await input.vectorArm.score(queryVector, missing.map((slot) => index.idOf(slot))) : new Map<string, number>();
   return { arm, semanticExact: (slot) => scores.get(index.idOf(slot)) ?? semanticExact(slot) };
+}
+
+/**
+ * The entity link arm, when it is on and the fused head's texts name someone or something the query does not: BM25
+ * over those names' terms (`linkTerms`), weighted by the option's weight, standardised over its head; with the
+ * semantic scorer that also knows its new candidates (read from the store at once).
+ */
+async function entityLinkArm(
+  input: HybridSearchInput,
+  queryTerms: readonly string[],
+  fused: readonly FusedSlot[],
+  limit: number,
+  corpus: Bm25Corpus | undefined,
+  semanticExact: (slot: number) => number | null,
+): Promise<{ arm: FusionArm; semanticExact: (slot: number) => number | null } | undefined> {
+  const options = input.entityLinks;
+  if (options === undefined || fused.length === 0) return undefined;
+  const { index } = input;
+  const ids = fused.slice(0, options.head).map(({ slot }) => index.idOf(slot));
+  const texts = await input.loadTexts(ids);
+  const nouns = ids.flatMap((id) => properNouns(texts.get(id) ?? ''));
+  if (nouns.length === 0) return undefined;
+  // A speaker's name links every turn that names them: left to the speaker signal.
+  const speakerTerms = new Set([...index.context.speakerWordsIn(new Set(nouns.flatMap((noun) => tokenize(noun))))].flatMap((word) => index.analyze(word)));
+  const terms = linkTerms(index.bm25, nouns, (word) => index.analyze(word), queryTerms, speakerTerms, options.terms, corpus);
+  if (terms.length === 0) return undefined;
+  return termsArm(input, 'entityLinks', terms, options.weight, fused, limit, corpus, semanticExact);
 }
 
 /**

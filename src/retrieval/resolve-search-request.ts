@@ -16,6 +16,8 @@ import type { SceneDiversityOptions } from './scene-diversity.js';
 import { optionalCoveragePass } from './coverage-pass.js';
 import type { CoveragePassOptions } from './coverage-pass.js';
 import { optionalVectorFeedback } from './vector-feedback.js';
+import { optionalEntityLinks } from './entity-links.js';
+import type { EntityLinkOptions } from './entity-links.js';
 import type { VectorFeedbackOptions } from './vector-feedback.js';
 import { optionalSemanticNormaliser } from './median-statistics.js';
 import type { SemanticNormaliser } from './median-statistics.js';
@@ -28,7 +30,7 @@ import type { WindowSumOptions } from './window-sum.js';
 export const MAX_WINDOW_REACH = 20;
 
 /** The options that mean the same in every corpus (filters are each corpus's own: turns and types, tags). */
-export const SEARCH_OPTION_KEYS = ['k', 'capPerSource', 'rrfK', 'fusion', 'weights', 'feedback', 'windowSum', 'speakerBoost', 'sceneWeight', 'timeBoost', 'profileWeight', 'softMatch', 'adaptiveWeights', 'scaffolding', 'sceneDiversity', 'coveragePass', 'semanticNormaliser', 'vectorFeedback', 'focusTerms', 'focusBoost', 'rerank', 'rerankTop'] as const;
+export const SEARCH_OPTION_KEYS = ['k', 'capPerSource', 'rrfK', 'fusion', 'weights', 'feedback', 'windowSum', 'speakerBoost', 'sceneWeight', 'timeBoost', 'profileWeight', 'softMatch', 'adaptiveWeights', 'scaffolding', 'sceneDiversity', 'coveragePass', 'semanticNormaliser', 'vectorFeedback', 'entityLinks', 'focusTerms', 'focusBoost', 'rerank', 'rerankTop'] as const;
 
 /** A search's ranking options, as a caller gives them (see `QueryOptions` for each). */
 export type SearchOptions = Pick<QueryOptions, (typeof SEARCH_OPTION_KEYS)[number]>;
@@ -66,6 +68,8 @@ export interface SearchRequest {
   semanticNormaliser: SemanticNormaliser;
   /** Vector feedback, or undefined when off (see `QueryOptions.vectorFeedback`). */
   vectorFeedback: VectorFeedbackOptions | undefined;
+  /** Entity links, or undefined when off (see `QueryOptions.entityLinks`). */
+  entityLinks: EntityLinkOptions | undefined;
   /** Non-blank focus terms. */
   focusTerms: string[];
   focusBoost: number;
@@ -120,7 +124,8 @@ export function resolveSearchRequest(corpus: CorpusName, text: unknown, options:
   const coveragePass = optionalCoveragePass(options.coveragePass, defaults.coveragePass);
   const semanticNormaliser = optionalSemanticNormaliser(options.semanticNormaliser, defaults.semanticNormaliser);
   const vectorFeedback = optionalVectorFeedback(options.vectorFeedback, defaults.vectorFeedback);
-  return { corpus, queryText, k, ranked: defaults.ranked(k, capPerSource), capPerSource, rrfK, fusion, weights, feedback, windowSum, signals, softMatch, adaptiveWeight, scaffolding, sceneDiversity, coveragePass, semanticNormaliser, vectorFeedback, focusTerms, focusBoost, rerank: options.rerank !== false, rerankTop };
+  const entityLinks = optionalEntityLinks(options.entityLinks, defaults.entityLinks);
+  return { corpus, queryText, k, ranked: defaults.ranked(k, capPerSource), capPerSource, rrfK, fusion, weights, feedback, windowSum, signals, softMatch, adaptiveWeight, scaffolding, sceneDiversity, coveragePass, semanticNormaliser, vectorFeedback, entityLinks, focusTerms, focusBoost, rerank: options.rerank !== false, rerankTop };
 }
 
 /** The window sum asked for, checked (reach an integer from 0 to MAX_WINDOW_REACH, weight >= 0), or undefined when off. */

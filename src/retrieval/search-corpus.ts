@@ -87,6 +87,7 @@ export async function searchCorpus<Document>(search: CorpusSearch<Document>): Pr
     coveragePass: request.coveragePass,
     semanticNormaliser: request.semanticNormaliser,
     vectorFeedback: request.vectorFeedback,
+    entityLinks: request.entityLinks,
     focusTerms: request.focusTerms,
     focusBoost: request.focusBoost,
     reranker: request.rerank ? (search.reranker ?? null) : null,
