@@ -145,6 +145,31 @@ describe('Bm25Index.boundsBytes', () => {
   });
 });
 
+describe('Bm25Index rare terms\' kept bounds', () => {
+  it('keeps a rare term\'s bounds after its first head search (counted in boundsBytes) and answers the same with them, until the corpus changes', () => {
+    // 'ash' in 3 of 3,000 chunks (rare: postings under a quarter of the blocks); 'mill' in every other one.
+    const texts = Array.from({ length: 3000 }, (_, turn) => (turn % 1000 === 7 ? ['ash', 'mill'] : turn % 2 === 0 ? ['mill', 'river'] : ['bread']));
+    const index = build(texts, []);
+    const search: SearchCase = { query: ['ash', 'bread'], limit: 10, feedback: undefined, window: { reach: 2, weight: 1 }, filter: undefined, ofAccepted: false };
+    index.bm25.headReady(['bread'], 2);
+    const first = bothWays(index, search);
+    expect(first.pruned).toEqual(first.exhaustive);
+    const kept = index.bm25.boundsBytes;
+    // Two terms kept: the common one (a byte of peaks and windows per block, its stretch starts) and the rare one
+    // (its stretch starts and more): above the common one's bytes plus the stretch starts again.
+    const blocks = Math.ceil(3000 / 16);
+    const starts = 4 * ((blocks >> 6) + 2);
+    expect(kept).toBeGreaterThan(2 * blocks + 2 * starts);
+    const again = bothWays(index, search);
+    expect(again.pruned).toEqual(first.pruned);
+    expect(index.bm25.boundsBytes).toBe(kept);
+    index.add([{ id: 'c3000', position: 3000, kind: 'narrative', text: 'ash ash', embedding: null }]);
+    const changed = bothWays(index, search);
+    expect(changed.pruned).toEqual(changed.exhaustive);
+    expect(changed.pruned.results).not.toEqual(first.pruned.results);
+  });
+});
+
 describe('Bm25Index.slotScorer', () => {
   it('scores a slot alone with the double scoring every match gives it (feedback weights, filtered statistics)', () => {
     fc.assert(

@@ -44,6 +44,8 @@ const BOUND_MARGIN = 1 + 1e-6;
 const BOUND_BINS = 1024;
 /** The common terms' block bounds kept per index, in bytes (at 1M chunks, 2 x 62,500 bytes a term: 268 terms). */
 const BOUND_CACHE_BYTES = 32 * 2 ** 20;
+/** The rare terms' block bounds kept per index, in bytes (a rare term's cost its postings and its stretch starts). */
+const RARE_BOUND_CACHE_BYTES = 8 * 2 ** 20;
 
 /** Loops in steps over terms pause every 1,024 terms, over postings every 65,536 postings. */
 const STEP_TERMS = 1023;
@@ -157,6 +159,9 @@ export class Bm25Index {
   private readonly seenTerms = new Set<number>();
   /** Common terms' block bounds by term id, for `boundsKey` (norms and reach). */
   private readonly termBoundsCache = new Map<number, TermBlockBounds>();
+  /** Rare terms' block bounds by term id (compact copies), for `boundsKey`, and their bytes. */
+  private readonly rareBoundsCache = new Map<number, TermBlockBounds>();
+  private rareBoundsBytes = 0;
   private boundsKey = '';
   /** Per block, how many of the current head search's terms its slots hold the scores of. */
   private appliedTerms = new Int32Array(0);
@@ -752,7 +757,7 @@ export class Bm25Index {
   get boundsBytes(): number {
     let bytes = 0;
     for (const bounds of this.termBoundsCache.values()) bytes += bounds.starts.byteLength + bounds.peaks.byteLength + bounds.windows.byteLength;
-    return bytes;
+    return bytes + this.rareBoundsBytes;
   }
 
   /** The common terms' bounds kept for `reach` under the current norms (emptied, with the terms seen, when they change). */
@@ -761,6 +766,8 @@ export class Bm25Index {
     const key = `${this.normsKey}:${reach}`;
     if (key !== this.boundsKey) {
       this.termBoundsCache.clear();
+      this.rareBoundsCache.clear();
+      this.rareBoundsBytes = 0;
       this.seenTerms.clear();
       this.boundsKey = key;
     }
@@ -804,11 +811,22 @@ export class Bm25Index {
       const id = this.termIds.get(term);
       if (id === undefined || this.documentFrequency[id] === 0) continue;
       const list = this.list(id);
-      let bounds = cache.get(id);
+      let bounds = cache.get(id) ?? this.rareBoundsCache.get(id);
       if (bounds === undefined) {
         bounds = termBlockBounds(list.slots, list.frequencies, list.length, norms, this.parameters.k1, reach, blockCount);
-        // A common term's bounds are kept (while the budget lasts: the first ones met stay), a rare term's made again.
-        if (bounds.peakBlocks === null && (cache.size + 1) * 2 * blockCount <= BOUND_CACHE_BYTES) cache.set(id, bounds);
+        // A term's bounds are kept while its budget lasts (the first ones met stay; a term past it has them made
+        // again): a common term's in `cache`, a rare term's as a compact copy (its arrays are views of larger ones).
+        if (bounds.peakBlocks === null) {
+          if ((cache.size + 1) * 2 * blockCount <= BOUND_CACHE_BYTES) cache.set(id, bounds);
+        } else {
+          const kept = compactBounds(bounds);
+          const bytes = boundBytes(kept);
+          if (this.rareBoundsBytes + bytes <= RARE_BOUND_CACHE_BYTES) {
+            this.rareBoundsCache.set(id, kept);
+            this.rareBoundsBytes += bytes;
+            bounds = kept;
+          }
+        }
       }
       found.push({ id, multiplier: this.idf(term) * (termWeights?.get(term) ?? 1), list, bounds });
     }
@@ -1304,4 +1322,22 @@ export function rankWithBm25(index: Bm25Index, queryText: string, ids: readonly 
  */
 export function rankByBm25(queryText: string, ids: readonly string[], texts: readonly string[]): string[] {
   return rankWithBm25(buildBm25(texts), queryText, ids);
+}
+
+/** A rare term's bounds with arrays of their own (`termBlockBounds` gives views of its larger scratch-sized arrays). */
+function compactBounds(bounds: TermBlockBounds): TermBlockBounds {
+  return {
+    starts: bounds.starts,
+    peakBlocks: bounds.peakBlocks === null ? null : bounds.peakBlocks.slice(),
+    peaks: bounds.peaks.slice(),
+    peakStep: bounds.peakStep,
+    windowBlocks: bounds.windowBlocks === null ? null : bounds.windowBlocks.slice(),
+    windows: bounds.windows.slice(),
+    windowStep: bounds.windowStep,
+  };
+}
+
+/** The bytes a term's kept bounds hold. */
+function boundBytes(bounds: TermBlockBounds): number {
+  return bounds.starts.byteLength + (bounds.peakBlocks?.byteLength ?? 0) + bounds.peaks.byteLength + (bounds.windowBlocks?.byteLength ?? 0) + bounds.windows.byteLength;
 }
