@@ -407,8 +407,9 @@ export class CorpusIndex {
    */
   static readState(reader: SnapshotReader, version: number, options: CorpusIndexOptions): CorpusIndex {
     // Apart from the others: the int8 rows, their scales and norms (read straight into the scan's memory), the
-    // metadata fields (read when a filter or a write first needs them) and the ids (a query reads a few).
-    reader.readApart([...QuantizedVectors.sectionsReadInto('contexts'), ...QuantizedVectors.sectionsReadInto('vectors.int8'), ...DocumentFields.sectionsReadOnUse('fields'), 'ids.ends', 'ids.text', ...NARROWED_SECTIONS]);
+    // metadata fields (read when a filter or a write first needs them), the ids (a query reads a few) and the
+    // narrowed integers (widened into arrays of their own).
+    reader.readApart([...QuantizedVectors.sectionsReadInto('contexts'), ...QuantizedVectors.sectionsReadInto('vectors.int8'), ...DocumentFields.sectionsReadOnUse('fields'), 'ids.ends', 'ids.text', 'ids.uuids', ...NARROWED_SECTIONS]);
     const bm25 = Bm25Index.readState(reader, 'bm25', options.bm25 ?? {});
     const keepVectors = options.vectors ?? true;
     const vectorRows = options.vectorRows;
