@@ -180,6 +180,7 @@ describe('persisted index', () => {
       ['older layout', (bytes) => { const copy = Buffer.from(bytes); copy.write('MNEMOIX2', 0, 'latin1'); return copy; }, /stale/],
       ['the layout before the vectors stayed in the store', (bytes) => { const copy = Buffer.from(bytes); copy.write('MNEMOIX4', 0, 'latin1'); return copy; }, /stale \(an older layout, MNEMOIX4\)/],
       ['the layout before the term ids were narrowed', (bytes) => { const copy = Buffer.from(bytes); copy.write('MNEMOIX5', 0, 'latin1'); return copy; }, /stale \(an older layout, MNEMOIX5\)/],
+      ['the layout before the posting slots were gaps', (bytes) => { const copy = Buffer.from(bytes); copy.write('MNEMOIX6', 0, 'latin1'); return copy; }, /stale \(an older layout, MNEMOIX6\)/],
       ['truncated', (bytes) => bytes.subarray(0, Math.floor(bytes.length / 2)), /truncated/],
       ['not a snapshot', () => Buffer.from('hello'), /not an index snapshot/],
     ];

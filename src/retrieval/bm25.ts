@@ -5,6 +5,7 @@ import { addBlockBounds, BLOCK_SHIFT, STRETCH_SHIFT, termBlockBounds } from './b
 import type { ScoredBlocks, TermBlockBounds } from './block-bounds.js';
 import { grow, reserve } from './grow.js';
 import { readWidened, writeNarrowest } from './narrow-integers.js';
+import { decodePostingGaps, encodePostingGaps } from './posting-gaps.js';
 import type { ScoreSink } from './score-statistics.js';
 import { SnapshotRejected } from './snapshot-format.js';
 import type { LazySection, SnapshotReader, SnapshotWriter } from './snapshot-format.js';
@@ -117,8 +118,11 @@ export class Bm25Index {
   private postings: (Postings | undefined)[] = [];
   /** The postings of a persisted copy, flat: a term's list is made from them when first read (see `list`). */
   private restored: { ends: Int32Array; slots: Int32Array; frequencies: Frequencies } | null = null;
-  /** The restored postings not read whole yet: a term's list is read (and checked) from the file when first used. */
-  private lazyPostings: { slots: LazySection<Int32Array<ArrayBuffer>>; frequencies: LazySection<Frequencies> } | null = null;
+  /**
+   * The restored postings not read whole yet: a term's list is read (and checked) from the file when first used, its
+   * slots decoded from their gaps (`decodePostingGaps`, bytes [byteEnds[id - 1], byteEnds[id]) of `gaps`).
+   */
+  private lazyPostings: { gaps: LazySection<Uint8Array<ArrayBuffer>>; byteEnds: Int32Array; frequencies: LazySection<Frequencies> } | null = null;
   /** A persisted copy's per-document terms not read whole yet: a document's are read when first used. */
   private lazyTerms: { terms: LazySection<Int32Array<ArrayBuffer>> | LazySection<Uint16Array<ArrayBuffer>>; frequencies: LazySection<Frequencies> } | null = null;
   private termNames: string[] = [];
@@ -444,10 +448,13 @@ export class Bm25Index {
       const start = restored === null || id === 0 ? 0 : (restored.ends[id - 1] as number);
       const end = restored === null ? 0 : (restored.ends[id] as number);
       const lazy = this.lazyPostings;
-      if (lazy !== null && end > start) {
-        lazy.slots.need(start, end);
+      if (lazy !== null && end > start && restored !== null) {
+        const from = id === 0 ? 0 : (lazy.byteEnds[id - 1] as number);
+        const to = lazy.byteEnds[id] as number;
+        if (!(from >= 0 && from <= to && to <= lazy.gaps.length)) throw new SnapshotRejected('posting gaps corrupt');
+        lazy.gaps.need(from, to);
+        decodePostingGaps(lazy.gaps.array, from, to, restored.slots, start, end - start, this.slotCount);
         lazy.frequencies.need(start, end);
-        if (lazy.slots.complete && lazy.frequencies.complete) this.lazyPostings = null;
       }
       list = restored === null || end === start
         ? { slots: EMPTY_SLOTS, frequencies: EMPTY_FREQUENCIES, length: 0 }
@@ -596,7 +603,10 @@ export class Bm25Index {
     // A u8 copy (restored, unchanged since) is narrow already; a wide one is u16.
     writer.array(`${prefix}.frequenciesFlat`, narrow && !(frequenciesFlat instanceof Uint8Array) ? Uint8Array.from(frequenciesFlat) : frequenciesFlat);
     writer.array(`${prefix}.postingEnds`, postingEnds);
-    writer.array(`${prefix}.postingSlots`, postingSlots);
+    // The slots as LEB128 gaps (readState decodes a term's list on its first use).
+    const gaps = encodePostingGaps(postingSlots, postingEnds);
+    writer.array(`${prefix}.postingGaps`, gaps.bytes);
+    writer.array(`${prefix}.postingByteEnds`, gaps.byteEnds);
     writer.array(`${prefix}.postingFrequencies`, postingFrequencies);
   }
 
@@ -616,9 +626,10 @@ export class Bm25Index {
     // Read when a term's list is first used (a query reads the lists of its terms, not the corpus's).
     // Both frequency sections have the width the writer chose (u8 or u16); another kind refuses the snapshot.
     const frequencyKind = reader.kindOf(`${prefix}.frequenciesFlat`) === 'u8' ? 'u8' : 'u16';
-    const lazyPostings = { slots: reader.lazy(`${prefix}.postingSlots`, 'i32'), frequencies: reader.lazy(`${prefix}.postingFrequencies`, frequencyKind) };
+    const lazyPostings = { gaps: reader.lazy(`${prefix}.postingGaps`, 'u8'), byteEnds: reader.array(`${prefix}.postingByteEnds`, 'i32'), frequencies: reader.lazy(`${prefix}.postingFrequencies`, frequencyKind) };
     index.lazyPostings = lazyPostings;
-    const postingSlots = lazyPostings.slots.array;
+    // Filled a term's list at a time, as each is decoded.
+    const postingSlots = new Int32Array(postingEnds.length === 0 ? 0 : Math.max(0, postingEnds[postingEnds.length - 1] as number));
     const postingFrequencies = lazyPostings.frequencies.array;
     for (let id = 0; id < terms.length; id++) index.termIds.set(terms[id] as string, id);
     index.termNames = terms;
@@ -635,7 +646,7 @@ export class Bm25Index {
     index.seenIn = new Int32Array(Math.max(64, terms.length));
     index.countScratch = new Int32Array(Math.max(64, terms.length));
     const slots = index.lengths.length;
-    if (index.alive.length !== slots || index.termsStart.length !== slots + 1 || index.documentFrequency.length !== terms.length || postingEnds.length !== terms.length) {
+    if (index.alive.length !== slots || index.termsStart.length !== slots + 1 || index.documentFrequency.length !== terms.length || postingEnds.length !== terms.length || lazyPostings.byteEnds.length !== terms.length || postingSlots.length !== lazyPostings.frequencies.length) {
       throw new SnapshotRejected(`${prefix}: section lengths disagree`);
     }
     index.slotCount = slots;
@@ -676,7 +687,8 @@ export class Bm25Index {
     const id = this.termIds.get(term);
     if (id === undefined || this.documentFrequency[id] === 0) return;
     this.post();
-    const list = this.postings[id] as Postings;
+    // Through list(): a restored index makes (and reads) a term's list on its first use.
+    const list = this.list(id);
     for (let index = 0; index < list.length; index++) {
       const slot = list.slots[index] as number;
       if (this.alive[slot] === 1) visit(slot, list.frequencies[index] as number);

@@ -12,14 +12,15 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
  * The first 8 bytes of every snapshot. A change of layout or of what an index holds changes the last character
  * (2: metadata fields; 3: a checksum per block, sections read where and when used; 4: strings end at UTF-8
  * offsets, so one is read without the others; 5: the float32 vectors may be left out, read from the store; 6: the BM25
- * per-document term ids are u16 when the index has fewer than 65,536 terms). A section whose form its writer picks
+ * per-document term ids are u16 when the index has fewer than 65,536 terms; 7: the BM25 posting slots as LEB128 gaps,
+ * bm25.postingGaps and bm25.postingByteEnds, in place of bm25.postingSlots). A section whose form its writer picks
  * from its values keeps the magic (the BM25 frequencies as u8 or u16, the per-slot integers at their narrowest
  * width, the ids as 16-byte UUIDs or strings): its kind or name is in the section table, and a reader that expects
  * another refuses the snapshot as corrupt, so it is rebuilt.
  */
-const MAGIC = 'MNEMOIX6';
+const MAGIC = 'MNEMOIX7';
 /** Snapshots of an earlier layout: refused as stale (the index is rebuilt and written again in this one). */
-const OLDER_MAGIC = /^MNEMOIX[0-5]$/;
+const OLDER_MAGIC = /^MNEMOIX[0-6]$/;
 /** Magic (8), header length (u32), CRC-32 of the file length, the header and the block checksums (u32), file length (f64). */
 const PREAMBLE = 24;
 /**

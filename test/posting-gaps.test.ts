@@ -1,0 +1,95 @@
+// BM25 posting slots as LEB128 gaps: exact round trips across every byte length, corrupt bytes refused, and a restored index's postings.
+import { describe, expect, it } from 'vitest';
+import { Bm25Index } from '../src/retrieval/bm25.js';
+import { decodePostingGaps, encodePostingGaps } from '../src/retrieval/posting-gaps.js';
+import { bytesSnapshotFile } from '../src/retrieval/snapshot-file.js';
+import { SnapshotReader, SnapshotRejected, SnapshotWriter } from '../src/retrieval/snapshot-format.js';
+
+function decodeAll(bytes: Uint8Array, byteEnds: Int32Array, ends: Int32Array, slots: number): Int32Array {
+  const target = new Int32Array(ends.length === 0 ? 0 : (ends[ends.length - 1] as number));
+  for (let term = 0; term < ends.length; term++) {
+    const start = term === 0 ? 0 : (ends[term - 1] as number);
+    decodePostingGaps(bytes, term === 0 ? 0 : (byteEnds[term - 1] as number), byteEnds[term] as number, target, start, (ends[term] as number) - start, slots);
+  }
+  return target;
+}
+
+describe('encodePostingGaps / decodePostingGaps', () => {
+  it('writes the documented bytes', () => {
+    const { bytes, byteEnds } = encodePostingGaps(Int32Array.of(3, 4, 200), Int32Array.of(3));
+    expect(Array.from(bytes)).toEqual([3, 0, 0xc3, 1]);
+    expect(Array.from(byteEnds)).toEqual([4]);
+  });
+
+  it('round-trips gaps of one to five bytes, empty lists and slot 0', () => {
+    const slots = Int32Array.of(0, 1, 127, 256, 256 + 16_385, 2_000_000, 2_000_001, 2_147_483_646, 5, 0, 9);
+    const ends = Int32Array.of(8, 8, 9, 11);
+    const { bytes, byteEnds } = encodePostingGaps(slots, ends);
+    expect(Array.from(decodeAll(bytes, byteEnds, ends, 2_147_483_647))).toEqual(Array.from(slots));
+    expect(byteEnds[1]).toBe(byteEnds[0]);
+    // 1 + 1 + 1 + 2 (gap 128) + 3 (gap 16,384) + 3 + 1 + 5 (gap over 2^28) bytes in the first list.
+    expect(byteEnds[0]).toBe(17);
+  });
+
+  it('round-trips seeded random lists', () => {
+    let seed = 7;
+    const random = (): number => (seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648;
+    const lists: number[][] = Array.from({ length: 50 }, () => {
+      const list: number[] = [];
+      let slot = -1;
+      const step = 1 + Math.floor(random() ** 4 * 100_000);
+      for (let count = Math.floor(random() * 200); count > 0; count--) list.push((slot += 1 + Math.floor(random() * step)));
+      return list;
+    });
+    const slots = Int32Array.from(lists.flat());
+    let total = 0;
+    const ends = Int32Array.from(lists, (list) => (total += list.length));
+    const { bytes, byteEnds } = encodePostingGaps(slots, ends);
+    expect(Array.from(decodeAll(bytes, byteEnds, ends, 2 ** 31 - 1))).toEqual(Array.from(slots));
+  });
+
+  it('refuses lists that are not strictly ascending', () => {
+    expect(() => encodePostingGaps(Int32Array.of(4, 4), Int32Array.of(2))).toThrow(/not strictly ascending/);
+    expect(() => encodePostingGaps(Int32Array.of(4, 2), Int32Array.of(2))).toThrow(/not strictly ascending/);
+  });
+
+  it('refuses corrupt bytes as a corrupt snapshot', () => {
+    const target = new Int32Array(3);
+    // A slot at or past the slot count.
+    expect(() => decodePostingGaps(Uint8Array.of(3, 0, 0xc3, 1), 0, 4, target, 0, 3, 200)).toThrow(SnapshotRejected);
+    // The list's bytes end inside a slot, or hold more than its slots.
+    expect(() => decodePostingGaps(Uint8Array.of(3, 0, 0xc3), 0, 3, target, 0, 3, 1000)).toThrow(/posting gaps corrupt/);
+    expect(() => decodePostingGaps(Uint8Array.of(3, 0, 0xc3, 1, 0), 0, 5, target, 0, 3, 1000)).toThrow(/posting gaps corrupt/);
+    // A gap longer than five bytes.
+    expect(() => decodePostingGaps(Uint8Array.of(0x80, 0x80, 0x80, 0x80, 0x80, 0x01), 0, 6, target, 0, 1, 1000)).toThrow(/posting gaps corrupt/);
+  });
+});
+
+describe('a restored Bm25Index', () => {
+  function restored(index: Bm25Index): { copy: Bm25Index; writer: SnapshotWriter } {
+    const writer = new SnapshotWriter();
+    index.writeState(writer, 'bm25');
+    return { copy: Bm25Index.readState(SnapshotReader.open(bytesSnapshotFile(writer.finish({ version: 1 }))), 'bm25', {}), writer };
+  }
+
+  it('visits the same postings and scores the same as the index it was written from, without a postingSlots section', () => {
+    const index = new Bm25Index();
+    for (let slot = 0; slot < 3000; slot++) index.add(slot % 997 === 0 ? 'rare dragon' : slot % 2 === 0 ? 'even dragon sleeps' : `odd word${slot % 300}`);
+    index.remove(4);
+    const { copy } = restored(index);
+    for (const term of ['rare', 'dragon', 'even', 'odd', 'word7']) {
+      const want: [number, number][] = [];
+      const got: [number, number][] = [];
+      index.forEachPosting(term, (slot, frequency) => want.push([slot, frequency]));
+      copy.forEachPosting(term, (slot, frequency) => got.push([slot, frequency]));
+      expect(got).toEqual(want);
+      expect(got.length).toBeGreaterThan(0);
+    }
+    expect(copy.search(['rare', 'dragon'], 20)).toEqual(index.search(['rare', 'dragon'], 20));
+    // Written again after a write, the copy round-trips as well.
+    copy.add('rare again');
+    index.add('rare again');
+    const { copy: again } = restored(copy);
+    expect(again.search(['rare'], 10)).toEqual(index.search(['rare'], 10));
+  });
+});
