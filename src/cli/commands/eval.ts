@@ -92,14 +92,24 @@ function parseWindowSum(text: string | undefined): { reach: number; weight: numb
   return { reach, weight };
 }
 
-function parseSoftMatch(text: string | undefined): { weight: number; reach?: number; head?: number } | null | undefined {
+/**
+ * A `weight[,setting[,setting]]` flag (`--soft-match`, `--vector-feedback`, `--entity-links`): the weight (finite),
+ * then the `settings` given, each an integer unless `integer` is false (then any finite number); null for off,
+ * undefined when absent.
+ */
+function parseWeightAnd(text: string | undefined, flag: string, shape: string, settings: readonly { name: string; integer: boolean }[]): Record<string, number> | null | undefined {
   if (text === undefined) return undefined;
   if (text === 'off') return null;
-  const [weight, reach, head, extra] = text.split(',').map(Number);
-  if (extra !== undefined || weight === undefined || !Number.isFinite(weight) || [reach, head].some((value) => value !== undefined && !Number.isInteger(value))) {
-    throw new MnemoError('INVALID_INPUT', `--soft-match: expected weight[,reach[,head]] such as 1,2,50 (or off), got ${JSON.stringify(text)}.`);
+  const [weight, ...rest] = text.split(',').map(Number);
+  const valid = (value: number, integer: boolean) => (integer ? Number.isInteger(value) : Number.isFinite(value));
+  if (rest.length > settings.length || weight === undefined || !Number.isFinite(weight) || rest.some((value, index) => !valid(value, (settings[index] as { integer: boolean }).integer))) {
+    throw new MnemoError('INVALID_INPUT', `${flag}: expected ${shape} (or off), got ${JSON.stringify(text)}.`);
   }
-  return { weight, ...(reach === undefined ? {} : { reach }), ...(head === undefined ? {} : { head }) };
+  return Object.fromEntries([['weight', weight], ...rest.map((value, index) => [(settings[index] as { name: string }).name, value])]);
+}
+
+function parseSoftMatch(text: string | undefined): { weight: number; reach?: number; head?: number } | null | undefined {
+  return parseWeightAnd(text, '--soft-match', 'weight[,reach[,head]] such as 1,2,50', [{ name: 'reach', integer: true }, { name: 'head', integer: true }]) as { weight: number; reach?: number; head?: number } | null | undefined;
 }
 
 /** A `value[,head]` flag (`--coverage-pass`, `--scene-diversity`): the number and the head, null for off, undefined when absent. */
@@ -119,23 +129,11 @@ function parseCoveragePass(text: string | undefined): { weight: number; head?: n
 }
 
 function parseVectorFeedback(text: string | undefined): { weight: number; head?: number; mix?: number } | null | undefined {
-  if (text === undefined) return undefined;
-  if (text === 'off') return null;
-  const [weight, head, mix, extra] = text.split(',').map(Number);
-  if (extra !== undefined || weight === undefined || !Number.isFinite(weight) || (head !== undefined && !Number.isInteger(head)) || (mix !== undefined && !Number.isFinite(mix))) {
-    throw new MnemoError('INVALID_INPUT', `--vector-feedback: expected weight[,head[,mix]] such as 0.5,5,1 (or off), got ${JSON.stringify(text)}.`);
-  }
-  return { weight, ...(head === undefined ? {} : { head }), ...(mix === undefined ? {} : { mix }) };
+  return parseWeightAnd(text, '--vector-feedback', 'weight[,head[,mix]] such as 0.5,5,1', [{ name: 'head', integer: true }, { name: 'mix', integer: false }]) as { weight: number; head?: number; mix?: number } | null | undefined;
 }
 
 function parseEntityLinks(text: string | undefined): { weight: number; head?: number; terms?: number } | null | undefined {
-  if (text === undefined) return undefined;
-  if (text === 'off') return null;
-  const [weight, head, terms, extra] = text.split(',').map(Number);
-  if (extra !== undefined || weight === undefined || !Number.isFinite(weight) || [head, terms].some((value) => value !== undefined && !Number.isInteger(value))) {
-    throw new MnemoError('INVALID_INPUT', `--entity-links: expected weight[,head[,terms]] such as 0.3,5,5 (or off), got ${JSON.stringify(text)}.`);
-  }
-  return { weight, ...(head === undefined ? {} : { head }), ...(terms === undefined ? {} : { terms }) };
+  return parseWeightAnd(text, '--entity-links', 'weight[,head[,terms]] such as 0.3,5,5', [{ name: 'head', integer: true }, { name: 'terms', integer: true }]) as { weight: number; head?: number; terms?: number } | null | undefined;
 }
 
 function parseSceneDiversity(text: string | undefined): { step: number; head?: number } | null | undefined {
