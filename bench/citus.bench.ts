@@ -7,7 +7,7 @@
 // --shards shards per distributed table). Every phase alternates between the two targets, so a change in the
 // machine's load falls on both.
 import { loadavg } from 'node:os';
-import { parseArgs } from 'node:util';
+import { benchArgs } from './bench-args.js';
 import pg from 'pg';
 import { silentLogger } from '../src/core/logger.js';
 import { hashingEmbedder } from '../src/embedders/hashing/index.js';
@@ -20,7 +20,7 @@ import { postgresConnectionOf } from '../src/stores/postgres/postgres-connection
 import { seededRandom, sentences, vocabulary } from './synthetic-corpus.js';
 import { configuredCitusUrl, configuredPostgresUrl, startCitusCluster, startPostgresServer, stopCitusCluster, stopPostgresServer } from './postgres-server.js';
 
-const { values } = parseArgs({
+const { values } = benchArgs(import.meta.url, {
   options: {
     saves: { type: 'string', default: '20' },
     chunks: { type: 'string', default: '10000' },

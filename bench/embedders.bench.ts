@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { benchArgs } from './bench-args.js';
 import { embedInBatches } from '../src/embedders/embed-in-batches.js';
 import { hashingEmbedder } from '../src/embedders/hashing/index.js';
 import { loadStaticEmbedder } from '../src/embedders/static/index.js';
@@ -14,7 +14,7 @@ import type { Embedder } from '../src/seams/embedder.js';
 import { findModel, modelSearchPath } from '../src/transformers/index.js';
 import { sentences } from './synthetic-corpus.js';
 
-const { values } = parseArgs({
+const { values } = benchArgs(import.meta.url, {
   options: {
     texts: { type: 'string', default: '20000' },
     embedders: { type: 'string', default: 'static,hashing,minilm' },

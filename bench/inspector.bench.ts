@@ -4,7 +4,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { benchArgs } from './bench-args.js';
 import { silentLogger } from '../src/core/logger.js';
 import { hashingEmbedder } from '../src/embedders/hashing/index.js';
 import { openMemory } from '../src/open-memory.js';
@@ -13,7 +13,7 @@ import { startHttpServer } from '../src/server/start-http-server.js';
 import { ORSA_CHARACTERS, ORSA_LORE } from '../src/testing/lore-fixture.js';
 import { sentences } from './synthetic-corpus.js';
 
-const { values } = parseArgs({ options: { turns: { type: 'string', default: '10000' }, runs: { type: 'string', default: '15' } } });
+const { values } = benchArgs(import.meta.url, { options: { turns: { type: 'string', default: '10000' }, runs: { type: 'string', default: '15' } } });
 const turns = Number(values.turns);
 const runs = Number(values.runs);
 if (!Number.isSafeInteger(turns) || turns < 100 || !Number.isSafeInteger(runs) || runs < 1) throw new Error('expected --turns >= 100 and --runs >= 1');

@@ -8,7 +8,7 @@
 import { copyFileSync, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { benchArgs } from './bench-args.js';
 import type { ConsolidationAction, FactInput } from '../src/core/living-types.js';
 import { silentLogger } from '../src/core/logger.js';
 import { hashingEmbedder } from '../src/embedders/hashing/hashing-embedder.js';
@@ -32,7 +32,7 @@ import { sqliteConnectionOf } from '../src/stores/sqlite/sqlite-connection.js';
 import { hideChunksAfter, PURGE_BATCH, purgeRewoundRows } from '../src/stores/sqlite/rewound-rows.js';
 import Database from 'better-sqlite3';
 
-const { values } = parseArgs({
+const { values } = benchArgs(import.meta.url, {
   options: {
     turns: { type: 'string', default: '1000' },
     trials: { type: 'string', default: '5' },

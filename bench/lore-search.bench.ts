@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { benchArgs } from './bench-args.js';
 import { silentLogger } from '../src/core/logger.js';
 import type { MetadataWhere } from '../src/core/types.js';
 import { hashingEmbedder } from '../src/embedders/hashing/index.js';
@@ -11,7 +11,7 @@ import type { LoreEntryInput } from '../src/lore/lore-schema.js';
 import { openMemory } from '../src/open-memory.js';
 import { seededRandom, sentences } from './synthetic-corpus.js';
 
-const { values } = parseArgs({
+const { values } = benchArgs(import.meta.url, {
   options: {
     entries: { type: 'string', default: '10000' },
     dims: { type: 'string', default: '100' },

@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { benchArgs } from './bench-args.js';
 import { silentLogger } from '../src/core/logger.js';
 import { hashingEmbedder } from '../src/embedders/hashing/index.js';
 import { PARSE_CACHE_KEY } from '../src/lore/parse-cache.js';
@@ -15,7 +15,7 @@ import { openMemory } from '../src/open-memory.js';
 import { countingEmbedder } from '../src/testing/counting-embedder.js';
 import { seededRandom, sentences } from './synthetic-corpus.js';
 
-const { values } = parseArgs({
+const { values } = benchArgs(import.meta.url, {
   options: {
     entries: { type: 'string', default: '5000' },
     files: { type: 'string', default: '50' },

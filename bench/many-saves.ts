@@ -5,7 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { benchArgs } from './bench-args.js';
 import { silentLogger } from '../src/core/logger.js';
 import { hashingEmbedder } from '../src/embedders/hashing/hashing-embedder.js';
 import { ensureEmbedderIdentity } from '../src/embedders/index.js';
@@ -14,7 +14,7 @@ import type { NewChunk } from '../src/seams/store.js';
 import { openSqliteStore } from '../src/stores/sqlite/index.js';
 import { seededRandom, sentences } from './synthetic-corpus.js';
 
-const { values } = parseArgs({
+const { values } = benchArgs(import.meta.url, {
   options: {
     saves: { type: 'string', default: '1000' },
     chunks: { type: 'string', default: '1000' },

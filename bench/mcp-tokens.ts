@@ -1,6 +1,6 @@
 // Tokens a model reads per MCP query_memory call: the demo story in a save, questions about it, counted with the repo's o200k_base counter.
 // Usage: npm run bench:mcp-tokens [-- --k 3,5]
-import { parseArgs } from 'node:util';
+import { benchArgs } from './bench-args.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { silentLogger } from '../src/core/logger.js';
@@ -11,7 +11,7 @@ import { LOCAL_OWNER } from '../src/server/access.js';
 import { createMcpServer } from '../src/server/mcp/create-mcp-server.js';
 import { gptTokenCounter } from '../src/token-counters/index.js';
 
-const { values } = parseArgs({ options: { k: { type: 'string', default: '3,5' } } });
+const { values } = benchArgs(import.meta.url, { options: { k: { type: 'string', default: '3,5' } } });
 const QUESTIONS = [
   'Who owns the rusted iron key?',
   'What happened at the lighthouse?',

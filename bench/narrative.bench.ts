@@ -13,7 +13,7 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { benchArgs } from './bench-args.js';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { openMemory } from '../src/open-memory.js';
@@ -24,7 +24,7 @@ import type { QueryOptions } from '../src/core/types.js';
 import { silentLogger } from '../src/core/logger.js';
 import { seededRandom, sentences } from './synthetic-corpus.js';
 
-const { values } = parseArgs({
+const { values } = benchArgs(import.meta.url, {
   options: {
     sizes: { type: 'string', default: '10000,100000' },
     queries: { type: 'string', default: '300' },

@@ -8,11 +8,11 @@
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { benchArgs } from './bench-args.js';
 import pg from 'pg';
 import type * as PostgresIndex from '../src/stores/postgres/index.js';
 
-const { values, positionals } = parseArgs({
+const { values, positionals } = benchArgs(import.meta.url, {
   allowPositionals: true,
   options: {
     url: { type: 'string' },

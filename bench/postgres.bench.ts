@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { benchArgs } from './bench-args.js';
 import { silentLogger } from '../src/core/logger.js';
 import { hashingEmbedder } from '../src/embedders/hashing/index.js';
 import { openMemory } from '../src/open-memory.js';
@@ -20,7 +20,7 @@ import { seededRandom, sentences } from './synthetic-corpus.js';
 import { configuredPostgresUrl, startPostgresServer, stopPostgresServer } from './postgres-server.js';
 import { postgresConnectionOf } from '../src/stores/postgres/postgres-connection.js';
 
-const { values } = parseArgs({
+const { values } = benchArgs(import.meta.url, {
   options: {
     sizes: { type: 'string', default: '100000' },
     queries: { type: 'string', default: '300' },

@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { benchArgs } from './bench-args.js';
 import { silentLogger } from '../src/core/logger.js';
 import { hashingEmbedder } from '../src/embedders/hashing/index.js';
 import { InMemoryBackend } from '../src/recall/in-memory-backend.js';
@@ -12,7 +12,7 @@ import { StoreMemoryBackend } from '../src/recall/store-memory-backend.js';
 import { openSqliteStore } from '../src/stores/sqlite/index.js';
 import { seededRandom, sentences } from './synthetic-corpus.js';
 
-const { values } = parseArgs({
+const { values } = benchArgs(import.meta.url, {
   options: {
     sizes: { type: 'string', default: '1000,10000' },
     queries: { type: 'string', default: '200' },

@@ -2,7 +2,7 @@
 // Usage: npm run bench:quality [-- --data ../shared/bench/locomo]  (the data is read at run time, never copied)
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { benchArgs } from './bench-args.js';
 import { silentLogger } from '../src/core/logger.js';
 import type { QueryOptions } from '../src/core/types.js';
 import { MetricsAccumulator, readDataset, runEvaluation } from '../src/eval/index.js';
@@ -12,7 +12,7 @@ import type { OpenMemoryOptions } from '../src/open-memory.js';
 import { QUESTION_SCAFFOLDING } from '../src/retrieval/question-scaffolding.js';
 import { locomoObservations } from './locomo-observations.js';
 
-const { values } = parseArgs({ options: { data: { type: 'string' }, only: { type: 'string' } } });
+const { values } = benchArgs(import.meta.url, { options: { data: { type: 'string' }, only: { type: 'string' } } });
 const data = resolve(values.data ?? [join('..', 'shared', 'bench', 'locomo'), '/work/shared/bench/locomo'].find((path) => existsSync(path)) ?? '../shared/bench/locomo');
 const dataset = readDataset(join(data, 'locomo.turns.jsonl'), join(data, 'locomo.qa.jsonl'));
 

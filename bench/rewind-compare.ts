@@ -6,10 +6,10 @@
 import { copyFileSync, existsSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { benchArgs } from './bench-args.js';
 import type { Store } from '../src/seams/store.js';
 
-const { values, positionals } = parseArgs({
+const { values, positionals } = benchArgs(import.meta.url, {
   allowPositionals: true,
   options: {
     file: { type: 'string' },

@@ -6,14 +6,14 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { benchArgs } from './bench-args.js';
 import { silentLogger } from '../src/core/logger.js';
 import { hashingEmbedder } from '../src/embedders/hashing/index.js';
 import { openMemory } from '../src/open-memory.js';
 import { ORSA_CHARACTERS, ORSA_LORE } from '../src/testing/lore-fixture.js';
 import { seededRandom, sentences } from './synthetic-corpus.js';
 
-const { values } = parseArgs({
+const { values } = benchArgs(import.meta.url, {
   options: {
     clients: { type: 'string', default: '8' },
     seconds: { type: 'string', default: '10' },

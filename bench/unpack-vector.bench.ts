@@ -2,11 +2,11 @@
 // Usage: npm run bench:unpack-vector [-- --vectors 100000 --dimensions 100 --rounds 9]
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { benchArgs } from './bench-args.js';
 import { jsUnpackVector, packVector, unpackVector } from '../src/stores/sqlite/packed-vector.js';
 import { normalEmbedding, seededRandom } from './synthetic-corpus.js';
 
-const { values } = parseArgs({
+const { values } = benchArgs(import.meta.url, {
   options: {
     vectors: { type: 'string', default: '100000' },
     dimensions: { type: 'string', default: '100' },

@@ -8,7 +8,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { benchArgs } from './bench-args.js';
 import { LIMITS } from '../src/core/limits.js';
 import { silentLogger } from '../src/core/logger.js';
 import { hashingEmbedder } from '../src/embedders/hashing/index.js';
@@ -19,7 +19,7 @@ import { TokenTable } from '../src/server/tokens.js';
 import { fillRequests, forkSaves, healthDuring, healthWhile, largeSaveChunks, longTerms, OWN_SAVE, prose, worstRequests } from '../test/worst-requests.js';
 import type { WorstRequest } from '../test/worst-requests.js';
 
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '3' }, only: { type: 'string' }, 'persist-chunks': { type: 'string', default: '100000' } } });
+const { values } = benchArgs(import.meta.url, { options: { runs: { type: 'string', default: '3' }, only: { type: 'string' }, 'persist-chunks': { type: 'string', default: '100000' } } });
 const runs = Number(values.runs);
 const PLAYER = 'player-token-0123456789';
 const ADMIN = 'admin-token-0123456789ab';

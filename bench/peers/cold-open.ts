@@ -5,13 +5,13 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { benchArgs } from '../bench-args.js';
 import type { EmbedderIdentity } from '../../src/seams/embedding-store.js';
 import { prepareVectors, preparedPaths, readVectors } from './corpus.js';
 import { QUERY_MODES } from './engine.js';
 import { mnemoEngine } from './mnemo-engine.js';
 
-const { values } = parseArgs({
+const { values } = benchArgs(import.meta.url, {
   options: {
     size: { type: 'string', default: '100000' },
     work: { type: 'string', default: '/tmp/mnemo-peers' },

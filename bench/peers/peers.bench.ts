@@ -14,7 +14,7 @@
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { benchArgs } from '../bench-args.js';
 import { locomoFolder, preparedPaths, prepareVectors, readVectors } from './corpus.js';
 import { exactNeighbours, recallAtK } from './exact-neighbours.js';
 import type { QueryMode } from './engine.js';
@@ -30,7 +30,7 @@ import { runWorker } from './run-worker.js';
 import type { WorkerOutcome } from './run-worker.js';
 import type { Latency } from './worker.js';
 
-const { values } = parseArgs({
+const { values } = benchArgs(import.meta.url, {
   options: {
     sizes: { type: 'string', default: '10000,100000' },
     engines: { type: 'string' },

@@ -8,14 +8,14 @@
 // work left, to weigh the pruning before writing it (docs/retrieval-quality.md). Then the CPU time per query of
 // the arms as a search runs them (`lexicalArms`): the window arm bounded by its best match, and summing every
 // window (both with the statistics over the head), alternating in one process.
-import { parseArgs } from 'node:util';
+import { benchArgs } from '../bench-args.js';
 import { createAnalyzer } from '../../src/retrieval/analyzer.js';
 import { Bm25Index } from '../../src/retrieval/bm25.js';
 import { lexicalArms } from '../../src/retrieval/lexical-arms.js';
 import { DEFAULT_FEEDBACK, DEFAULT_WINDOW_SUM } from '../../src/retrieval/retrieval-defaults.js';
 import { syntheticQueries, syntheticTexts } from './corpus.js';
 
-const { values } = parseArgs({ options: { size: { type: 'string', default: '100000' }, queries: { type: 'string', default: '30' }, head: { type: 'string', default: '100' } } });
+const { values } = benchArgs(import.meta.url, { options: { size: { type: 'string', default: '100000' }, queries: { type: 'string', default: '30' }, head: { type: 'string', default: '100' } } });
 const size = Number(values.size);
 const head = Number(values.head);
 const reach = DEFAULT_WINDOW_SUM.reach;

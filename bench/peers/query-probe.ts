@@ -5,14 +5,14 @@
 // The save is one `npm run bench:cold-open -- --size N` built (and kept); the queries are its work folder's.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { benchArgs } from '../bench-args.js';
 import { silentLogger } from '../../src/core/logger.js';
 import { openMemory } from '../../src/open-memory.js';
 import type { EmbedderIdentity } from '../../src/seams/embedding-store.js';
 import { preparedPaths, readVectors } from './corpus.js';
 import { PrecomputedEmbedder } from './mnemo-engine.js';
 
-const { values } = parseArgs({
+const { values } = benchArgs(import.meta.url, {
   options: {
     folder: { type: 'string' },
     work: { type: 'string', default: '/tmp/mnemo-peers' },

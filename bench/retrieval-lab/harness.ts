@@ -1,7 +1,7 @@
 // Research harness (not shipped): exhaustive hybrid scoring of each LoCoMo conversation, techniques switched by -t, both halves reported.
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { benchArgs } from '../bench-args.js';
 import stopwordPackage from 'stopword';
 import { readDataset } from '../../src/eval/index.js';
 import type { EvaluationQuestion, EvaluationTurn } from '../../src/eval/index.js';
@@ -20,7 +20,7 @@ import { hybridSearch } from '../../src/retrieval/hybrid-search.js';
 import { DEFAULT_FEEDBACK } from '../../src/retrieval/retrieval-defaults.js';
 import { ScoreStatistics } from '../../src/retrieval/score-statistics.js';
 
-const { values } = parseArgs({ options: { t: { type: 'string', default: '' }, pipeline: { type: 'boolean' }, vectors: { type: 'string' }, dump: { type: 'string' }, proto: { type: 'string', default: 'both' }, data: { type: 'string' } } });
+const { values } = benchArgs(import.meta.url, { options: { t: { type: 'string', default: '' }, pipeline: { type: 'boolean' }, vectors: { type: 'string' }, dump: { type: 'string' }, proto: { type: 'string', default: 'both' }, data: { type: 'string' } } });
 // The data is read at run time, never copied (CC BY-NC).
 const data = resolve(values.data ?? [join('..', 'shared', 'bench', 'locomo'), '/work/shared/bench/locomo'].find((path) => existsSync(path)) ?? '../shared/bench/locomo');
 const dataset = readDataset(join(data, 'locomo.turns.jsonl'), join(data, 'locomo.qa.jsonl'));

