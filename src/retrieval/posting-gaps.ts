@@ -56,21 +56,26 @@ export function encodePostingGaps(slots: Int32Array, ends: Int32Array): { bytes:
  */
 export function decodePostingGaps(bytes: Uint8Array, from: number, to: number, target: Int32Array, offset: number, count: number, slots: number): void {
   let at = from;
-  let previous = -1;
-  for (let index = 0; index < count; index++) {
-    let gap = 0;
-    let shift = 0;
-    let byte: number;
-    do {
-      if (at >= to || shift > 28) throw new SnapshotRejected('posting gaps corrupt');
-      byte = bytes[at++] as number;
-      gap += (byte & 0x7f) * 2 ** shift;
-      shift += 7;
-    } while (byte >= 0x80);
-    const slot = previous + 1 + gap;
+  let slot = -1;
+  const end = offset + count;
+  for (let index = offset; index < end; index++) {
+    if (at >= to) throw new SnapshotRejected('posting gaps corrupt');
+    let byte = bytes[at++] as number;
+    let gap = byte;
+    // A gap of one byte (most of a frequent term's) is its value; a longer one adds 7 bits a byte, at most 5 bytes.
+    if (byte >= 0x80) {
+      gap = byte & 0x7f;
+      let scale = 0x80;
+      do {
+        if (at >= to || scale > 0x10000000) throw new SnapshotRejected('posting gaps corrupt');
+        byte = bytes[at++] as number;
+        gap += (byte & 0x7f) * scale;
+        scale *= 0x80;
+      } while (byte >= 0x80);
+    }
+    slot += gap + 1;
     if (slot >= slots) throw new SnapshotRejected('posting slots out of range');
-    target[offset + index] = slot;
-    previous = slot;
+    target[index] = slot;
   }
   if (at !== to) throw new SnapshotRejected('posting gaps corrupt');
 }
