@@ -85,7 +85,9 @@ export interface CorpusIndexOptions {
    * Reads the float32 vectors of documents by id from the store, synchronously, in the order asked (null: not
    * there, or without a vector); `Store.chunkVectors`. Given, a persisted index leaves its float32 vectors out
    * (the store holds them; the file keeps the int8 copy the scan reads) and a query reads the rows it rescores
-   * from the store. Absent: they are persisted with the index.
+   * from the store; an index built here keeps none of them either (every vector it is given is in the store
+   * already): its int8 copy is made from the rows read back a block at a time. Absent: they are kept in memory and
+   * persisted with the index.
    */
   vectorRows?: ((ids: readonly string[]) => (Float32Array | null)[]) | null;
 }
@@ -165,7 +167,7 @@ export function combineFilters(...filters: (SlotFilter | undefined)[]): SlotFilt
 export class CorpusIndex {
   version: number;
   readonly bm25: Bm25Index;
-  readonly vectors: VectorIndex = new VectorIndex();
+  readonly vectors: VectorIndex;
   /** Each document's speaker, scene and day, for the context signals. */
   readonly context = new DocumentContext();
   /** Each document's metadata fields, for `where` filters. */
@@ -233,8 +235,10 @@ export class CorpusIndex {
       return term === null ? -1 : this.bm25.termId(term);
     }, TOKEN_CACHE_LIMIT);
     this.bm25 = restored?.bm25 ?? new Bm25Index(options.bm25);
-    if (restored !== undefined) this.vectors = restored.vectors;
     this.keepVectors = options.vectors ?? true;
+    const vectorRows = options.vectorRows;
+    // Rows the store holds are read from it by their documents' ids when used, not kept here.
+    this.vectors = restored?.vectors ?? (this.keepVectors && vectorRows != null ? new VectorIndex((slots) => vectorRows(slots.map((slot) => this.idOf(slot)))) : new VectorIndex());
     this.neighbourWeight = this.keepVectors ? (options.neighbourWeight ?? 0) : 0;
     const analyzer = this.analyzer;
     const table = options.wordTable ?? null;
@@ -307,8 +311,11 @@ export class CorpusIndex {
     const ids = this.allIds();
     for (let slot = 0; slot < ids.length; slot++) if (this.bm25.isAlive(slot)) live.push(slot);
     const bm25 = yield* this.bm25.compactedSteps();
-    const vectors = this.keepVectors ? yield* this.vectors.compactedSteps(live) : new VectorIndex();
-    const copy = new CorpusIndex(this.version, this.options, { bm25, vectors });
+    // Rows in the store stay there: the copy reads them by its own documents' ids (the copy is made just below).
+    const vectorRows = this.options.vectorRows;
+    const rows = vectorRows == null ? undefined : (slots: readonly number[]) => vectorRows(slots.map((slot) => copy.idOf(slot)));
+    const vectors = this.keepVectors ? yield* this.vectors.compactedSteps(live, rows) : new VectorIndex();
+    const copy: CorpusIndex = new CorpusIndex(this.version, this.options, { bm25, vectors });
     copy.positions = new Float64Array(Math.max(64, live.length));
     copy.kindIds = new Int32Array(Math.max(64, live.length));
     copy.labelsStart = new Int32Array(Math.max(65, live.length + 1));
@@ -337,6 +344,51 @@ export class CorpusIndex {
     copy.outsideDimensions = this.outsideDimensions;
     copy.mismatchedVectors = this.mismatchedVectors;
     return copy;
+  }
+
+  /** True once the int8 copy the semantic arm scans is made (see `prepare`). */
+  get prepared(): boolean {
+    return this.contextVectors !== null || this.vectors.prepared;
+  }
+
+  /**
+   * Lets go of the int8 copy the semantic arm scans (the next search or `prepare` makes it again): for an index
+   * whose copy was made only to be persisted, so the writes after it neither keep it in step nor drift from it.
+   *
+   * @example
+   * ```ts
+   * index.releaseInt8Copy(); // after persisting a bulk load's index that nobody queried yet
+   * ```
+   */
+  releaseInt8Copy(): void {
+    this.contextVectors = null;
+    this.preparing = null;
+    this.vectors.releaseInt8Copy();
+  }
+
+  /**
+   * The index a fresh build of the live documents makes, made the cheapest way: this index itself when it has not
+   * drifted; when documents were only added since its int8 copy was made (no slot removed), this index with that
+   * copy made again around the current mean (aside, swapped in at the end: nothing else differs from a fresh
+   * build, and no second index is held meanwhile); else `compactedSteps`'s copy. The index must not change meanwhile.
+   *
+   * @example
+   * ```ts
+   * const fresh = await runStepsSliced(index.freshSteps());
+   * ```
+   */
+  *freshSteps(): Steps<CorpusIndex> {
+    if (!this.modified) return this;
+    if (this.removedCount > 0 || this.bm25.size !== this.bm25.slots) return yield* this.compactedSteps();
+    const changes = this.changes;
+    if (this.neighbourWeight <= 0) yield* this.vectors.recentredSteps();
+    else if (this.keepVectors && this.vectors.dimensions !== null) {
+      const built = yield* this.buildContextSteps();
+      if (this.changes === changes) this.contextVectors = built;
+    }
+    if (this.changes !== changes) return yield* this.compactedSteps();
+    this.modified = false;
+    return this;
   }
 
   /**
@@ -899,12 +951,19 @@ export class CorpusIndex {
 
   private *contextSteps(): Steps<void> {
     const changes = this.changes;
-    yield* this.vectors.readAllSteps();
-    // Centred on the mean own vector: close to the contexts' mean, and one pass cheaper than computing it.
-    const built = yield* QuantizedVectors.buildSteps(this.bm25.slots, (slot) => this.computeContext(slot), this.vectors.mean());
+    const built = yield* this.buildContextSteps();
     if (this.changes !== changes) return;
     this.contextVectors ??= built;
     this.preparing = null;
+  }
+
+  /** The int8 copy of the context vectors as they are (rows kept in the store read a block at a time, with their neighbours'). */
+  private *buildContextSteps(): Steps<QuantizedVectors> {
+    if (!this.vectors.readsRows) yield* this.vectors.readAllSteps();
+    // Centred on the mean own vector: close to the contexts' mean, and one pass cheaper than computing it.
+    const centre = yield* this.vectors.meanSteps();
+    const ahead = this.vectors.passReader((slot) => [this.neighbour(slot, -1), this.neighbour(slot, 1)]);
+    return yield* QuantizedVectors.buildSteps(this.bm25.slots, (slot) => (ahead(slot), this.computeContext(slot)), centre);
   }
 
   /**

@@ -412,9 +412,11 @@ export class IndexCache {
         try {
           const slice = new TimeSlice();
           let index = this.indexes.get(key) ?? given;
-          // An index changed in place is persisted as a fresh build of its documents would be, and replaces itself
-          // in memory once its int8 copy is made (so no query makes it).
-          const fresh = index.drifted ? await runStepsSliced(index.compactedSteps(), slice) : index;
+          // A bulk load's index, not asked for yet and without its int8 copy: the copy is made for the file only.
+          const forFileOnly = this.appendedOnly.has(index) && !index.prepared;
+          // An index changed in place is persisted as a fresh build of its documents would be (its int8 copy made
+          // again, or a compacted copy that replaces it in memory once its int8 copy is made, so no query makes it).
+          const fresh = await runStepsSliced(index.freshSteps(), slice);
           await runStepsSliced(fresh.prepareSteps(), slice);
           if (fresh !== index && this.indexes.get(key) === index) this.indexes.set(key, fresh);
           index = fresh;
@@ -422,6 +424,8 @@ export class IndexCache {
           const scalars = await runStepsSliced(index.writeStateSteps(writer), slice);
           const pieces = await runStepsSliced(writer.finishSteps({ key, identity, configuration, version: index.version, ...scalars }), slice);
           await persistence.snapshots.write(key, pieces);
+          // Kept, it would be kept in step with every later batch, made again at the load's end, and held meanwhile.
+          if (forFileOnly && this.appendedOnly.has(index)) index.releaseInt8Copy();
         } finally {
           release();
         }

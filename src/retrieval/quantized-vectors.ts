@@ -132,7 +132,8 @@ export class QuantizedVectors {
     if (rows > this.capacity) {
       // The copies in the scan's memory move with the capacity: keep them apart first.
       this.ownArrays();
-      let capacity = Math.max(1024, this.capacity);
+      // A build knows its rows: room for them exactly (the scan memory is the index's largest part).
+      let capacity = Math.max(1024, this.capacity, rows <= this.plannedRows ? this.plannedRows : 0);
       while (capacity < rows) capacity = Math.ceil(capacity * 1.5);
       this.capacity = capacity;
     }

@@ -18,6 +18,20 @@ export type VectorRows = (slots: readonly number[]) => (Float32Array | null)[];
 const ROWS_PER_READ = 500;
 
 /**
+ * Slots whose rows a pass over rows kept in the store (`passReader`) reads at once, with their neighbours': about
+ * 1.6 MB at 100 dimensions, dropped when the pass moves on, so a pass never holds the corpus's rows.
+ */
+const PASS_ROWS = 4096;
+
+/** `array` grown to hold `needed` items (doubling, as `grow`), the new items set to -1. */
+function growFilled(array: Int32Array, needed: number): Int32Array {
+  if (needed <= array.length) return array;
+  const next = grow(array, needed);
+  next.fill(-1, array.length);
+  return next;
+}
+
+/**
  * The dot product of `dims` values of `data` from `base` with `query`, summed in four lanes: the arithmetic every
  * ranked semantic score uses, so a score is the same number whichever path computed it.
  */
@@ -64,18 +78,35 @@ export class VectorIndex {
   /** The vectors of a persisted copy not read whole yet: a slot's row is read (and checked) when first used. */
   private lazyData: LazySection<Float32Array<ArrayBuffer>> | null = null;
   /**
-   * A persisted copy written without its float32 vectors (they are in the store): the rows are read from `rows`
-   * when first used, `loaded` marking those read; null once every row is.
+   * Rows kept in the store (a persisted copy written without its float32 vectors, or an index built with the
+   * store's `rows`): read from `rows` when used, `loaded` marking those read; null once every row is read into `data`.
    */
   private outside: { rows: VectorRows; loaded: Uint8Array } | null = null;
   /**
-   * The rows read from the store while the index is as it was read (no write, not every row read): packed in
-   * `pool` in the order read, the row of a slot at `rowOf[slot]` (-1: not read), instead of at their slots in a
+   * The rows read from the store until every row is (`readAll`): packed in `pool` in the order read, the row of a
+   * slot at `rowOf[slot]` (-1: not read) and the slot of a row at `slotOfRow[row]`, instead of at their slots in a
    * `data` as large as the corpus (40 MB at 100k chunks, of which a query reads a few hundred rows: an array that
-   * large counts towards V8's external memory and starts garbage collections in the first query). The first
-   * change, or a read of every row, moves them into `data` (`readLazy`).
+   * large counts towards V8's external memory and starts garbage collections in the first query). Writes keep no
+   * row (the store has it); a pass over the rows drops each block it read before reading the next (`passReader`).
    */
-  private sparse: { rowOf: Int32Array; pool: Float32Array; rows: number } | null = null;
+  private sparse: { rowOf: Int32Array; pool: Float32Array; rows: number; slotOfRow: Int32Array } | null = null;
+  /**
+   * The sum of the vectors stored, per dimension, in slot order, and how many: `mean` without reading the rows,
+   * while only appends came (each added in the order a pass over the slots adds them, so the same float64 sums).
+   * Null once a write changed or removed a vector stored before (`mean` then reads every row).
+   */
+  private sum: { values: Float64Array | null; count: number } | null = { values: null, count: 0 };
+
+  /**
+   * An empty index; with `rows`, the float32 vectors it is given are not kept: they are read back from `rows` (the
+   * store, which holds every vector given here) when a search rescores them, or a block at a time by a pass over
+   * them (the int8 copy, the mean), as a persisted copy written without them reads them.
+   */
+  constructor(rows?: VectorRows) {
+    if (rows === undefined) return;
+    this.outside = { rows, loaded: new Uint8Array(0) };
+    this.sparse = { rowOf: new Int32Array(0), pool: new Float32Array(0), rows: 0, slotOfRow: new Int32Array(0) };
+  }
 
   /** The vector length, fixed by the first vector stored (null while empty). */
   get dimensions(): number | null {
@@ -85,6 +116,11 @@ export class VectorIndex {
   /** Bytes of the int8 copy's scan memory (0 before it is made), for a memory estimate. */
   get quantizedBytes(): number {
     return this.quantized?.memoryBytes ?? 0;
+  }
+
+  /** Bytes of float32 rows held in memory: all of them, or those read from the store (a pass holds one block). */
+  get heldRowBytes(): number {
+    return this.data.byteLength + (this.sparse?.pool.byteLength ?? 0);
   }
 
   /** True while some rows are still to be read from the store (see `readState`'s `rows`). */
@@ -99,18 +135,25 @@ export class VectorIndex {
 
   /** Makes room for `slots` slots at once (their vectors are allocated when the first one fixes the length). */
   reserve(slots: number): void {
-    this.readLazy();
     this.reservedSlots = Math.max(this.reservedSlots, slots);
     this.present = reserve(this.present, slots);
+    if (this.sparse !== null) return;
+    this.readLazy();
     if (this.dims !== null) this.data = reserve(this.data, slots * this.dims);
   }
 
-  /** Stores (or clears, with null) the vector of a slot. A vector of another length is refused. */
+  /**
+   * Stores (or clears, with null) the vector of a slot. A vector of another length is refused. An index whose rows
+   * are in the store (see the constructor, `readState`) keeps none: the store holds this vector (it is written
+   * there first), and it is read back from there when used.
+   */
   set(slot: number, vector: Float32Array | null): boolean {
-    // Rows still in the store stay there (their flags say so); rows still in the file are read first.
-    this.readLazy();
     this.changes++;
     this.preparing = null;
+    this.noteSum(slot, vector);
+    if (this.sparse !== null) return this.setOutside(this.sparse, slot, vector);
+    // Rows still in the store stay there (their flags say so); rows still in the file are read first.
+    this.readLazy();
     this.slotCount = Math.max(this.slotCount, slot + 1);
     this.present = grow(this.present, this.slotCount);
     if (vector === null) {
@@ -132,13 +175,70 @@ export class VectorIndex {
     return true;
   }
 
-  /** A new index holding the vectors of `slots` (in that order) at slots 0, 1, ..., without an int8 copy yet. */
-  compacted(slots: readonly number[]): VectorIndex {
-    return runSteps(this.compactedSteps(slots));
+  /** `set` for rows kept in the store: flags only, and the copy read before (if any) kept current. */
+  private setOutside(sparse: NonNullable<VectorIndex['sparse']>, slot: number, vector: Float32Array | null): boolean {
+    if (vector !== null) {
+      if (this.dims === null) this.dims = vector.length;
+      if (vector.length !== this.dims) {
+        this.flagOutside(sparse, slot, this.has(slot));
+        return false;
+      }
+    }
+    this.flagOutside(sparse, slot, vector !== null);
+    const row = sparse.rowOf[slot] as number;
+    if (vector !== null && row >= 0) sparse.pool.set(vector, row * (this.dims as number));
+    this.quantized?.set(slot, vector);
+    return true;
+  }
+
+  /** Says whether `slot` has a vector, for rows kept in the store (read from there when used). */
+  private flagOutside(sparse: NonNullable<VectorIndex['sparse']>, slot: number, present: boolean): void {
+    const outside = this.outside as NonNullable<VectorIndex['outside']>;
+    this.slotCount = Math.max(this.slotCount, slot + 1);
+    this.present = grow(this.present, this.slotCount);
+    outside.loaded = grow(outside.loaded, this.slotCount);
+    sparse.rowOf = growFilled(sparse.rowOf, this.slotCount);
+    this.present[slot] = present ? 1 : 0;
+    outside.loaded[slot] = (sparse.rowOf[slot] as number) >= 0 ? 1 : 0;
+  }
+
+  /** Keeps the running sum (see `sum`) in step with a write of `slot`, or gives it up. */
+  private noteSum(slot: number, vector: Float32Array | null): void {
+    const sum = this.sum;
+    if (sum === null) return;
+    if (slot < this.slotCount) {
+      this.sum = null;
+      return;
+    }
+    if (vector === null || (this.dims !== null && vector.length !== this.dims)) return;
+    const values = (sum.values ??= new Float64Array(vector.length));
+    for (let index = 0; index < vector.length; index++) values[index] = (values[index] as number) + (vector[index] as number);
+    sum.count++;
+  }
+
+  /**
+   * A new index holding the vectors of `slots` (in that order) at slots 0, 1, ..., without an int8 copy yet. With
+   * `rows` (the copy's slots read from the store), an index whose rows are in the store makes a copy whose rows
+   * stay there too: only the flags are copied, no row is read.
+   */
+  compacted(slots: readonly number[], rows?: VectorRows): VectorIndex {
+    return runSteps(this.compactedSteps(slots, rows));
   }
 
   /** `compacted` in steps (a pause every few vectors), for `runStepsSliced`; the index must not change meanwhile. */
-  *compactedSteps(slots: readonly number[]): Steps<VectorIndex> {
+  *compactedSteps(slots: readonly number[], rows?: VectorRows): Steps<VectorIndex> {
+    if (rows !== undefined && this.sparse !== null) {
+      const copy = new VectorIndex(rows);
+      // Its mean is summed over the rows when asked (in slot order: the sums a fresh build makes as it goes).
+      copy.sum = null;
+      copy.dims = this.dims;
+      copy.reserve(slots.length);
+      for (let target = 0; target < slots.length; target++) {
+        if ((target & STEP_ROWS) === 0) yield;
+        copy.flagOutside(copy.sparse as NonNullable<VectorIndex['sparse']>, target, this.has(slots[target] as number));
+      }
+      return copy;
+    }
     yield* this.readAllSteps();
     const copy = new VectorIndex();
     copy.reserve(slots.length);
@@ -176,6 +276,7 @@ export class VectorIndex {
     const index = new VectorIndex();
     index.slotCount = slots as number;
     index.reservedSlots = index.slotCount;
+    index.sum = null;
     index.present = reader.array(`${prefix}.present`, 'u8');
     if (index.present.length !== index.slotCount) throw new SnapshotRejected(`section ${prefix}.present disagrees with the shape (corrupt)`);
     if (dims !== undefined && dims >= 0) {
@@ -183,7 +284,7 @@ export class VectorIndex {
       if (inStore === 1) {
         if (rows === undefined) throw new SnapshotRejected('its vectors are kept in the store, which cannot read them by id here');
         index.outside = { rows, loaded: new Uint8Array(index.slotCount) };
-        index.sparse = { rowOf: new Int32Array(index.slotCount).fill(-1), pool: new Float32Array(0), rows: 0 };
+        index.sparse = { rowOf: new Int32Array(index.slotCount).fill(-1), pool: new Float32Array(0), rows: 0, slotOfRow: new Int32Array(0) };
       } else {
         index.lazyData = reader.lazy(`${prefix}.data`, 'f32');
         index.data = index.lazyData.array;
@@ -193,10 +294,17 @@ export class VectorIndex {
     return index;
   }
 
+  /** Lets go of the int8 copy (the next search or `prepare` makes it again). */
+  releaseInt8Copy(): void {
+    this.quantized = null;
+    this.preparing = null;
+  }
+
   /** Forgets a slot's vector. */
   remove(slot: number): void {
     this.changes++;
     this.preparing = null;
+    if (this.present[slot] === 1) this.sum = null;
     if (slot < this.slotCount) this.present[slot] = 0;
     this.quantized?.remove(slot);
   }
@@ -217,16 +325,30 @@ export class VectorIndex {
 
   /** The mean of the stored vectors (null while empty). */
   mean(): Float64Array | null {
+    return runSteps(this.meanSteps());
+  }
+
+  /**
+   * `mean` in steps, for `runStepsSliced`: from the running sum while only appends came, else summed in slot order
+   * over the rows (read a block at a time when they are in the store); the same float64 values either way.
+   */
+  *meanSteps(): Steps<Float64Array | null> {
     const dims = this.dims;
     if (dims === null) return null;
-    this.readAll();
-    const sum = new Float64Array(dims);
-    let count = 0;
-    for (let slot = 0; slot < this.slotCount; slot++) {
-      if (this.present[slot] !== 1) continue;
-      const base = slot * dims;
-      for (let index = 0; index < dims; index++) sum[index] = (sum[index] as number) + (this.data[base + index] as number);
-      count++;
+    let sum = this.sum?.values?.slice() ?? null;
+    let count = this.sum?.count ?? 0;
+    if (sum === null || sum.length !== dims) {
+      sum = new Float64Array(dims);
+      count = 0;
+      const ahead = this.passReader();
+      for (let slot = 0; slot < this.slotCount; slot++) {
+        if ((slot & STEP_ROWS) === 0) yield;
+        if (this.present[slot] !== 1) continue;
+        ahead(slot);
+        const vector = this.vectorOf(slot) as Float32Array;
+        for (let index = 0; index < dims; index++) sum[index] = (sum[index] as number) + (vector[index] as number);
+        count++;
+      }
     }
     for (let index = 0; index < dims; index++) sum[index] = (sum[index] as number) / Math.max(1, count);
     return sum;
@@ -273,8 +395,7 @@ export class VectorIndex {
 
   private *quantizedSteps(): Steps<void> {
     const changes = this.changes;
-    yield* this.readAllSteps();
-    const built = yield* QuantizedVectors.buildSteps(this.slotCount, (slot) => this.vectorOf(slot));
+    const built = yield* this.buildQuantizedSteps();
     if (this.changes !== changes) return;
     this.quantized ??= built;
     this.preparing = null;
@@ -316,6 +437,79 @@ export class VectorIndex {
   private exactScore(query: Float32Array, slot: number, dims: number): number {
     const sparse = this.sparse;
     return sparse === null ? dotProduct(this.data, slot * dims, query, dims) : dotProduct(sparse.pool, (sparse.rowOf[slot] as number) * dims, query, dims);
+  }
+
+  /**
+   * Makes the int8 copy again around the current mean, aside, and swaps it in at the end unless a write came
+   * meanwhile: the copy a fresh build makes, for an index that only took appends since its copy was made.
+   */
+  *recentredSteps(): Steps<void> {
+    if (this.dims === null) return;
+    const changes = this.changes;
+    const built = yield* this.buildQuantizedSteps();
+    if (this.changes === changes) this.quantized = built;
+  }
+
+  /** The int8 copy of the rows as they are, centred on their mean (rows kept in the store read a block at a time). */
+  private *buildQuantizedSteps(): Steps<QuantizedVectors> {
+    if (!this.readsRows) yield* this.readAllSteps();
+    const ahead = this.passReader();
+    const centre = yield* this.meanSteps();
+    return yield* QuantizedVectors.buildSteps(this.slotCount, (slot) => (ahead(slot), this.vectorOf(slot)), this.presentCount() === 0 ? null : centre);
+  }
+
+  /** How many slots hold a vector. */
+  private presentCount(): number {
+    let count = 0;
+    for (let slot = 0; slot < this.slotCount; slot++) count += this.present[slot] === 1 ? 1 : 0;
+    return count;
+  }
+
+  /**
+   * For a pass over the slots in increasing order (it may start again from the first) while the rows are in the
+   * store: call the function returned with each slot before its row, and the rows of `related(slot)`, are used.
+   * When the slot is past the block read last, the rows read before are dropped and those of the next PASS_ROWS
+   * slots with a vector, and of their related slots, are read at once: the pass holds one block, not the corpus.
+   * Does nothing while the rows are in memory.
+   *
+   * @example
+   * ```ts
+   * const ahead = vectors.passReader();
+   * for (let slot = 0; slot < count; slot++) if (vectors.has(slot)) use((ahead(slot), vectors.vectorOf(slot)));
+   * ```
+   */
+  passReader(related?: (slot: number) => readonly (number | null)[]): (slot: number) => void {
+    let start = 0;
+    let end = 0;
+    return (slot) => {
+      const outside = this.outside;
+      if (outside === null || this.sparse === null || (slot >= start && slot < end)) return;
+      this.releaseRows();
+      start = slot;
+      end = Math.min(slot + PASS_ROWS, this.slotCount);
+      const wanted: number[] = [];
+      for (let at = start; at < end; at++) {
+        if (this.present[at] !== 1) continue;
+        wanted.push(at);
+        if (related !== undefined) for (const other of related(at)) if (other !== null && (other < start || other >= end)) wanted.push(other);
+      }
+      this.readRowsOf(wanted);
+    };
+  }
+
+  /** Drops the rows read from the store (they are read again when used): a pass's block, before the next. */
+  private releaseRows(): void {
+    const sparse = this.sparse;
+    const outside = this.outside;
+    if (sparse === null || outside === null) return;
+    for (let row = 0; row < sparse.rows; row++) {
+      const slot = sparse.slotOfRow[row] as number;
+      if (sparse.rowOf[slot] === row) {
+        sparse.rowOf[slot] = -1;
+        outside.loaded[slot] = 0;
+      }
+    }
+    sparse.rows = 0;
   }
 
   /**
@@ -377,9 +571,11 @@ export class VectorIndex {
     const vectors = outside.rows(slots);
     const sparse = this.sparse;
     if (sparse !== null && (sparse.rows + slots.length) * dims > sparse.pool.length) {
-      const pool = new Float32Array(Math.max(256, sparse.rows * 2, sparse.rows + slots.length) * dims);
+      const rows = Math.max(256, sparse.rows * 2, sparse.rows + slots.length);
+      const pool = new Float32Array(rows * dims);
       pool.set(sparse.pool.subarray(0, sparse.rows * dims));
       sparse.pool = pool;
+      sparse.slotOfRow = reserve(sparse.slotOfRow, rows);
     }
     slots.forEach((slot, index) => {
       const vector = vectors[index];
@@ -387,6 +583,7 @@ export class VectorIndex {
       if (sparse === null) this.data.set(vector, slot * dims);
       else if ((sparse.rowOf[slot] as number) < 0) {
         sparse.pool.set(vector, sparse.rows * dims);
+        sparse.slotOfRow[sparse.rows] = slot;
         sparse.rowOf[slot] = sparse.rows++;
       }
       outside.loaded[slot] = 1;
