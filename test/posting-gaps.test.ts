@@ -1,7 +1,7 @@
 // BM25 posting slots as LEB128 gaps: exact round trips across every byte length, corrupt bytes refused, and a restored index's postings.
 import { describe, expect, it } from 'vitest';
 import { Bm25Index } from '../src/retrieval/bm25.js';
-import { decodePostingGaps, encodePostingGaps } from '../src/retrieval/posting-gaps.js';
+import { decodePostingGaps, encodePostingGaps, PostingGapsEncoder } from '../src/retrieval/posting-gaps.js';
 import { bytesSnapshotFile } from '../src/retrieval/snapshot-file.js';
 import { SnapshotReader, SnapshotRejected, SnapshotWriter } from '../src/retrieval/snapshot-format.js';
 
@@ -15,6 +15,28 @@ function decodeAll(bytes: Uint8Array, byteEnds: Int32Array, ends: Int32Array, sl
 }
 
 describe('encodePostingGaps / decodePostingGaps', () => {
+  it('encodes list by list (PostingGapsEncoder) the bytes of the flat lists, and refuses to finish with a list missing', () => {
+    const encoder = new PostingGapsEncoder(3, 4);
+    encoder.add(Int32Array.of(3, 4));
+    encoder.add(new Int32Array(0));
+    encoder.add(Int32Array.of(200));
+    const { bytes, byteEnds } = encoder.finish();
+    expect(Array.from(bytes)).toEqual([3, 0, 0xc8, 1]);
+    expect(Array.from(byteEnds)).toEqual([2, 2, 4]);
+    // Past its first guess of the bytes (1.5 a posting, at least 64): the buffer grows, the bytes are the same.
+    const slots = Int32Array.from({ length: 400 }, (_, index) => index * 100_000);
+    const wide = new PostingGapsEncoder(2, 8);
+    wide.add(slots.subarray(0, 150));
+    wide.add(slots.subarray(150));
+    const flat = encodePostingGaps(slots, Int32Array.of(150, 400));
+    const listed = wide.finish();
+    expect(Array.from(listed.bytes)).toEqual(Array.from(flat.bytes));
+    expect(Array.from(listed.byteEnds)).toEqual(Array.from(flat.byteEnds));
+    const short = new PostingGapsEncoder(2, 1);
+    short.add(Int32Array.of(1));
+    expect(() => short.finish()).toThrow(/1 of 2 lists/);
+  });
+
   it('writes the documented bytes', () => {
     const { bytes, byteEnds } = encodePostingGaps(Int32Array.of(3, 4, 200), Int32Array.of(3));
     expect(Array.from(bytes)).toEqual([3, 0, 0xc3, 1]);

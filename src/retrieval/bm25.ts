@@ -5,7 +5,7 @@ import { addBlockBounds, BLOCK_SHIFT, STRETCH_SHIFT, termBlockBounds } from './b
 import type { ScoredBlocks, TermBlockBounds } from './block-bounds.js';
 import { grow, reserve } from './grow.js';
 import { readWidened, writeNarrowest } from './narrow-integers.js';
-import { decodePostingGaps, encodePostingGaps } from './posting-gaps.js';
+import { decodePostingGaps, PostingGapsEncoder } from './posting-gaps.js';
 import type { ScoreSink } from './score-statistics.js';
 import { SnapshotRejected } from './snapshot-format.js';
 import type { LazySection, SnapshotReader, SnapshotWriter } from './snapshot-format.js';
@@ -582,16 +582,18 @@ export class Bm25Index {
     let largest = 0;
     for (let position = 0; position < flat; position++) if ((frequenciesFlat[position] as number) > largest) largest = frequenciesFlat[position] as number;
     const narrow = largest < NARROW_FREQUENCIES;
-    const postingSlots = new Int32Array(total);
     const postingFrequencies = narrow ? new Uint8Array(total) : new Uint16Array(total);
+    // The slots as LEB128 gaps, encoded from each term's list (readState decodes a term's list on its first use).
+    const gaps = new PostingGapsEncoder(terms, total);
     let at = 0;
     for (let id = 0; id < terms; id++) {
       if ((id & STEP_TERMS) === 0) yield;
       const list = this.list(id);
-      postingSlots.set(list.slots.subarray(0, list.length), at);
+      gaps.add(list.slots.subarray(0, list.length));
       postingFrequencies.set(list.frequencies.subarray(0, list.length), at);
       at += list.length;
     }
+    const { bytes: gapBytes, byteEnds } = gaps.finish();
     writer.strings(`${prefix}.terms`, this.termNames);
     writer.array(`${prefix}.documentFrequency`, this.documentFrequency.subarray(0, terms));
     writeNarrowest(writer, `${prefix}.lengths`, this.lengths.subarray(0, slots));
@@ -603,10 +605,8 @@ export class Bm25Index {
     // A u8 copy (restored, unchanged since) is narrow already; a wide one is u16.
     writer.array(`${prefix}.frequenciesFlat`, narrow && !(frequenciesFlat instanceof Uint8Array) ? Uint8Array.from(frequenciesFlat) : frequenciesFlat);
     writer.array(`${prefix}.postingEnds`, postingEnds);
-    // The slots as LEB128 gaps (readState decodes a term's list on its first use).
-    const gaps = encodePostingGaps(postingSlots, postingEnds);
-    writer.array(`${prefix}.postingGaps`, gaps.bytes);
-    writer.array(`${prefix}.postingByteEnds`, gaps.byteEnds);
+    writer.array(`${prefix}.postingGaps`, gapBytes);
+    writer.array(`${prefix}.postingByteEnds`, byteEnds);
     writer.array(`${prefix}.postingFrequencies`, postingFrequencies);
   }
 

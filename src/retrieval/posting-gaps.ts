@@ -14,22 +14,54 @@ import { SnapshotRejected } from './snapshot-format.js';
  * ```
  */
 export function encodePostingGaps(slots: Int32Array, ends: Int32Array): { bytes: Uint8Array<ArrayBuffer>; byteEnds: Int32Array<ArrayBuffer> } {
-  let bytes = new Uint8Array(Math.max(64, slots.length + (slots.length >> 1)));
-  const byteEnds = new Int32Array(ends.length);
-  let at = 0;
+  const encoder = new PostingGapsEncoder(ends.length, slots.length);
   let start = 0;
   for (let term = 0; term < ends.length; term++) {
     const end = ends[term] as number;
+    encoder.add(slots.subarray(start, end));
+    start = end;
+  }
+  return encoder.finish();
+}
+
+/**
+ * `encodePostingGaps` one list at a time, from the lists where they are (no flat copy of every posting first):
+ * `add` each term's list in term order, then `finish`. The bytes returned view the encoder's buffer (no copy).
+ *
+ * @example
+ * ```ts
+ * const encoder = new PostingGapsEncoder(2, 3);
+ * encoder.add(Int32Array.of(3, 4));
+ * encoder.add(Int32Array.of(200));
+ * encoder.finish(); // bytes 3, 0, 200 1 (200 = 0xc8 with the high bit: 72 + 128), byteEnds [2, 4]
+ * ```
+ */
+export class PostingGapsEncoder {
+  private bytes: Uint8Array<ArrayBuffer>;
+  private readonly byteEnds: Int32Array<ArrayBuffer>;
+  private at = 0;
+  private term = 0;
+
+  /** Room for `terms` lists, the bytes sized for `postings` slots (grown when they need more). */
+  constructor(terms: number, postings: number) {
+    this.bytes = new Uint8Array(Math.max(64, postings + (postings >> 1)));
+    this.byteEnds = new Int32Array(terms);
+  }
+
+  /** Encodes the next term's list (strictly ascending slots). */
+  add(slots: Int32Array): void {
+    let bytes = this.bytes;
+    let at = this.at;
     let previous = -1;
-    for (let index = start; index < end; index++) {
+    for (let index = 0; index < slots.length; index++) {
       const slot = slots[index] as number;
-      if (slot <= previous) throw new Error(`posting slots of term ${term} not strictly ascending (${previous}, ${slot})`);
+      if (slot <= previous) throw new Error(`posting slots of term ${this.term} not strictly ascending (${previous}, ${slot})`);
       let gap = slot - previous - 1;
       previous = slot;
       if (at + 5 > bytes.length) {
         const wider = new Uint8Array(bytes.length * 2);
         wider.set(bytes);
-        bytes = wider;
+        this.bytes = bytes = wider;
       }
       while (gap >= 0x80) {
         bytes[at++] = (gap & 0x7f) | 0x80;
@@ -37,10 +69,15 @@ export function encodePostingGaps(slots: Int32Array, ends: Int32Array): { bytes:
       }
       bytes[at++] = gap;
     }
-    byteEnds[term] = at;
-    start = end;
+    this.at = at;
+    this.byteEnds[this.term++] = at;
   }
-  return { bytes: bytes.slice(0, at), byteEnds };
+
+  /** The bytes of the lists added and each list's end in them; every term's list must have been added. */
+  finish(): { bytes: Uint8Array<ArrayBuffer>; byteEnds: Int32Array<ArrayBuffer> } {
+    if (this.term !== this.byteEnds.length) throw new Error(`posting gaps: ${this.term} of ${this.byteEnds.length} lists added`);
+    return { bytes: this.bytes.subarray(0, this.at), byteEnds: this.byteEnds };
+  }
 }
 
 /**
