@@ -70,6 +70,9 @@ export class DocumentFields {
     const name = `${key}${SEPARATOR}${canonical ?? ''}`;
     let id = this.pairIds.get(name);
     if (id === undefined) {
+      // Kept flat: the joined name is a rope of its parts (three strings, about 84 bytes for `entryId` and a short
+      // id) until read by character, which copies it into one string (about 32) that the rope is dropped for.
+      name.charCodeAt(0);
       id = this.pairNames.length;
       this.pairIds.set(name, id);
       this.pairNames.push(name);
