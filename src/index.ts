@@ -47,8 +47,8 @@ export { openPostgresStore, PostgresStore, pgliteQueryable, poolQueryable, POSTG
 export type { PostgresStoreOptions, PostgresMigration, Queryable, SqlClient, VectorSearchSettings } from './stores/postgres/index.js';
 export { hashingEmbedder } from './embedders/hashing/index.js';
 export type { HashingEmbedderOptions } from './embedders/hashing/index.js';
-export { loadStaticEmbedder, rankProbabilities, countProbabilities, countWords, loadWordVectors, cacheDirCandidates } from './embedders/static/index.js';
-export type { StaticEmbedder, StaticEmbedderOptions, WordProbabilities, WordVectorOptions } from './embedders/static/index.js';
+export { loadStaticEmbedder, rankProbabilities, countProbabilities, countWords, readWordCounts, loadWordVectors, cacheDirCandidates } from './embedders/static/index.js';
+export type { StaticEmbedder, StaticEmbedderOptions, WordProbabilities, WordCountList, WordVectorOptions } from './embedders/static/index.js';
 export { loadTransformersEmbedder, meanPool, l2Normalize, MINILM_MODEL } from './embedders/transformers/index.js';
 export type { TransformersEmbedderOptions } from './embedders/transformers/index.js';
 export { openAiCompatibleEmbedder, discoverDimensions } from './embedders/openai-compatible/index.js';

@@ -73,6 +73,31 @@ describe('mnemo eval', () => {
     }
   });
 
+  it('builds the static embedder with SIF weights from a word-count file, and refuses static options for another embedder', async () => {
+    const { turnsPath, qaPath } = writeFixture();
+    const countsPath = join(dir, 'counts.txt');
+    writeFileSync(countsPath, 'i 1000\nthe 900\nabout 300\nthinking 50\nkeep 60\n');
+    const base = ['eval', '--turns', turnsPath, '--qa', qaPath, '--no-progress', '--conversations', 'conv-a'];
+    const rank = await runCli('--embedder', 'static', ...base, '--out', join(dir, 'rank.jsonl'));
+    const counted = await runCli('--embedder', 'static', ...base, '--word-counts', countsPath, '--out', join(dir, 'counted.jsonl'));
+    expect(rank.code).toBe(0);
+    expect(counted.code).toBe(0);
+    expect(rank.out).toContain('static/glove-sg-100d-top100k-sif-rank,');
+    expect(counted.out).toMatch(/static\/glove-sg-100d-top100k-sif-counts:counts\.txt-[0-9a-f]{8},/);
+    const kept = await runCli('--embedder', 'static', ...base, '--word-counts', countsPath, '--common-component', 'off', '--sif-smoothing', '0.01');
+    expect(kept.out).toMatch(/sif-counts:counts\.txt-[0-9a-f]{8}-a0\.01-nopc,/);
+    for (const [args, message] of [
+      [['--embedder', 'hashing', ...base, '--word-counts', countsPath], 'only the static embedder has a word table'],
+      [['--embedder', 'static', ...base, '--common-component', 'maybe'], '--common-component: expected on or off'],
+      [['--embedder', 'static', ...base, '--sif-smoothing', '0'], '--sif-smoothing: expected'],
+      [['--embedder', 'static', ...base, '--word-counts', join(dir, 'no-such-counts.txt')], 'cannot read the word counts file'],
+    ] as const) {
+      const refused = await runCli(...args);
+      expect(refused.code).toBe(2);
+      expect(refused.err).toContain(message);
+    }
+  });
+
   it('refuses malformed dataset lines with the file and line number', async () => {
     const turnsPath = join(dir, 'bad.turns.jsonl');
     writeFileSync(turnsPath, '{"conv":"c","id":"D1:1","turn":0,"text":"hi"}\n{"conv":"c","id":"D1:2","turn":"one","text":"x"}\n');

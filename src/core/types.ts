@@ -152,6 +152,13 @@ export interface QueryOptions extends ChunkFilter {
    */
   profileWeight?: number | null;
   /**
+   * Scene vector signal, with `zscore` fusion: the weight of the z-score of the cosine between the query's vector
+   * and the centroid of the chunk's scene (the mean of the vectors of its chunks, filters applied), so a turn is also
+   * scored by what its whole scene means, beside its own vector. Needs the index's own vectors (a store that searches
+   * vectors itself gives no signal). Off by default (0 or null); measured in docs/retrieval-quality.md.
+   */
+  sceneVectorWeight?: number | null;
+  /**
    * Soft word matching, with `zscore` fusion and the static embedder: the first `head` fused chunks (default 50, at
    * most 200) are rescored by how well their words align with the query's, word by word: the idf-weighted mean over
    * the query's content words of the best cosine between the word's static vector and any of the chunk's words'
@@ -255,6 +262,8 @@ export interface Contributions {
   diversity?: number;
   /** The speaker profile signal: how well everything the chunk's speaker said matches the query (see `QueryOptions.profileWeight`). */
   profile?: number;
+  /** The scene vector signal: the query's cosine with the centroid of the chunk's scene (see `QueryOptions.sceneVectorWeight`). */
+  sceneVector?: number;
   /** Vector feedback: the chunk's cosine with the query moved toward the first pass's head (see `QueryOptions.vectorFeedback`). */
   vectorFeedback?: number;
   /** Entity links: the chunk's BM25 for the proper nouns of the first pass's head (see `QueryOptions.entityLinks`). */

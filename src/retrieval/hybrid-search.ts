@@ -12,6 +12,7 @@ import { MedianStatistics } from './median-statistics.js';
 import type { SemanticNormaliser } from './median-statistics.js';
 import { dateFit, queryDates } from './query-dates.js';
 import { sceneScores } from './scene-scores.js';
+import { sceneVectorScores } from './scene-vectors.js';
 import type { GroupScores } from './group-scores.js';
 import { speakerProfileScores } from './speaker-profile.js';
 import { softMatchScores } from './soft-match.js';
@@ -136,6 +137,11 @@ export interface ContextSignalOptions {
   timeBoost?: number;
   /** Weight of the speaker profile signal: the z-score of the BM25 of everything the document's speaker said (see `speakerProfileScores`). */
   profileWeight?: number;
+  /**
+   * Weight of the scene vector signal: the z-score of the cosine of the query with the document's scene's centroid
+   * (the mean of its chunks' own vectors; see `sceneVectorScores`). Only with the index's own vectors.
+   */
+  sceneVectorWeight?: number;
 }
 
 /** The fusion methods. */
@@ -422,7 +428,7 @@ interface FusionSignal {
 }
 
 /** A signal from a group's BM25 (scene, speaker profile): `weight` x the z-score of the document's group; 0 outside every group. */
-function groupSignal(kind: 'scene' | 'profile', weight: number, groups: GroupScores): FusionSignal {
+function groupSignal(kind: 'scene' | 'profile' | 'sceneVector', weight: number, groups: GroupScores): FusionSignal {
   const deviation = groups.deviation || 1;
   return { kind, score: (slot) => (groups.inGroup(slot) ? (weight * (groups.scoreOf(slot) - groups.mean)) / deviation : 0) };
 }
@@ -443,6 +449,9 @@ function contextSignals(input: HybridSearchInput, analyzed: readonly string[]): 
   const speakerBoost = options.speakerBoost ?? 0;
   const named = speakerBoost > 0 ? index.context.speakersNamedIn(new Set(tokenize(input.queryText))) : new Set<number>();
   if (named.size > 0) signals.push({ kind: 'speaker', score: (slot) => (named.has(index.context.speakerOf(slot)) ? speakerBoost : 0) });
+  const sceneVectorWeight = options.sceneVectorWeight ?? 0;
+  const sceneVectors = sceneVectorWeight > 0 && input.vectorArm === undefined ? sceneVectorScores({ context: index.context, slots: index.bm25.slots, vectorOf: (slot) => index.vectors.vectorOf(slot) }, input.queryVector, input.accept) : null;
+  if (sceneVectors !== null) signals.push(groupSignal('sceneVector', sceneVectorWeight, sceneVectors));
   const timeBoost = options.timeBoost ?? 0;
   const dates = timeBoost > 0 && index.context.hasDays ? queryDates(input.queryText) : [];
   if (dates.length > 0) signals.push({ kind: 'time', score: (slot) => timeBoost * dateFit(index.context.dayOf(slot), dates) });

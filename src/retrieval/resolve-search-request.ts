@@ -30,7 +30,7 @@ import type { WindowSumOptions } from './window-sum.js';
 export const MAX_WINDOW_REACH = 20;
 
 /** The options that mean the same in every corpus (filters are each corpus's own: turns and types, tags). */
-export const SEARCH_OPTION_KEYS = ['k', 'capPerSource', 'rrfK', 'fusion', 'weights', 'feedback', 'windowSum', 'speakerBoost', 'sceneWeight', 'timeBoost', 'profileWeight', 'softMatch', 'adaptiveWeights', 'scaffolding', 'sceneDiversity', 'coveragePass', 'semanticNormaliser', 'vectorFeedback', 'entityLinks', 'focusTerms', 'focusBoost', 'rerank', 'rerankTop'] as const;
+export const SEARCH_OPTION_KEYS = ['k', 'capPerSource', 'rrfK', 'fusion', 'weights', 'feedback', 'windowSum', 'speakerBoost', 'sceneWeight', 'timeBoost', 'profileWeight', 'sceneVectorWeight', 'softMatch', 'adaptiveWeights', 'scaffolding', 'sceneDiversity', 'coveragePass', 'semanticNormaliser', 'vectorFeedback', 'entityLinks', 'focusTerms', 'focusBoost', 'rerank', 'rerankTop'] as const;
 
 /** A search's ranking options, as a caller gives them (see `QueryOptions` for each). */
 export type SearchOptions = Pick<QueryOptions, (typeof SEARCH_OPTION_KEYS)[number]>;
@@ -52,7 +52,7 @@ export interface SearchRequest {
   feedback: QueryFeedback | undefined;
   /** The window-sum arm, or undefined when off (see `QueryOptions.windowSum`). */
   windowSum: WindowSumOptions | undefined;
-  /** The context signals (speaker, scene, time, speaker profile); a signal left at 0 is off. */
+  /** The context signals (speaker, scene, time, speaker profile, scene vector); a signal left at 0 is off. */
   signals: Required<ContextSignalOptions>;
   /** Soft word matching, or undefined when off (see `QueryOptions.softMatch`). */
   softMatch: SoftMatchOptions | undefined;
@@ -115,8 +115,8 @@ export function resolveSearchRequest(corpus: CorpusName, text: unknown, options:
   const focusTerms = requireFocusTerms(options.focusTerms);
   const feedback = options.feedback === undefined ? (defaults.feedback ?? undefined) : (optionalFeedback(options.feedback) ?? undefined);
   const windowSum = optionalWindowSum(options.windowSum === undefined ? defaults.windowSum : options.windowSum);
-  const signal = (field: 'speakerBoost' | 'sceneWeight' | 'timeBoost' | 'profileWeight') => (options[field] === null ? 0 : (optionalNumber(options[field], field, 0) ?? defaults.signals[field]));
-  const signals = { speakerBoost: signal('speakerBoost'), sceneWeight: signal('sceneWeight'), timeBoost: signal('timeBoost'), profileWeight: signal('profileWeight') };
+  const signal = (field: 'speakerBoost' | 'sceneWeight' | 'timeBoost' | 'profileWeight' | 'sceneVectorWeight') => (options[field] === null ? 0 : (optionalNumber(options[field], field, 0) ?? defaults.signals[field]));
+  const signals = { speakerBoost: signal('speakerBoost'), sceneWeight: signal('sceneWeight'), timeBoost: signal('timeBoost'), profileWeight: signal('profileWeight'), sceneVectorWeight: signal('sceneVectorWeight') };
   const softMatch = optionalSoftMatch(options.softMatch, defaults.softMatch);
   const adaptiveWeight = optionalAdaptiveWeight(options.adaptiveWeights, defaults.adaptiveWeight);
   const scaffolding = optionalScaffolding(options.scaffolding, defaults.scaffolding);

@@ -9,7 +9,7 @@ import { MnemoError } from '../../core/errors.js';
 import { DOCUMENT_MODES, formatMetrics, readDataset, readFacts, runEvaluation } from '../../eval/index.js';
 import type { DocumentMode } from '../../eval/index.js';
 import { silentLogger } from '../../core/logger.js';
-import { loadStaticEmbedder } from '../../embedders/static/index.js';
+import { countProbabilities, loadStaticEmbedder, readWordCounts } from '../../embedders/static/index.js';
 import { openMemory } from '../../open-memory.js';
 import type { Embedder } from '../../seams/embedder.js';
 import { ANALYZER_LANGUAGES } from '../../retrieval/analyzer.js';
@@ -44,6 +44,7 @@ interface EvalFlags {
   sceneWeight?: number;
   timeBoost?: number;
   profileWeight?: number;
+  sceneVectorWeight?: number;
   softMatch?: string;
   adaptiveWeights?: number;
   scaffolding?: string;
@@ -56,13 +57,28 @@ interface EvalFlags {
   facts?: string;
   factWeight?: number;
   topDirections?: number;
+  wordCounts?: string;
+  commonComponent?: string;
+  sifSmoothing?: number;
 }
 
-/** The embedder of an evaluation: the named one, or the static embedder with all-but-the-top when --top-directions is given. */
-async function evalEmbedder(name: string, topDirections: number | undefined): Promise<Embedder | null> {
-  if (topDirections === undefined) return embedderByName(name, silentLogger);
-  if (name !== 'static') throw new MnemoError('INVALID_INPUT', `--top-directions: only the static embedder has a word table, but the embedder is ${JSON.stringify(name)}. Add --embedder static.`, { details: { field: 'topDirections' } });
-  return loadStaticEmbedder({ topDirections });
+/**
+ * The embedder of an evaluation: the named one, or the static embedder with the static options given
+ * (--top-directions, --word-counts, --common-component, --sif-smoothing).
+ */
+async function evalEmbedder(name: string, flags: EvalFlags): Promise<Embedder | null> {
+  const { topDirections, wordCounts, commonComponent, sifSmoothing } = flags;
+  if (topDirections === undefined && wordCounts === undefined && commonComponent === undefined && sifSmoothing === undefined) return embedderByName(name, silentLogger);
+  if (name !== 'static') throw new MnemoError('INVALID_INPUT', `--top-directions, --word-counts, --common-component and --sif-smoothing: only the static embedder has a word table, but the embedder is ${JSON.stringify(name)}. Add --embedder static.`, { details: { field: 'embedder' } });
+  if (commonComponent !== undefined && commonComponent !== 'on' && commonComponent !== 'off') throw new MnemoError('INVALID_INPUT', `--common-component: expected on or off, got ${JSON.stringify(commonComponent)}.`, { details: { field: 'commonComponent' } });
+  if (sifSmoothing !== undefined && !(sifSmoothing > 0)) throw new MnemoError('INVALID_INPUT', `--sif-smoothing: expected SIF's a, a number above 0 such as 0.001, got ${sifSmoothing}.`, { details: { field: 'smoothing' } });
+  const list = wordCounts === undefined ? undefined : readWordCounts(wordCounts);
+  return loadStaticEmbedder({
+    ...(topDirections === undefined ? {} : { topDirections }),
+    ...(list === undefined ? {} : { wordProbabilities: countProbabilities(list.id, list.counts) }),
+    ...(commonComponent === undefined ? {} : { removeCommonComponent: commonComponent === 'on' }),
+    ...(sifSmoothing === undefined ? {} : { smoothing: sifSmoothing }),
+  });
 }
 
 function parseKs(text: string): number[] {
@@ -179,6 +195,7 @@ export function registerEval(program: Command, output: Output): void {
     .option('--time-boost <w>', 'time signal: added to turns dated near a date the question names (0 off)', parseNumber('timeBoost'))
     .option('--soft-match <weight[,reach[,head]]>', 'soft word matching (static embedder): the fused top head (50, at most 200) rescored by word alignment, best of +-reach (2, at most 5); off turns it off')
     .option('--profile-weight <w>', 'speaker profile signal: weight of the BM25 of everything the turn\'s speaker said (0 off)', parseNumber('profileWeight'))
+    .option('--scene-vector-weight <w>', 'scene vector signal: weight of the query\'s cosine with the centroid of the turn\'s session (0 off)', parseNumber('sceneVectorWeight'))
     .option('--adaptive-weights <w>', 'query-adaptive weights: semantic arm and soft matching x (1 + w x (1 - lexical coverage)) (0 off)', parseNumber('adaptiveWeights'))
     .option('--scaffolding <words>', 'question scaffolding dropped from the query terms: on (the built-in English list), off, or comma-separated words')
     .option('--scene-diversity <step[,head]>', 'scene diversity: the fused top head (50, at most 200) re-picked, each further hit of a scene lowered by step; off turns it off')
@@ -187,6 +204,9 @@ export function registerEval(program: Command, output: Output): void {
     .option('--entity-links <weight[,head[,terms]]>', 'entity links: the proper nouns of the fused top head (5, at most 50) the query does not name, the terms (5) rarest, searched with BM25 and fused in at weight; off turns it off')
     .option('--coverage-pass <weight[,head]>', 'coverage pass: the query terms none of the fused top head (10, at most 200) holds searched again and fused in at weight x their idf share; off turns it off')
     .option('--top-directions <n>', 'static embedder: all-but-the-top, the word table\'s mean and top n principal directions removed from sentence vectors (0 off)', parseInteger('topDirections'))
+    .option('--word-counts <file>', 'static embedder: SIF word weights from fixed counts, a JSON array of {word, count} or "word count" lines (default: GloVe\'s frequency rank)')
+    .option('--common-component <on|off>', 'static embedder: remove the common component estimated from p(w) (default: on with --word-counts, off otherwise)')
+    .option('--sif-smoothing <a>', 'static embedder: SIF\'s a in a / (a + p(w)) (default 0.001)', parseNumber('smoothing'))
     .option('--no-progress', 'no progress bar')
     .action(async (flags: EvalFlags, command: Command) => {
       const ks = parseKs(flags.k);
@@ -196,7 +216,7 @@ export function registerEval(program: Command, output: Output): void {
       while (root.parent) root = root.parent;
       const explicit = root.getOptionValueSource('db') !== 'default';
       const dir = explicit ? null : mkdtempSync(join(tmpdir(), 'mnemo-eval-'));
-      const memory = await openMemory({ ...databaseTarget(dir === null ? options.db : join(dir, 'eval.db')), embedder: await evalEmbedder(options.embedder, flags.topDirections), logger: silentLogger, analyzer: { language: flags.language, stem: flags.stem, stopWords: flags.stopWords }, neighbourWeight: flags.neighbourWeight });
+      const memory = await openMemory({ ...databaseTarget(dir === null ? options.db : join(dir, 'eval.db')), embedder: await evalEmbedder(options.embedder, flags), logger: silentLogger, analyzer: { language: flags.language, stem: flags.stem, stopWords: flags.stopWords }, neighbourWeight: flags.neighbourWeight });
       const bar = flags.progress && process.stderr.isTTY ? new SingleBar({ format: ' {phase} [{bar}] {value}/{total}', stream: process.stderr }) : null;
       let phase = '';
       try {
@@ -206,7 +226,7 @@ export function registerEval(program: Command, output: Output): void {
           includeAdversarial: flags.includeAdversarial ?? false,
           facts: flags.facts === undefined ? undefined : readFacts(flags.facts),
           conversations: flags.conversations?.split(',').map((conv) => conv.trim()).filter((conv) => conv !== ''),
-          query: { capPerSource: flags.cap, rrfK: flags.rrfK, fusion: flags.fusion, feedback: parseFeedback(flags.feedback), windowSum: parseWindowSum(flags.windowSum), speakerBoost: flags.speakerBoost, sceneWeight: flags.sceneWeight, timeBoost: flags.timeBoost, profileWeight: flags.profileWeight, softMatch: parseSoftMatch(flags.softMatch), adaptiveWeights: flags.adaptiveWeights, scaffolding: parseScaffolding(flags.scaffolding), sceneDiversity: parseSceneDiversity(flags.sceneDiversity), coveragePass: parseCoveragePass(flags.coveragePass), vectorFeedback: parseVectorFeedback(flags.vectorFeedback), entityLinks: parseEntityLinks(flags.entityLinks), semanticNormaliser: flags.semanticNormaliser as 'mean' | 'median' | undefined, facts: flags.factWeight === undefined ? undefined : flags.factWeight === 0 ? null : { weight: flags.factWeight }, weights: { lexical: flags.lexicalWeight, semantic: flags.semanticWeight } },
+          query: { capPerSource: flags.cap, rrfK: flags.rrfK, fusion: flags.fusion, feedback: parseFeedback(flags.feedback), windowSum: parseWindowSum(flags.windowSum), speakerBoost: flags.speakerBoost, sceneWeight: flags.sceneWeight, timeBoost: flags.timeBoost, profileWeight: flags.profileWeight, sceneVectorWeight: flags.sceneVectorWeight, softMatch: parseSoftMatch(flags.softMatch), adaptiveWeights: flags.adaptiveWeights, scaffolding: parseScaffolding(flags.scaffolding), sceneDiversity: parseSceneDiversity(flags.sceneDiversity), coveragePass: parseCoveragePass(flags.coveragePass), vectorFeedback: parseVectorFeedback(flags.vectorFeedback), entityLinks: parseEntityLinks(flags.entityLinks), semanticNormaliser: flags.semanticNormaliser as 'mean' | 'median' | undefined, facts: flags.factWeight === undefined ? undefined : flags.factWeight === 0 ? null : { weight: flags.factWeight }, weights: { lexical: flags.lexicalWeight, semantic: flags.semanticWeight } },
           onProgress: (current, done, total) => {
             if (bar === null) return;
             if (current !== phase) {

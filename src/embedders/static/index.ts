@@ -3,6 +3,8 @@ export { loadStaticEmbedder, topDirectionsOfModelId } from './static-embedder.js
 export type { StaticEmbedder, StaticEmbedderOptions } from './static-embedder.js';
 export { rankProbabilities, countProbabilities, countWords } from './word-probabilities.js';
 export type { WordProbabilities } from './word-probabilities.js';
+export { readWordCounts } from './read-word-counts.js';
+export type { WordCountList } from './read-word-counts.js';
 export { loadWordVectors, forgetLoadedWordVectors, DEFAULT_TOP_WORDS, VECTORS_PACKAGE } from './load-word-vectors.js';
 export type { LoadedWordVectors, WordVectorOptions } from './load-word-vectors.js';
 export { cacheDirCandidates } from './cache-dir.js';
