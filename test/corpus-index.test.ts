@@ -1,8 +1,11 @@
 // The per-save index: neighbour context vectors stay right through adds and removals; exact per-slot scores.
 import { describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
 import { createAnalyzer } from '../src/retrieval/analyzer.js';
 import { CorpusIndex } from '../src/retrieval/corpus-index.js';
 import type { IndexDocument } from '../src/retrieval/corpus-index.js';
+import { bytesSnapshotFile } from '../src/retrieval/snapshot-file.js';
+import { SnapshotReader, SnapshotWriter } from '../src/retrieval/snapshot-format.js';
 import { tokenize } from '../src/retrieval/tokenize.js';
 
 const unit = (...values: number[]) => {
@@ -108,5 +111,25 @@ describe('CorpusIndex slots by id', () => {
       index.removeAfter(3);
     }
     for (const index of [early, late]) expect(['a', 'b', 'c', 'd'].map((id) => index.slotOf(id))).toEqual([0, 4, 2, undefined]);
+  });
+});
+
+describe('CorpusIndex.idsOf', () => {
+  it('gives the ids of the slots asked, in the order asked, fresh and read back from its file (UUIDs over several blocks, or other ids)', () => {
+    for (const idOf of [() => randomUUID(), (seed: number) => `chunk-${seed}`]) {
+      const documents = Array.from({ length: 700 }, (_, seed) => row(idOf(seed), seed, unit(1, seed % 5, seed % 3), `chunk ${seed % 9}`));
+      const fresh = new CorpusIndex(0, { neighbourWeight: 0.5 });
+      fresh.add(documents);
+      const writer = new SnapshotWriter();
+      const scalars = fresh.writeState(writer);
+      const bytes = writer.finish({ key: 'k', identity: 'test', configuration: fresh.configuration, version: 1, ...scalars });
+      const restored = CorpusIndex.readState(SnapshotReader.open(bytesSnapshotFile(bytes)), 1, { neighbourWeight: 0.5 });
+      // Out of slot order, neighbours together, a slot twice, slots in different blocks of the ids (256 UUIDs a block).
+      const slots = [600, 3, 599, 601, 3, 0, 699, 255, 256, 2];
+      const expected = slots.map((slot) => documents[slot]?.id);
+      expect(fresh.idsOf(slots)).toEqual(expected);
+      expect(restored.idsOf(slots)).toEqual(expected);
+      expect(restored.idsOf([])).toEqual([]);
+    }
   });
 });

@@ -204,6 +204,39 @@ describe('snapshot layout', () => {
     expect(threw).toBeLessThan(500);
   });
 
+  it('reads pieces of a section no array holds each block once when asked in order, and refuses a damaged block after a good one', () => {
+    const bytes = Uint8Array.from({ length: 3 * 4096 }, (_, index) => (index * 31) % 251);
+    const writer = new SnapshotWriter();
+    writer.array('uuids', bytes);
+    const written = writer.finish({ version: 4 });
+    const file = recordingFile(written);
+    const reader = SnapshotReader.open(file);
+    reader.readApart(['uuids']);
+    const section = reader.bytesInFile('uuids');
+    reader.done();
+    file.reads.length = 0;
+    // Three pieces of the first block, then one of the second: two reads, each of one block.
+    for (const start of [32, 0, 4080]) expect([...section.range(start, start + 16)]).toEqual([...bytes.subarray(start, start + 16)]);
+    expect(file.reads.length).toBe(1);
+    expect([...section.range(4096, 4112)]).toEqual([...bytes.subarray(4096, 4112)]);
+    expect(file.reads.length).toBe(2);
+    // The first block again: read again (only the last read is kept), and checked again.
+    expect([...section.range(16, 32)]).toEqual([...bytes.subarray(16, 32)]);
+    expect(file.reads.length).toBe(3);
+    expect(file.reads.every(([from, to]) => to - from === 4096)).toBe(true);
+    const sections = reader.header['sections'] as Record<string, [string, number, number]>;
+    const bodyStart = Math.ceil((24 + written.readUInt32LE(8)) / 8) * 8;
+    const damaged = Buffer.from(written);
+    const at = bodyStart + (sections['uuids'] as [string, number, number])[1] + 4096 + 100;
+    damaged[at] = (damaged[at] as number) ^ 1;
+    const bad = SnapshotReader.open(bytesSnapshotFile(damaged)).bytesInFile('uuids');
+    expect([...bad.range(0, 16)]).toEqual([...bytes.subarray(0, 16)]);
+    expect(() => bad.range(4096, 4112)).toThrow(SnapshotRejected);
+    // The good block read before is still handed out; the damaged one never is.
+    expect([...bad.range(8192, 8208)]).toEqual([...bytes.subarray(8192, 8208)]);
+    expect(() => bad.range(4200, 4216)).toThrow(SnapshotRejected);
+  });
+
   it('defers a whole read to its first call, keeping the file open until then', () => {
     const file = recordingFile(snapshot());
     const reader = SnapshotReader.open(file);

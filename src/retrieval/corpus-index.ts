@@ -238,7 +238,7 @@ export class CorpusIndex {
     this.keepVectors = options.vectors ?? true;
     const vectorRows = options.vectorRows;
     // Rows the store holds are read from it by their documents' ids when used, not kept here.
-    this.vectors = restored?.vectors ?? (this.keepVectors && vectorRows != null ? new VectorIndex((slots) => vectorRows(slots.map((slot) => this.idOf(slot)))) : new VectorIndex());
+    this.vectors = restored?.vectors ?? (this.keepVectors && vectorRows != null ? new VectorIndex((slots) => vectorRows(this.idsOf(slots))) : new VectorIndex());
     this.neighbourWeight = this.keepVectors ? (options.neighbourWeight ?? 0) : 0;
     const analyzer = this.analyzer;
     const table = options.wordTable ?? null;
@@ -313,7 +313,7 @@ export class CorpusIndex {
     const bm25 = yield* this.bm25.compactedSteps();
     // Rows in the store stay there: the copy reads them by its own documents' ids (the copy is made just below).
     const vectorRows = this.options.vectorRows;
-    const rows = vectorRows == null ? undefined : (slots: readonly number[]) => vectorRows(slots.map((slot) => copy.idOf(slot)));
+    const rows = vectorRows == null ? undefined : (slots: readonly number[]) => vectorRows(copy.idsOf(slots));
     const vectors = this.keepVectors ? yield* this.vectors.compactedSteps(live, rows) : new VectorIndex();
     const copy: CorpusIndex = new CorpusIndex(this.version, this.options, { bm25, vectors });
     copy.positions = new Float64Array(Math.max(64, live.length));
@@ -466,7 +466,7 @@ export class CorpusIndex {
     const keepVectors = options.vectors ?? true;
     const vectorRows = options.vectorRows;
     // Rows left out of the file are read from the store by their documents' ids (the index is made just below).
-    const rows = vectorRows == null ? undefined : (slots: readonly number[]) => vectorRows(slots.map((slot) => index.idOf(slot)));
+    const rows = vectorRows == null ? undefined : (slots: readonly number[]) => vectorRows(index.idsOf(slots));
     const index: CorpusIndex = new CorpusIndex(version, options, { bm25, vectors: keepVectors ? VectorIndex.readState(reader, 'vectors', rows) : new VectorIndex() });
     // Read one by one from the file as hits need them (a query names ten documents, not the corpus's), kept in `ids`.
     index.restoredIds = readIdList(reader, 'ids');
@@ -812,6 +812,26 @@ export class CorpusIndex {
   /** The document id stored in a slot. */
   idOf(slot: number): string {
     return this.ids[slot] ?? this.readId(slot);
+  }
+
+  /**
+   * The ids of `slots`, in the order given. A persisted copy's are read from its file in slot order, so the
+   * neighbouring slots a query asks for at once (a candidate and the two beside it) read each block once.
+   *
+   * @example
+   * ```ts
+   * store.vectorsOf(index.idsOf([41, 40, 42]));
+   * ```
+   */
+  idsOf(slots: readonly number[]): string[] {
+    const ids = new Array<string>(slots.length);
+    if (this.restoredIds === null) {
+      for (let at = 0; at < slots.length; at++) ids[at] = this.idOf(slots[at] as number);
+      return ids;
+    }
+    const order = Array.from(slots.keys()).sort((a, b) => (slots[a] as number) - (slots[b] as number));
+    for (const at of order) ids[at] = this.idOf(slots[at] as number);
+    return ids;
   }
 
   /** Reads the id of a slot of a persisted copy (it throws SnapshotRejected when it is corrupt). */

@@ -307,7 +307,8 @@ export class SnapshotReader {
 
   /**
    * A u8 section no array holds until `all` is asked for: `range` reads the blocks holding the bytes asked for
-   * from the file (checked) and keeps nothing, for a section of which a process reads a few pieces once each.
+   * from the file (checked) and keeps only those until the next read of other blocks, for a section of which a
+   * process reads a few pieces once each (in order, each block is read once).
    *
    * @example
    * ```ts
@@ -320,14 +321,18 @@ export class SnapshotReader {
     if (!this.liesInBody(entry)) throw new SnapshotRejected(`section ${name} lies outside the file (corrupt)`);
     this.pending++;
     let whole: Uint8Array | null = null;
+    // The blocks read last (checked), kept until the next read of others: reads in order then read each block once.
+    let last: { from: number; bytes: Uint8Array } | null = null;
     return {
       length: entry[2],
       range: (start, end) => {
         if (whole !== null) return whole.subarray(start, end);
+        if (last !== null && start >= last.from && end <= last.from + last.bytes.length) return last.bytes.subarray(start - last.from, end - last.from);
         const first = Math.floor(start / BLOCK_BYTES);
         const stop = Math.max(first + 1, Math.ceil(end / BLOCK_BYTES));
         const bytes = new Uint8Array(Math.min(stop * BLOCK_BYTES, entry[2]) - first * BLOCK_BYTES);
         this.readBlocks(name, entry, bytes, first * BLOCK_BYTES, first, stop);
+        last = { from: first * BLOCK_BYTES, bytes };
         return bytes.subarray(start - first * BLOCK_BYTES, end - first * BLOCK_BYTES);
       },
       all: () => {
