@@ -2,6 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../src/core/logger.js';
 import { openMemory } from '../src/open-memory.js';
+import { CorpusIndex } from '../src/retrieval/corpus-index.js';
+import { hybridSearch } from '../src/retrieval/hybrid-search.js';
 import { MAX_VECTOR_FEEDBACK_HEAD, feedbackQueryVector, optionalVectorFeedback } from '../src/retrieval/vector-feedback.js';
 
 const cosine = (a: Float32Array, b: Float32Array) => {
@@ -83,5 +85,36 @@ describe('vector feedback in a save', () => {
     for (const turn of TURNS.keys()) expect(part(heavier, turn, 'vectorFeedback')).toBeCloseTo(2 * part(moved, turn, 'vectorFeedback'), 9);
     await expect(memory.query('s', 'lantern', { vectorFeedback: { weight: -1 } })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
     await memory.close();
+  });
+});
+
+describe('vector feedback over neighbour context vectors', () => {
+  // Six unit vectors in five dimensions, none a mix of the others: every head row's context vector differs.
+  const VECTORS = [
+    [1, 0.2, 0, 0.1, 0],
+    [0.1, 1, 0.3, 0, 0],
+    [0, 0.2, 1, 0, 0.4],
+    [0.5, 0, 0.1, 1, 0],
+    [0, 0.3, 0, 0.2, 1],
+    [0.7, 0.7, 0, 0, 0.1],
+  ];
+  const TEXTS = ['lantern oil', 'lantern glass', 'a storm', 'the sailor sang', 'the boat rocked', 'dawn came'];
+  it('moves the query toward the centroid of every head row, not the last one read', async () => {
+    const index = new CorpusIndex(0, { neighbourWeight: 0.5 });
+    index.add(TEXTS.map((text, position) => ({ id: `t${position}`, position, kind: 'narrative', text, embedding: new Float32Array(VECTORS[position] as number[]) })));
+    const queryVector = new Float32Array([0.9, 0.4, 0.1, 0, 0.2]);
+    const base = { index, queryText: 'lantern', queryVector, k: 6, capPerSource: 0, fusion: 'zscore' as const, loadTexts: async () => new Map<string, string>() };
+    const plain = await hybridSearch(base);
+    const settings = { weight: 1, head: 3, mix: 1 };
+    const moved = await hybridSearch({ ...base, vectorFeedback: settings });
+    // The centroid the arm should use: each head row's context vector, copied before the next is read.
+    const head = plain.slice(0, settings.head).map(({ id }) => index.semanticVectorOf(index.slotOf(id) as number)?.slice() ?? null);
+    const expected = feedbackQueryVector(queryVector, head, settings.mix) as Float32Array;
+    // The arm's part is an affine map (its z-score) of each chunk's cosine with the moved vector.
+    const points = moved.map(({ id, explanation }) => [index.semanticScoreOf(expected, index.slotOf(id) as number) as number, explanation.contributions?.vectorFeedback as number] as const);
+    const [[x0, y0], [x1, y1]] = [points[0] as readonly [number, number], points[points.length - 1] as readonly [number, number]];
+    const slope = (y1 - y0) / (x1 - x0);
+    expect(slope).toBeGreaterThan(0);
+    for (const [x, y] of points) expect(y).toBeCloseTo(y0 + slope * (x - x0), 6);
   });
 });

@@ -271,7 +271,9 @@ function withVectorFeedback(input: HybridSearchInput, first: FusedSlot[], arms: 
   const { index, queryVector } = input;
   const semantic = arms.find((arm) => arm.kind === 'semantic');
   if (options === undefined || queryVector === null || input.vectorArm !== undefined || first.length === 0 || semantic === undefined) return undefined;
-  const moved = feedbackQueryVector(queryVector, first.slice(0, options.head).map(({ slot }) => index.semanticVectorOf(slot)), options.mix);
+  // semanticVectorOf may hand back one scratch buffer for every slot (neighbour context, vectors read from the store): each is copied.
+  const head = first.slice(0, options.head).map(({ slot }) => index.semanticVectorOf(slot)?.slice() ?? null);
+  const moved = feedbackQueryVector(queryVector, head, options.mix);
   if (moved === null) return undefined;
   const statistics = input.semanticNormaliser === 'median' ? new MedianStatistics() : new ScoreStatistics();
   const results = index.semantic(moved, limit, input.accept, exactStatistics ? undefined : statistics);
