@@ -221,11 +221,12 @@ export function addBlockBounds(bounds: Float64Array, blocks: Int32Array | null, 
 
 /**
  * The blocks a head search scored, for the window arm that reads its scores: `ensure(slot)` scores the block of
- * `slot` when the search skipped it (its score is then in the search's score array), `windowBlocks(least)` lists,
- * ascending, the blocks holding every slot whose window sum can reach `least`.
+ * `slot` when the search skipped it (its score is then in the search's score array); `visitWindowBlocks(floor,
+ * visit)` visits, best first by the bound of their window sums (`BestFirstBlocks`), the blocks whose windows can
+ * reach `floor()` (which `visit` may raise), and returns how many it visited.
  */
 export interface ScoredBlocks {
   readonly shift: number;
   ensure(slot: number): void;
-  windowBlocks(least: number): Int32Array;
+  visitWindowBlocks(floor: () => number, visit: (block: number) => void): number;
 }

@@ -1,6 +1,7 @@
 // The lexical arm: an incremental Okapi BM25 index whose statistics are those of its own corpus (one save).
 import { runSteps, STEP_ROWS } from '../core/time-slice.js';
 import type { Steps } from '../core/time-slice.js';
+import { BestFirstBlocks } from './best-first.js';
 import { addBlockBounds, BLOCK_SHIFT, STRETCH_SHIFT, termBlockBounds } from './block-bounds.js';
 import type { ScoredBlocks, TermBlockBounds } from './block-bounds.js';
 import { grow, reserve } from './grow.js';
@@ -39,10 +40,6 @@ interface HeadTerm {
   bounds: TermBlockBounds;
 }
 
-/** Above 1: the block bounds' margin for rounding (a block is skipped only when its bound is below the threshold by more). */
-const BOUND_MARGIN = 1 + 1e-6;
-/** How many bins `scoreHead` sorts the blocks into by bound. */
-const BOUND_BINS = 1024;
 /** The common terms' block bounds kept per index, in bytes (at 1M chunks, 2 x 62,500 bytes a term: 268 terms). */
 const BOUND_CACHE_BYTES = 32 * 2 ** 20;
 /** The rare terms' block bounds kept per index, in bytes (a rare term's cost its postings and its stretch starts). */
@@ -169,10 +166,8 @@ export class Bm25Index {
   private boundsKey = '';
   /** Per block, how many of the current head search's terms its slots hold the scores of. */
   private appliedTerms = new Int32Array(0);
-  /** Per block, its bin in the current pass of a head search. */
-  private blockBins = new Uint16Array(0);
-  /** The blocks of a head search's pass, in order of their bounds' bins. */
-  private blockOrder = new Int32Array(64);
+  /** The best-first order of a head search's blocks (its scratch kept from one pass to the next). */
+  private readonly bestFirst = new BestFirstBlocks();
   /** Per block, a bound of a head search's score or window sum. */
   private blockScratch = new Float64Array(0);
 
@@ -744,7 +739,6 @@ export class Bm25Index {
     const blockCount = (this.slotCount + (1 << BLOCK_SHIFT) - 1) >> BLOCK_SHIFT;
     if (this.appliedTerms.length < blockCount) {
       this.appliedTerms = new Int32Array(blockCount);
-      this.blockBins = new Uint16Array(blockCount);
       this.blockScratch = new Float64Array(blockCount);
     } else {
       this.appliedTerms.fill(0, 0, blockCount);
@@ -847,70 +841,40 @@ export class Bm25Index {
 
   /**
    * Scores, with all of `terms`, every block that can hold one of the best `limit` slots: in order of their bounds,
-   * best first (the bounds sorted into 1,024 bins), until the `limit`-th best score so far is above every bound left.
+   * best first (`BestFirstBlocks`: the bounds counted into bins, the blocks listed in rounds of the best bins), until
+   * the `limit`-th best score so far is above every bound left.
    */
   private scoreHead(terms: readonly HeadTerm[], added: number, limit: number, blockCount: number, boundScale: { peaks: number }): void {
     if (terms.length === 0) return;
     // The bounds of the terms before `added` are those of the last pass (the same multipliers): the new terms' are
-    // added, block by block (each bound written once), and the blocks counted into bins of their share of the
-    // highest possible bound (every term's peak): bin i holds bounds below (i + 1) / BINS of it.
+    // added, term by term, each in query order after the ones before.
     const bounds = this.blockScratch;
     if (added === 0) bounds.fill(0, 0, blockCount);
-    let highest = 0;
-    const steps: number[] = [];
-    const peaks: Uint8Array[] = [];
+    // The highest bound a block can have: every term at its largest step count.
+    let ceiling = 0;
     for (let position = 0; position < terms.length; position++) {
       const term = terms[position] as HeadTerm;
       const step = term.multiplier * term.bounds.peakStep * boundScale.peaks;
-      highest += 255 * step;
-      if (position < added) continue;
-      // A rare term's bounds are added at its blocks, a common term's block by block below.
-      if (term.bounds.peakBlocks !== null) {
-        addBlockBounds(bounds, term.bounds.peakBlocks, term.bounds.peaks, step);
-      } else {
-        steps.push(step);
-        peaks.push(term.bounds.peaks);
-      }
-    }
-    if (!(highest > 0)) return;
-    const bins = new Int32Array(BOUND_BINS + 1);
-    const binOf = this.blockBins;
-    const scale = BOUND_BINS / highest;
-    const common = steps.length;
-    for (let block = 0; block < blockCount; block++) {
-      let bound = bounds[block] as number;
-      for (let position = 0; position < common; position++) bound += (steps[position] as number) * ((peaks[position] as Uint8Array)[block] as number);
-      bounds[block] = bound;
-      if (bound === 0) continue;
-      const bin = Math.min(BOUND_BINS - 1, Math.floor(bound * scale));
-      binOf[block] = bin;
-      bins[bin + 1] = (bins[bin + 1] as number) + 1;
-    }
-    for (let bin = 0; bin < BOUND_BINS; bin++) bins[bin + 1] = (bins[bin + 1] as number) + (bins[bin] as number);
-    this.blockOrder = grow(this.blockOrder, bins[BOUND_BINS] as number);
-    const order = this.blockOrder;
-    const fill = bins.slice(0, BOUND_BINS);
-    for (let block = 0; block < blockCount; block++) {
-      if ((bounds[block] as number) === 0) continue;
-      const bin = binOf[block] as number;
-      order[fill[bin] as number] = block;
-      fill[bin] = (fill[bin] as number) + 1;
+      ceiling += 255 * step;
+      if (position >= added) addBlockBounds(bounds, term.bounds.peakBlocks, term.bounds.peaks, step);
     }
     const floor = new TopK(limit);
     const scores = this.scratch;
-    for (let bin = BOUND_BINS - 1; bin >= 0; bin--) {
-      // Every block left is below this bin's upper edge.
-      if (floor.full && ((bin + 1) / scale) * BOUND_MARGIN < floor.threshold) break;
-      for (let at = bins[bin] as number; at < (bins[bin + 1] as number); at++) {
-        const block = order[at] as number;
+    const slotCount = this.slotCount;
+    this.bestFirst.visit(
+      bounds,
+      blockCount,
+      ceiling,
+      () => floor.threshold,
+      (block) => {
         this.completeBlock(block, terms);
-        const end = Math.min(this.slotCount, (block + 1) << BLOCK_SHIFT);
+        const end = Math.min(slotCount, (block + 1) << BLOCK_SHIFT);
         for (let slot = block << BLOCK_SHIFT; slot < end; slot++) {
           const score = scores[slot] as number;
           if (score > 0 && score >= floor.threshold) floor.push(slot, score);
         }
-      }
-    }
+      },
+    );
   }
 
   /** Adds to the scores of `block`'s slots the terms it does not hold yet (each term's postings found by binary search), in query order. */
@@ -958,28 +922,17 @@ export class Bm25Index {
     const blocks: ScoredBlocks = {
       shift: BLOCK_SHIFT,
       ensure: (slot) => this.completeBlock(slot >> BLOCK_SHIFT, terms),
-      windowBlocks: (least) => {
-        // The lexical bounds are read no more: their array takes the window bounds.
+      visitWindowBlocks: (floor, visit) => {
+        // The lexical bounds are read no more: their array takes the window bounds, term by term.
         const bounds = this.blockScratch;
         bounds.fill(0, 0, blockCount);
-        const steps: number[] = [];
-        const windows: Uint8Array[] = [];
+        let ceiling = 0;
         for (const term of terms) {
           const step = term.multiplier * term.bounds.windowStep * boundScale.windows;
-          if (term.bounds.windowBlocks !== null) {
-            addBlockBounds(bounds, term.bounds.windowBlocks, term.bounds.windows, step);
-          } else {
-            steps.push(step);
-            windows.push(term.bounds.windows);
-          }
+          ceiling += 255 * step;
+          addBlockBounds(bounds, term.bounds.windowBlocks, term.bounds.windows, step);
         }
-        const found: number[] = [];
-        for (let block = 0; block < blockCount; block++) {
-          let bound = bounds[block] as number;
-          for (let position = 0; position < steps.length; position++) bound += (steps[position] as number) * ((windows[position] as Uint8Array)[block] as number);
-          if (bound * BOUND_MARGIN >= least) found.push(block);
-        }
-        return Int32Array.from(found);
+        return this.bestFirst.visit(bounds, blockCount, ceiling, floor, visit);
       },
     };
     try {

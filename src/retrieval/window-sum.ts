@@ -4,6 +4,7 @@ import { grow } from './grow.js';
 import { ScoreStatistics } from './score-statistics.js';
 import type { ScoreSink } from './score-statistics.js';
 import { TopK } from './top-k.js';
+import { windowMayReach } from './window-may-reach.js';
 
 /**
  * The corpus's order of live documents as two slot chains (see slot-chain.ts): each slot's previous and next live
@@ -294,8 +295,9 @@ export interface DenseScores {
  * all and so do the windows around it. `dense` is read during the call only; `scoreOf` sums any later window
  * from `score` (a slot's lexical score, the same double). With `blocks` (a head search's, `Bm25Index.searchHead`;
  * a dense order and no filter), `dense` holds the scores of the blocks scored: a place of a skipped block is scored
- * (its block) before it is read, and the windows that can reach the floor are those of the blocks
- * `blocks.windowBlocks` names, instead of a pass over every slot.
+ * (its block) before it is read, and instead of a pass over every slot the blocks are read best first by the bound
+ * of their windows (`blocks.visitWindowBlocks`), each window summed exactly raising the floor, until no block left
+ * can reach it (`windowMayReach` picks a block's slots whose window may).
  *
  * @example
  * ```ts
@@ -376,15 +378,34 @@ export function prunedWindows(
   if (head.length >= limit && limit > 0) {
     const floor = new TopK(limit);
     for (const slot of computed) floor.push(slot, windowScores[slot] as number);
-    const least = floor.threshold * WINDOW_SAFETY;
-    // Every window in the corpus's order, summed on the run (a place in, a place out; afresh every 1,024 places so
-    // that the running sum cannot drift), refused places counted: at least each true window (up to the margin).
-    // The windows that reach the `limit`-th best around the head are summed exactly.
-    for (const center of blocks === undefined ? windowsAtLeast(dense.scores, live, order, counting, reach, least) : blockCentres(blocks, dense.scores, least, reach, slotCount)) {
-      if (windowStamp[center] !== stamp && (accept === undefined || accept(center))) {
-        windowOf(center);
-        computed.push(center);
+    if (blocks === undefined) {
+      const least = floor.threshold * WINDOW_SAFETY;
+      // Every window in the corpus's order, summed on the run (a place in, a place out; afresh every 1,024 places so
+      // that the running sum cannot drift), refused places counted: at least each true window (up to the margin).
+      // The windows that reach the `limit`-th best around the head are summed exactly.
+      for (const center of windowsAtLeast(dense.scores, live, order, counting, reach, least)) {
+        if (windowStamp[center] !== stamp && (accept === undefined || accept(center))) {
+          windowOf(center);
+          computed.push(center);
+        }
       }
+    } else {
+      // Best first by the blocks' window bounds: each window summed exactly raises the floor, and the blocks whose
+      // bound cannot reach it are not read.
+      const found = new Int32Array(1 << blocks.shift);
+      blocks.visitWindowBlocks(
+        () => floor.threshold * WINDOW_SAFETY,
+        (block) => {
+          const count = windowMayReach(blocks, dense.scores, block, floor.threshold * WINDOW_SAFETY, reach, slotCount, found);
+          for (let at = 0; at < count; at++) {
+            const center = found[at] as number;
+            if (windowStamp[center] !== stamp && (accept === undefined || accept(center))) {
+              floor.push(center, windowOf(center));
+              computed.push(center);
+            }
+          }
+        },
+      );
     }
   }
   const top = new TopK(limit);
@@ -404,33 +425,6 @@ export function prunedWindows(
       if (spareMemo === null || spareMemo.lexical.length < memo.lexical.length) spareMemo = memo;
     },
   };
-}
-
-/**
- * The slots of the blocks whose windows can reach `least` (`ScoredBlocks.windowBlocks`, a counting order) whose
- * window, summed on the run over the blocks' scores (each block and its neighbours scored first), is at least
- * `least`: every slot whose true window is, and a few more (as `windowsAtLeast`), ascending.
- */
-function blockCentres(blocks: ScoredBlocks, scores: Float64Array, least: number, reach: number, slotCount: number): number[] {
-  const found: number[] = [];
-  const shift = blocks.shift;
-  for (const block of blocks.windowBlocks(least)) {
-    const first = block << shift;
-    const end = Math.min(slotCount, (block + 1) << shift);
-    const low = Math.max(0, first - reach);
-    const high = Math.min(slotCount - 1, end - 1 + reach);
-    for (let other = low >> shift; other <= high >> shift; other++) blocks.ensure(other << shift);
-    let sum = 0;
-    for (let at = low; at <= Math.min(slotCount - 1, first + reach); at++) sum += scores[at] as number;
-    for (let slot = first; slot < end; slot++) {
-      if (slot > first) {
-        if (slot + reach < slotCount) sum += scores[slot + reach] as number;
-        if (slot - reach - 1 >= 0) sum -= scores[slot - reach - 1] as number;
-      }
-      if (sum >= least) found.push(slot);
-    }
-  }
-  return found;
 }
 
 /** The slot `reach` links from `slot` along one slot chain (`previous` or `next`), or the chain's last before it ends. */
