@@ -16,6 +16,12 @@ export const STRETCH_SHIFT = 6;
 export interface TermBlockBounds {
   /** Per stretch of `1 << STRETCH_SHIFT` blocks, the index of its first posting (then the postings' count). */
   readonly starts: Int32Array;
+  /**
+   * A common term's: per block, the index of its first posting (at or after its first slot) minus its stretch's
+   * start (at most 63 blocks of 16 postings), so that a block's postings are found without a search; null for a
+   * rare term (searched in its stretch).
+   */
+  readonly offsets: Uint16Array | null;
   /** The blocks `peaks` holds the bounds of, ascending (the others: 0); null when `peaks` holds every block's. */
   readonly peakBlocks: Int32Array | null;
   readonly peaks: Uint8Array;
@@ -116,9 +122,10 @@ export function termBlockBounds(slots: Int32Array, frequencies: Uint16Array | Ui
     }
   }
   while (stretch <= stretches) starts[stretch++] = length;
-  if (peakBlocks === null || windowBlocks === null) return { starts, peakBlocks, peaks, peakStep, windowBlocks, windows, windowStep };
+  if (peakBlocks === null || windowBlocks === null) return { starts, offsets: null, peakBlocks, peaks, peakStep, windowBlocks, windows, windowStep };
   return {
     starts,
+    offsets: null,
     peakBlocks: peakBlocks.subarray(0, peakCount),
     peaks: peaks.subarray(0, peakCount),
     peakStep,
@@ -142,10 +149,13 @@ function commonTermBounds(slots: Int32Array, frequencies: Uint16Array | Uint8Arr
   const perWindowStep = 1 / windowStep;
   const peaks = new Uint8Array(blockCount);
   const windows = new Uint8Array(blockCount);
+  const offsets = new Uint16Array(blockCount);
   const stretches = (blockCount >> STRETCH_SHIFT) + 1;
   const starts = new Int32Array(stretches + 1);
   const last = blockCount - 1;
   let stretch = 0;
+  // The next block whose first posting is not noted yet.
+  let offsetBlock = 0;
   let end = 0;
   // The block being read and its largest saturation; the first block a window sum reaches and its largest, and the next one's.
   let peakBlock = -1;
@@ -167,6 +177,11 @@ function commonTermBounds(slots: Int32Array, frequencies: Uint16Array | Uint8Arr
     for (let at = index; at < end; at++) sum += saturations[at] as number;
     const block = slot >> BLOCK_SHIFT;
     while (stretch <= block >> STRETCH_SHIFT) starts[stretch++] = index;
+    // This posting is the first at or after the first slot of every block up to its own.
+    while (offsetBlock <= block) {
+      offsets[offsetBlock] = index - (starts[offsetBlock >> STRETCH_SHIFT] as number);
+      offsetBlock++;
+    }
     if (block !== peakBlock) {
       if (peakBlock >= 0) peaks[peakBlock] = Math.min(255, Math.ceil(peak * perPeakStep));
       peakBlock = block;
@@ -193,10 +208,11 @@ function commonTermBounds(slots: Int32Array, frequencies: Uint16Array | Uint8Arr
     }
   }
   while (stretch <= stretches) starts[stretch++] = length;
+  for (; offsetBlock < blockCount; offsetBlock++) offsets[offsetBlock] = length - (starts[offsetBlock >> STRETCH_SHIFT] as number);
   if (peakBlock >= 0) peaks[peakBlock] = Math.min(255, Math.ceil(peak * perPeakStep));
   if (window > 0) windows[windowBlock] = Math.max(windows[windowBlock] as number, Math.min(255, Math.ceil(window * perWindowStep)));
   if (nextWindow > 0 && windowBlock + 1 <= last) windows[windowBlock + 1] = Math.max(windows[windowBlock + 1] as number, Math.min(255, Math.ceil(nextWindow * perWindowStep)));
-  return { starts, peakBlocks: null, peaks, peakStep, windowBlocks: null, windows, windowStep };
+  return { starts, offsets, peakBlocks: null, peaks, peakStep, windowBlocks: null, windows, windowStep };
 }
 
 /**
@@ -216,6 +232,40 @@ export function addBlockBounds(bounds: Float64Array, blocks: Int32Array | null, 
   for (let at = 0; at < blocks.length; at++) {
     const block = blocks[at] as number;
     bounds[block] = (bounds[block] as number) + step * (values[at] as number);
+  }
+}
+
+/**
+ * Adds to `bounds`, per block (the first `count`), every common term's `steps[term]` times its bound
+ * (`values[term][block]`, a per-block array): four terms a pass over the blocks, so that the bounds array is read
+ * and written once per four terms instead of once per term.
+ *
+ * @example
+ * ```ts
+ * addEveryBlockBounds(bounds, blockCount, [first.peaks, second.peaks], [firstStep, secondStep]);
+ * ```
+ */
+export function addEveryBlockBounds(bounds: Float64Array, count: number, values: readonly Uint8Array[], steps: readonly number[]): void {
+  let term = 0;
+  for (; term + 4 <= values.length; term += 4) {
+    const [first, second, third, fourth] = values.slice(term, term + 4) as [Uint8Array, Uint8Array, Uint8Array, Uint8Array];
+    const [a, b, c, d] = steps.slice(term, term + 4) as [number, number, number, number];
+    for (let block = 0; block < count; block++) {
+      bounds[block] = (bounds[block] as number) + (a * (first[block] as number) + b * (second[block] as number) + c * (third[block] as number) + d * (fourth[block] as number));
+    }
+  }
+  if (values.length - term === 3) {
+    const [first, second, third] = values.slice(term) as [Uint8Array, Uint8Array, Uint8Array];
+    const [a, b, c] = steps.slice(term) as [number, number, number];
+    for (let block = 0; block < count; block++) bounds[block] = (bounds[block] as number) + (a * (first[block] as number) + b * (second[block] as number) + c * (third[block] as number));
+  } else if (values.length - term === 2) {
+    const [first, second] = values.slice(term) as [Uint8Array, Uint8Array];
+    const [a, b] = steps.slice(term) as [number, number];
+    for (let block = 0; block < count; block++) bounds[block] = (bounds[block] as number) + (a * (first[block] as number) + b * (second[block] as number));
+  } else if (values.length - term === 1) {
+    const only = values[term] as Uint8Array;
+    const a = steps[term] as number;
+    for (let block = 0; block < count; block++) bounds[block] = (bounds[block] as number) + a * (only[block] as number);
   }
 }
 

@@ -2,7 +2,7 @@
 import { runSteps, STEP_ROWS } from '../core/time-slice.js';
 import type { Steps } from '../core/time-slice.js';
 import { BestFirstBlocks } from './best-first.js';
-import { addBlockBounds, BLOCK_SHIFT, STRETCH_SHIFT, termBlockBounds } from './block-bounds.js';
+import { addBlockBounds, addEveryBlockBounds, BLOCK_SHIFT, STRETCH_SHIFT, termBlockBounds } from './block-bounds.js';
 import type { ScoredBlocks, TermBlockBounds } from './block-bounds.js';
 import { grow, reserve } from './grow.js';
 import { readWidened, writeNarrowest } from './narrow-integers.js';
@@ -40,7 +40,7 @@ interface HeadTerm {
   bounds: TermBlockBounds;
 }
 
-/** The common terms' block bounds kept per index, in bytes (at 1M chunks, 2 x 62,500 bytes a term: 268 terms). */
+/** The common terms' block bounds kept per index, in bytes (at 1M chunks, about 4 x 62,500 bytes a term: 134 terms). */
 const BOUND_CACHE_BYTES = 32 * 2 ** 20;
 /** The rare terms' block bounds kept per index, in bytes (a rare term's cost its postings and its stretch starts). */
 const RARE_BOUND_CACHE_BYTES = 8 * 2 ** 20;
@@ -762,7 +762,7 @@ export class Bm25Index {
   /** Bytes of the common terms' block bounds kept for head searches (at most about BOUND_CACHE_BYTES), for the index's `byteSize`. */
   get boundsBytes(): number {
     let bytes = 0;
-    for (const bounds of this.termBoundsCache.values()) bytes += bounds.starts.byteLength + bounds.peaks.byteLength + bounds.windows.byteLength;
+    for (const bounds of this.termBoundsCache.values()) bytes += boundBytes(bounds);
     return bytes + this.rareBoundsBytes;
   }
 
@@ -823,7 +823,7 @@ export class Bm25Index {
         // A term's bounds are kept while its budget lasts (the first ones met stay; a term past it has them made
         // again): a common term's in `cache`, a rare term's as a compact copy (its arrays are views of larger ones).
         if (bounds.peakBlocks === null) {
-          if ((cache.size + 1) * 2 * blockCount <= BOUND_CACHE_BYTES) cache.set(id, bounds);
+          if ((cache.size + 1) * boundBytes(bounds) <= BOUND_CACHE_BYTES) cache.set(id, bounds);
         } else {
           const kept = compactBounds(bounds);
           const bytes = boundBytes(kept);
@@ -852,12 +852,22 @@ export class Bm25Index {
     if (added === 0) bounds.fill(0, 0, blockCount);
     // The highest bound a block can have: every term at its largest step count.
     let ceiling = 0;
+    const values: Uint8Array[] = [];
+    const steps: number[] = [];
     for (let position = 0; position < terms.length; position++) {
       const term = terms[position] as HeadTerm;
       const step = term.multiplier * term.bounds.peakStep * boundScale.peaks;
       ceiling += 255 * step;
-      if (position >= added) addBlockBounds(bounds, term.bounds.peakBlocks, term.bounds.peaks, step);
+      if (position < added) continue;
+      // A rare term's bounds are added at its blocks, the common terms' together, every block.
+      if (term.bounds.peakBlocks !== null) {
+        addBlockBounds(bounds, term.bounds.peakBlocks, term.bounds.peaks, step);
+      } else {
+        values.push(term.bounds.peaks);
+        steps.push(step);
+      }
     }
+    addEveryBlockBounds(bounds, blockCount, values, steps);
     const floor = new TopK(limit);
     const scores = this.scratch;
     const slotCount = this.slotCount;
@@ -877,7 +887,7 @@ export class Bm25Index {
     );
   }
 
-  /** Adds to the scores of `block`'s slots the terms it does not hold yet (each term's postings found by binary search), in query order. */
+  /** Adds to the scores of `block`'s slots the terms it does not hold yet (each term's postings found by its offsets, or a rare term's by binary search), in query order. */
   private completeBlock(block: number, terms: readonly HeadTerm[]): void {
     const applied = this.appliedTerms;
     const from = applied[block] as number;
@@ -895,14 +905,18 @@ export class Bm25Index {
       const { multiplier: idf, list, bounds } = terms[position] as HeadTerm;
       const slots = list.slots;
       const stretch = block >> STRETCH_SHIFT;
-      let low = bounds.starts[stretch] as number;
-      let high = bounds.starts[stretch + 1] as number;
-      while (low < high) {
-        const middle = (low + high) >> 1;
-        if ((slots[middle] as number) < first) low = middle + 1;
-        else high = middle;
-      }
       const stop = bounds.starts[stretch + 1] as number;
+      let low = bounds.starts[stretch] as number;
+      if (bounds.offsets !== null) {
+        low += bounds.offsets[block] as number;
+      } else {
+        let high = stop;
+        while (low < high) {
+          const middle = (low + high) >> 1;
+          if ((slots[middle] as number) < first) low = middle + 1;
+          else high = middle;
+        }
+      }
       for (let index = low; index < stop; index++) {
         const slot = slots[index] as number;
         if (slot >= end) break;
@@ -927,11 +941,19 @@ export class Bm25Index {
         const bounds = this.blockScratch;
         bounds.fill(0, 0, blockCount);
         let ceiling = 0;
+        const values: Uint8Array[] = [];
+        const steps: number[] = [];
         for (const term of terms) {
           const step = term.multiplier * term.bounds.windowStep * boundScale.windows;
           ceiling += 255 * step;
-          addBlockBounds(bounds, term.bounds.windowBlocks, term.bounds.windows, step);
+          if (term.bounds.windowBlocks !== null) {
+            addBlockBounds(bounds, term.bounds.windowBlocks, term.bounds.windows, step);
+          } else {
+            values.push(term.bounds.windows);
+            steps.push(step);
+          }
         }
+        addEveryBlockBounds(bounds, blockCount, values, steps);
         return this.bestFirst.visit(bounds, blockCount, ceiling, floor, visit);
       },
     };
@@ -1293,6 +1315,7 @@ export function rankByBm25(queryText: string, ids: readonly string[], texts: rea
 function compactBounds(bounds: TermBlockBounds): TermBlockBounds {
   return {
     starts: bounds.starts,
+    offsets: bounds.offsets,
     peakBlocks: bounds.peakBlocks === null ? null : bounds.peakBlocks.slice(),
     peaks: bounds.peaks.slice(),
     peakStep: bounds.peakStep,
@@ -1304,5 +1327,5 @@ function compactBounds(bounds: TermBlockBounds): TermBlockBounds {
 
 /** The bytes a term's kept bounds hold. */
 function boundBytes(bounds: TermBlockBounds): number {
-  return bounds.starts.byteLength + (bounds.peakBlocks?.byteLength ?? 0) + bounds.peaks.byteLength + (bounds.windowBlocks?.byteLength ?? 0) + bounds.windows.byteLength;
+  return bounds.starts.byteLength + (bounds.offsets?.byteLength ?? 0) + (bounds.peakBlocks?.byteLength ?? 0) + bounds.peaks.byteLength + (bounds.windowBlocks?.byteLength ?? 0) + bounds.windows.byteLength;
 }
