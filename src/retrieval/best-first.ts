@@ -1,21 +1,24 @@
-// Best-first visits of blocks by upper bound, in rounds, until a rising floor is above every bound left.
+// Best-first visits of blocks by upper bound, until a rising floor is above every bound left.
 import { grow } from './grow.js';
 
 /** Above 1: the bounds' margin for rounding (a block is skipped only when its bound is below the floor by more). */
 export const BOUND_MARGIN = 1 + 1e-6;
-/** The bounds are counted into this many bins of [0, ceiling]. */
+/** The bounds are sorted into this many bins of [0, ceiling]... */
 const BINS = 1024;
-/** The first round takes the best bins holding at least this many blocks; each next round four times as many. */
-const FIRST_ROUND_BLOCKS = 256;
-const ROUND_GROWTH = 4;
+/** ... grouped into buckets of 16 bins: a block is listed in its bucket once, and sorted into its bin only when its bucket is read. */
+const BUCKET_SHIFT = 4;
+const BUCKET_BINS = 1 << BUCKET_SHIFT;
+const BUCKETS = BINS >> BUCKET_SHIFT;
+/** The blocks are listed in four lanes (block mod 4), so that neighbouring blocks of one bucket do not wait on one another's list write. */
+const LANES = 4;
 
 /**
  * Visits blocks best first by an upper bound of what they hold, and stops once the floor the visits raise is above
- * every bound left: the blocks skipped are exactly those whose bound cannot reach the floor. The bounds are counted
- * into 1,024 bins; the blocks are then taken in rounds, first those of the best bins holding at least 256 blocks,
- * then the next bins holding four times as many, and so on, each round's blocks listed by bin (best bin first): a
- * pass that stops early lists only the blocks of its first rounds, not every block. One instance keeps its
- * scratch arrays from one pass to the next.
+ * every bound left: the blocks skipped are exactly those whose bound cannot reach the floor. One pass over the
+ * bounds lists each block in one of 64 buckets (a 64th of the ceiling each); the buckets are then read best first,
+ * each one's blocks sorted into its 16 bins (a 1,024th of the ceiling each) only when it is read, so that a pass
+ * that stops early reads the bounds once and sorts only the blocks of its first buckets, not every block. One
+ * instance keeps its scratch arrays from one pass to the next.
  *
  * @example
  * ```ts
@@ -25,77 +28,83 @@ const ROUND_GROWTH = 4;
  * ```
  */
 export class BestFirstBlocks {
+  /** Per block, the next block of its lane and bucket (-1 at the end); per lane and bucket, its first block. */
+  private next = new Int32Array(64);
+  private readonly heads = new Int32Array(LANES * BUCKETS);
+  /** One bucket's blocks, their bins (within the bucket), and the blocks by bin (`starts[bin]` where a bin's begin). */
+  private listed = new Int32Array(64);
+  private binOf = new Uint8Array(64);
   private order = new Int32Array(64);
-  private readonly counts = new Int32Array(BINS + 1);
-  private readonly starts = new Int32Array(BINS + 1);
+  private readonly starts = new Int32Array(BUCKET_BINS + 1);
 
   /**
    * Visits the blocks `0 .. count - 1` whose bound (`bounds[block]`, at most `ceiling`) is positive, best first (to
    * a bin's width, ceiling / 1,024), until `floor()` is above every bound left times `BOUND_MARGIN`; `visit` may
-   * raise the floor. Returns how many blocks were visited. Within a bin the blocks are visited in block order.
+   * raise the floor. Returns how many blocks were visited. Within a bin the blocks come in no set order.
    */
   visit(bounds: Float64Array, count: number, ceiling: number, floor: () => number, visit: (block: number) => void): number {
     if (!(ceiling > 0)) return 0;
     const scale = BINS / ceiling;
-    const counts = this.counts;
-    counts.fill(0);
+    if (this.next.length < count) this.next = new Int32Array(count);
+    const next = this.next;
+    const heads = this.heads;
+    heads.fill(-1);
     for (let block = 0; block < count; block++) {
       const bound = bounds[block] as number;
       if (bound > 0) {
-        const bin = Math.min(BINS - 1, Math.floor(bound * scale));
-        counts[bin] = (counts[bin] as number) + 1;
+        const head = (block & (LANES - 1)) * BUCKETS + (Math.min(BINS - 1, Math.floor(bound * scale)) >> BUCKET_SHIFT);
+        next[block] = heads[head] as number;
+        heads[head] = block;
       }
     }
     let visited = 0;
-    let want = FIRST_ROUND_BLOCKS;
-    // A round takes the bins [low, high).
-    let high = BINS;
-    while (high > 0) {
-      // Every block left is below bin `high`'s lower edge.
-      if (floor() > (high / scale) * BOUND_MARGIN) return visited;
-      let low = high;
-      let taken = 0;
-      while (low > 0 && taken < want) taken += counts[--low] as number;
-      if (taken > 0) {
-        this.gather(bounds, count, scale, low, high, taken);
-        const order = this.order;
-        const starts = this.starts;
-        for (let bin = high - 1; bin >= low; bin--) {
-          const start = starts[bin - low] as number;
-          const end = start + (counts[bin] as number);
-          if (start === end) continue;
-          if (floor() > ((bin + 1) / scale) * BOUND_MARGIN) return visited;
-          for (let at = start; at < end; at++) visit(order[at] as number);
-          visited += end - start;
-        }
+    for (let bucket = BUCKETS - 1; bucket >= 0; bucket--) {
+      // Every block left is below this bucket's upper edge.
+      if (floor() > (((bucket + 1) << BUCKET_SHIFT) / scale) * BOUND_MARGIN) return visited;
+      const listed = this.sortBucket(bounds, scale, bucket);
+      if (listed === 0) continue;
+      const { order, starts } = this;
+      for (let bin = BUCKET_BINS - 1; bin >= 0; bin--) {
+        const start = starts[bin] as number;
+        const end = starts[bin + 1] as number;
+        if (start === end) continue;
+        if (floor() > (((bucket << BUCKET_SHIFT) + bin + 1) / scale) * BOUND_MARGIN) return visited;
+        for (let at = start; at < end; at++) visit(order[at] as number);
+        visited += end - start;
       }
-      high = low;
-      want *= ROUND_GROWTH;
     }
     return visited;
   }
 
-  /** Lists in `order` the blocks of bins [low, high) (`taken` of them), by bin, best bin first; `starts[bin - low]` is where a bin's begin. */
-  private gather(bounds: Float64Array, count: number, scale: number, low: number, high: number, taken: number): void {
-    const counts = this.counts;
-    const starts = this.starts;
-    let at = 0;
-    for (let bin = high - 1; bin >= low; bin--) {
-      starts[bin - low] = at;
-      at += counts[bin] as number;
+  /** Sorts `bucket`'s blocks (every lane's) by bin into `order` (`starts[bin]` .. `starts[bin + 1]`); returns how many. */
+  private sortBucket(bounds: Float64Array, scale: number, bucket: number): number {
+    const { next, heads, starts } = this;
+    starts.fill(0);
+    let listed = 0;
+    for (let lane = 0; lane < LANES; lane++) {
+      for (let block = heads[lane * BUCKETS + bucket] as number; block >= 0; block = next[block] as number) {
+        if (listed === this.listed.length) {
+          this.listed = grow(this.listed, listed + 1);
+          this.binOf = grow(this.binOf, listed + 1);
+        }
+        const bin = Math.min(BINS - 1, Math.floor((bounds[block] as number) * scale)) & (BUCKET_BINS - 1);
+        this.listed[listed] = block;
+        this.binOf[listed++] = bin;
+        starts[bin + 1] = (starts[bin + 1] as number) + 1;
+      }
     }
-    this.order = grow(this.order, taken);
-    const order = this.order;
-    for (let block = 0; block < count; block++) {
-      const bound = bounds[block] as number;
-      if (!(bound > 0)) continue;
-      const bin = Math.min(BINS - 1, Math.floor(bound * scale));
-      if (bin < low || bin >= high) continue;
-      const place = starts[bin - low] as number;
-      order[place] = block;
-      starts[bin - low] = place + 1;
+    if (listed === 0) return 0;
+    for (let bin = 0; bin < BUCKET_BINS; bin++) starts[bin + 1] = (starts[bin + 1] as number) + (starts[bin] as number);
+    if (this.order.length < listed) this.order = new Int32Array(this.listed.length);
+    const { order, listed: blocks, binOf } = this;
+    // Placed from each bin's start on, then the starts moved back.
+    for (let at = 0; at < listed; at++) {
+      const bin = binOf[at] as number;
+      order[starts[bin] as number] = blocks[at] as number;
+      starts[bin] = (starts[bin] as number) + 1;
     }
-    // Back to each bin's start.
-    for (let bin = low; bin < high; bin++) starts[bin - low] = (starts[bin - low] as number) - (counts[bin] as number);
+    for (let bin = BUCKET_BINS; bin > 0; bin--) starts[bin] = starts[bin - 1] as number;
+    starts[0] = 0;
+    return listed;
   }
 }

@@ -900,6 +900,8 @@ export class Bm25Index {
     const touched = this.touched;
     const first = block << BLOCK_SHIFT;
     const end = (block + 1) << BLOCK_SHIFT;
+    // With every slot live (no removal), no posting's slot need be checked.
+    const everyLive = this.liveCount === this.slotCount;
     let count = this.touchedCount;
     for (let position = from; position < terms.length; position++) {
       const { multiplier: idf, list, bounds } = terms[position] as HeadTerm;
@@ -920,7 +922,7 @@ export class Bm25Index {
       for (let index = low; index < stop; index++) {
         const slot = slots[index] as number;
         if (slot >= end) break;
-        if (alive[slot] !== 1) continue;
+        if (!everyLive && alive[slot] !== 1) continue;
         const frequency = list.frequencies[index] as number;
         if (scores[slot] === 0) touched[count++] = slot;
         scores[slot] = (scores[slot] as number) + (idf * frequency * (k1 + 1)) / (frequency + (norms[slot] as number));
