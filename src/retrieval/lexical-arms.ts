@@ -13,11 +13,12 @@ import type { SlotOrder, WindowArm, WindowSumOptions } from './window-sum.js';
 export const STATISTICS_HEAD = 100;
 
 /**
- * From this many slots on, an unfiltered search over a dense order scores only the BM25 blocks that can reach the
- * heads (`Bm25Index.searchHead`). Below it the block bounds cost more than they save (measured at 100k chunks:
- * 1.41-1.52 against 1.25-1.32 ms of CPU a lexical query; at 1M 7.8-8.4 against 17.4-18.4 ms).
+ * From this many slots on (65,536), an unfiltered search over a dense order scores only the BM25 blocks that can
+ * reach the heads (`Bm25Index.searchHead`). Since the best-first passes (`BestFirstBlocks`) they save more than they
+ * cost at 100k chunks too (1.58-1.61 against 1.81-2.04 ms of CPU a lexical query, docs/benchmarks.md); below, the
+ * smaller saves (LoCoMo's) score every match as before. Was 2^18 (at 100k then: 1.41-1.52 against 1.25-1.32 ms).
  */
-export const HEAD_SEARCH_SLOTS = 1 << 18;
+export const HEAD_SEARCH_SLOTS = 1 << 16;
 
 /** What the lexical arms of one search need. */
 export interface LexicalArmsInput {
