@@ -747,16 +747,15 @@ export class Bm25Index {
     this.touched = grow(this.touched, this.slotCount);
     const terms = this.headTerms(unique, undefined, reach, blockCount);
     if (feedback === undefined || unique.size === 0 || feedback.documents <= 0 || feedback.terms <= 0 || feedback.weight <= 0) {
-      this.scoreHead(terms, 0, limit, blockCount, boundScale);
-      return { results: this.finishHead(limit, terms, inspect, weights, blockCount, boundScale), weights };
+      const results = this.scoreHead(terms, 0, limit, blockCount, boundScale);
+      return { results: this.finishHead(results, terms, inspect, weights, blockCount, boundScale), weights };
     }
-    this.scoreHead(terms, 0, feedback.documents, blockCount, boundScale);
-    const top = this.collect(feedback.documents, undefined, false).map(({ slot }) => slot);
+    const top = this.scoreHead(terms, 0, feedback.documents, blockCount, boundScale).map(({ slot }) => slot);
     const expansion = this.expansionWeights(top, unique, feedback);
     for (const [term, weight] of expansion) weights?.set(term, weight);
     const all = [...terms, ...this.headTerms(expansion.keys(), expansion, reach, blockCount)];
-    this.scoreHead(all, terms.length, limit, blockCount, boundScale);
-    return { results: this.finishHead(limit, all, inspect, weights, blockCount, boundScale), weights };
+    const results = this.scoreHead(all, terms.length, limit, blockCount, boundScale);
+    return { results: this.finishHead(results, all, inspect, weights, blockCount, boundScale), weights };
   }
 
   /** Bytes of the common terms' block bounds kept for head searches (at most about BOUND_CACHE_BYTES), for the index's `byteSize`. */
@@ -840,12 +839,12 @@ export class Bm25Index {
   }
 
   /**
-   * Scores, with all of `terms`, every block that can hold one of the best `limit` slots: in order of their bounds,
-   * best first (`BestFirstBlocks`: the bounds counted into bins, the blocks listed in rounds of the best bins), until
+   * Scores, with all of `terms`, every block that can hold one of the best `limit` slots, and returns those slots
+   * (best first; ties: lower slot first): the blocks in order of their bounds, best first (`BestFirstBlocks`), until
    * the `limit`-th best score so far is above every bound left.
    */
-  private scoreHead(terms: readonly HeadTerm[], added: number, limit: number, blockCount: number, boundScale: { peaks: number }): void {
-    if (terms.length === 0) return;
+  private scoreHead(terms: readonly HeadTerm[], added: number, limit: number, blockCount: number, boundScale: { peaks: number }): { slot: number; score: number }[] {
+    if (terms.length === 0) return [];
     // The bounds of the terms before `added` are those of the last pass (the same multipliers): the new terms' are
     // added, term by term, each in query order after the ones before.
     const bounds = this.blockScratch;
@@ -885,6 +884,9 @@ export class Bm25Index {
         }
       },
     );
+    // The best `limit` of every scored slot: a slot of a block scored by an earlier pass and not read by this one
+    // holds a partial score, below its block's bound and so below the floor.
+    return floor.sorted();
   }
 
   /** Adds to the scores of `block`'s slots the terms it does not hold yet (each term's postings found by its offsets, or a rare term's by binary search), in query order. */
@@ -933,8 +935,7 @@ export class Bm25Index {
   }
 
   /** The last `collect` of a head search: `inspect` is shown the scores and the blocks scored, then the scratch is cleared. */
-  private finishHead(limit: number, terms: readonly HeadTerm[], inspect: ScoresInspector, weights: ReadonlyMap<string, number> | undefined, blockCount: number, boundScale: { windows: number }): { slot: number; score: number }[] {
-    const results = this.collect(limit, undefined, false);
+  private finishHead(results: { slot: number; score: number }[], terms: readonly HeadTerm[], inspect: ScoresInspector, weights: ReadonlyMap<string, number> | undefined, blockCount: number, boundScale: { windows: number }): { slot: number; score: number }[] {
     const blocks: ScoredBlocks = {
       shift: BLOCK_SHIFT,
       ensure: (slot) => this.completeBlock(slot >> BLOCK_SHIFT, terms),
