@@ -1,7 +1,9 @@
 // Query cost of a kept Mnemo save, alone: the prepared queries in one mode, several rounds, CPU time per query beside
 // wall time, and (with --dump) every hit's id, score and explanation, to compare a change's rankings to the bit.
 // Run: npm run bench:query-probe -- --folder /tmp/mnemo-peers/cold-open/mnemo-100000 [--work /tmp/mnemo-peers]
-//        [--mode lexical|hybrid|vector] [--queries 100] [--rounds 3] [--dump <file.json>]
+//        [--mode lexical|hybrid|vector] [--queries 100] [--rounds 3] [--dump <file.json>] [--dump-round 0]
+// (--dump-round: the round whose hits are dumped; a later round than 0 sees every query's terms asked before, so a
+// large save's lexical arms take their head search, the first round mostly scores every match.)
 // The save is one `npm run bench:cold-open -- --size N` built (and kept); the queries are its work folder's.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -20,6 +22,7 @@ const { values } = benchArgs(import.meta.url, {
     queries: { type: 'string', default: '100' },
     rounds: { type: 'string', default: '3' },
     dump: { type: 'string' },
+    'dump-round': { type: 'string', default: '0' },
   },
 });
 const MODE_WEIGHTS = { lexical: { semantic: 0 }, vector: { lexical: 0 }, hybrid: undefined } as const;
@@ -27,6 +30,8 @@ const mode = values.mode as keyof typeof MODE_WEIGHTS;
 if (!(mode in MODE_WEIGHTS)) throw new Error(`--mode: expected lexical, hybrid or vector, got ${values.mode}`);
 if (values.folder === undefined) throw new Error('--folder: expected the folder of a kept save (bench:cold-open builds one)');
 const rounds = Number(values.rounds);
+const dumpRound = Number(values['dump-round']);
+if (!(Number.isInteger(dumpRound) && dumpRound >= 0 && dumpRound < rounds)) throw new Error(`--dump-round: expected a round from 0 to ${rounds - 1}, got ${values['dump-round']}`);
 const paths = preparedPaths(values.work);
 const texts = (JSON.parse(readFileSync(paths.queryTexts, 'utf8')) as string[]).slice(0, Number(values.queries));
 const vectors = readVectors(paths.queryVectors, 0, texts.length);
@@ -54,7 +59,7 @@ for (let round = 0; round < rounds; round++) {
     const { user, system } = process.cpuUsage(before);
     wall.push(performance.now() - started);
     cpu[index] = Math.min(cpu[index] as number, (user + system) / 1000);
-    if (round === 0) dump.push(hits.map((hit) => ({ id: hit.entryId ?? hit.id, score: hit.score, explanation: hit.explanation })));
+    if (round === dumpRound) dump.push(hits.map((hit) => ({ id: hit.entryId ?? hit.id, score: hit.score, explanation: hit.explanation })));
   }
 }
 const median = (numbers: number[]) => [...numbers].sort((a, b) => a - b)[Math.floor(numbers.length / 2)] as number;
