@@ -934,7 +934,7 @@ export class Bm25Index {
     applied[block] = terms.length;
   }
 
-  /** The last `collect` of a head search: `inspect` is shown the scores and the blocks scored, then the scratch is cleared. */
+  /** The end of a head search: `inspect` is shown its results, the scores and the blocks scored, then the scratch is cleared. */
   private finishHead(results: { slot: number; score: number }[], terms: readonly HeadTerm[], inspect: ScoresInspector, weights: ReadonlyMap<string, number> | undefined, blockCount: number, boundScale: { windows: number }): { slot: number; score: number }[] {
     const blocks: ScoredBlocks = {
       shift: BLOCK_SHIFT,
