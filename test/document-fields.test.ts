@@ -78,3 +78,15 @@ describe('LazyStrings.indexesStartingWith', () => {
     expect(list.indexesStartingWith('none')).toEqual([]);
   });
 });
+
+describe('DocumentFields.writeState', () => {
+  it('refuses a key UTF-8 cannot carry (a lone surrogate), as a list of strings does, and still filters on it', () => {
+    const fields = new DocumentFields();
+    fields.set(0, { 'odd\uD800': 'x', part: 1 });
+    fields.set(1, { part: 1 });
+    expect(fields.filterFor([{ key: 'odd\uD800', values: ['"x"'] }])?.(0)).toBe(true);
+    expect(fields.filterFor([{ key: 'odd\uD800', values: ['"x"'] }])?.(1)).toBe(false);
+    expect(fields.pairsOf(0)).toEqual([['odd\uD800', '"x"'], ['part', '1']]);
+    expect(() => fields.writeState(new SnapshotWriter(), 'fields', 2)).toThrow('fields.pairs: a string holds a lone surrogate');
+  });
+});

@@ -2,12 +2,13 @@
 import { canonicalMetadataValue } from '../core/metadata-filter.js';
 import type { JsonValue, MetadataClause } from '../core/types.js';
 import { grow, reserve } from './grow.js';
+import { PairNames } from './pair-names.js';
 import { SnapshotRejected } from './snapshot-format.js';
 import type { LazyStrings, SnapshotReader, SnapshotWriter } from './snapshot-format.js';
 
 /** Separates a pair's key from its canonical value (canonical JSON never holds a raw U+0000). */
 const SEPARATOR = '\u0000';
-/** Heap bytes of one distinct (key, value) pair: its map entry, its string, its key id. */
+/** Heap bytes of one pair of a persisted copy not interned yet (its string when read, its key id). */
 const PAIR_BYTES = 120;
 
 type SlotFilter = (slot: number) => boolean;
@@ -15,7 +16,8 @@ type SlotFilter = (slot: number) => boolean;
 /**
  * Per-slot metadata fields of a corpus's documents, as (key, value) pair ids: a pair is a key with the canonical
  * JSON of its value (a string, number or boolean), or with no value for any other (null, arrays, objects: the key
- * is present, never equal to a filter value). Pairs are interned once per corpus, so a slot costs 4 bytes a key.
+ * is present, never equal to a filter value). Pairs are interned once per corpus (`PairNames`: their UTF-8 bytes
+ * end to end, about 30 bytes a pair), so a slot costs 4 bytes a key.
  *
  * @example
  * ```ts
@@ -25,8 +27,7 @@ type SlotFilter = (slot: number) => boolean;
  * ```
  */
 export class DocumentFields {
-  private readonly pairIds = new Map<string, number>();
-  private readonly pairNames: string[] = [];
+  private readonly pairNames = new PairNames();
   /** Each pair's key id. */
   private pairKeys = new Int32Array(64);
   private readonly keyIds = new Map<string, number>();
@@ -67,15 +68,9 @@ export class DocumentFields {
   }
 
   private pairId(key: string, canonical: string | null): number {
-    const name = `${key}${SEPARATOR}${canonical ?? ''}`;
-    let id = this.pairIds.get(name);
-    if (id === undefined) {
-      // Kept flat: the joined name is a rope of its parts (three strings, about 84 bytes for `entryId` and a short
-      // id) until read by character, which copies it into one string (about 32) that the rope is dropped for.
-      name.charCodeAt(0);
-      id = this.pairNames.length;
-      this.pairIds.set(name, id);
-      this.pairNames.push(name);
+    const known = this.pairNames.size;
+    const id = this.pairNames.intern(key, canonical);
+    if (id === known) {
       let keyId = this.keyIds.get(key);
       if (keyId === undefined) {
         keyId = this.keyIds.size;
@@ -92,7 +87,7 @@ export class DocumentFields {
     this.intern();
     const pairs: [string, string | null][] = [];
     for (let at = this.start[slot] as number; at < (this.start[slot + 1] as number); at++) {
-      const name = this.pairNames[this.flat[at] as number] as string;
+      const name = this.pairNames.nameAt(this.flat[at] as number);
       const cut = name.lastIndexOf(SEPARATOR);
       pairs.push([name.slice(0, cut), cut === name.length - 1 ? null : name.slice(cut + 1)]);
     }
@@ -122,7 +117,7 @@ export class DocumentFields {
     for (const clause of clauses) {
       const pending = this.pending === null ? null : this.pendingPairsOf(clause.key);
       if ('values' in clause) {
-        const pairs = new Set(clause.values.flatMap((value) => (pending === null ? this.pairIds.get(`${clause.key}${SEPARATOR}${value}`) : pending.get(value)) ?? []));
+        const pairs = new Set(clause.values.map((value) => (pending === null ? this.pairNames.find(clause.key, value) : (pending.get(value) ?? -1))).filter((pair) => pair >= 0));
         if (pairs.size === 0) return () => false;
         tests.push({ pairs, key: -1, wanted: true });
       } else {
@@ -159,7 +154,7 @@ export class DocumentFields {
 
   /** About how many bytes the fields hold. */
   get memoryBytes(): number {
-    return this.start.byteLength + this.flat.byteLength + this.pendingBytes + (this.pairNames.length + this.pendingCount) * PAIR_BYTES;
+    return this.start.byteLength + this.flat.byteLength + this.pendingBytes + this.pairNames.memoryBytes + this.pairKeys.byteLength + this.pendingCount * PAIR_BYTES;
   }
 
   /** Writes the per-slot pair ids and the pair names (see IndexSnapshot). */
@@ -168,7 +163,11 @@ export class DocumentFields {
     this.start = grow(this.start, slots + 1);
     writer.array(`${prefix}.start`, this.start.subarray(0, slots + 1));
     writer.array(`${prefix}.flat`, this.flat.subarray(0, this.start[slots] as number));
-    writer.strings(`${prefix}.pairs`, this.pairNames);
+    // The sections `writer.strings` makes of the names, viewing the arena (no copy); a lone surrogate fails as there.
+    if (!this.pairNames.writable) throw new Error(`${prefix}.pairs: a string holds a lone surrogate`);
+    const names = this.pairNames.sections();
+    writer.array(`${prefix}.pairs.ends`, names.ends);
+    writer.array(`${prefix}.pairs.text`, names.text);
   }
 
   /**
