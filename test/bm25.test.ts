@@ -200,4 +200,36 @@ describe('BM25 with pseudo-relevance feedback in one pass', () => {
     const reread = Bm25Index.readState(again, 'bm25', {});
     for (const query of [['echo'], ['storm'], ['cave', 'bird']]) expect(reread.search(query, 5)).toEqual(index.search(query, 5));
   });
+  // A load keeps each document's term ids u16 and frequencies u8 while they fit (their persisted widths), and so the
+  // lists a bulk posting makes of them; a document past either widens them, its values kept, not wrapped.
+  it('widens the narrow term ids and frequencies when a document needs more, scoring as one built wide', () => {
+    const random = seededRandom(5);
+    const words = Array.from({ length: 30 }, (_, index) => `w${index}`);
+    const documents = Array.from({ length: 200 }, () => Array.from({ length: 1 + Math.floor(random() * 10) }, () => words[Math.floor(random() * words.length)] as string));
+    const bulk = new Bm25Index();
+    const reference = new Bm25Index();
+    for (const document of documents) {
+      bulk.addTokens(document);
+      reference.addTokens(document);
+      reference.search(['w0'], 1);
+    }
+    const queries = [['w1'], ['w2', 'w3'], ['w4', 'fresh1']];
+    for (const query of queries) expect(bulk.search(query, 10)).toEqual(reference.search(query, 10));
+    // 300 repeats of a term whose list the bulk posting made narrow, and a term past 65,535 ids.
+    const late = [...Array.from({ length: 300 }, () => 'w1'), 'w2', 'fresh1'];
+    const many = Array.from({ length: 65_600 }, (_, index) => `t${index}`);
+    for (const copy of [bulk, reference]) {
+      copy.addTokens(late);
+      copy.addTokens(many);
+      copy.addTokens(['t65599', 'w1', 'w1']);
+    }
+    for (const query of [...queries, ['t65599'], ['t3', 'w1']]) expect(bulk.search(query, 10)).toEqual(reference.search(query, 10));
+    expect(bulk.search(['w1'], 1).map((hit) => hit.slot)).toEqual([documents.length]);
+    const writer = new SnapshotWriter();
+    bulk.writeState(writer, 'bm25');
+    const reader = SnapshotReader.open(bytesSnapshotFile(writer.finish({ version: 1 })));
+    expect([reader.kindOf('bm25.termsFlat'), reader.kindOf('bm25.frequenciesFlat'), reader.kindOf('bm25.postingFrequencies')]).toEqual(['i32', 'u16', 'u16']);
+    const restored = Bm25Index.readState(reader, 'bm25', {});
+    for (const query of [...queries, ['t65599'], ['t3', 'w1']]) expect(restored.search(query, 10)).toEqual(reference.search(query, 10));
+  });
 });

@@ -126,11 +126,11 @@ export class Bm25Index {
   private documentFrequency = new Int32Array(64);
   private lengths = new Int32Array(64);
   private alive = new Uint8Array(64);
-  /** Each document's term ids (a persisted copy's are u16 when it has fewer than 65,536 terms: widened at its first write). */
-  private termsFlat: Int32Array | Uint16Array = new Int32Array(256);
+  /** Each document's term ids: u16 while the index has fewer than 65,536 terms (as it is persisted), i32 from then on. */
+  private termsFlat: Int32Array | Uint16Array = new Uint16Array(256);
   private termsStart = new Int32Array(65);
-  /** Each document's term frequencies, aligned with termsFlat (a persisted copy's may be u8: widened at its first write). */
-  private frequenciesFlat: Frequencies = new Uint16Array(256);
+  /** Each document's term frequencies, aligned with termsFlat: u8 while every one is below 256 (as persisted), u16 from then on. */
+  private frequenciesFlat: Frequencies = new Uint8Array(256);
   /** Documents whose terms are in the postings lists; the later ones wait in termsFlat until a read (`post`). */
   private postedSlots = 0;
   /** The posting a sliced run began and has not finished (see `postingSteps`). */
@@ -305,6 +305,7 @@ export class Bm25Index {
     const counts = this.countScratch;
     const uniqueIds = this.uniqueScratch;
     let unique = 0;
+    let largest = 0;
     for (let index = 0; index < count; index++) {
       const id = ids[index] as number;
       if (seenIn[id] !== slot + 1) {
@@ -313,12 +314,15 @@ export class Bm25Index {
         uniqueIds[unique++] = id;
       } else {
         counts[id] = (counts[id] as number) + 1;
+        if ((counts[id] as number) > largest) largest = counts[id] as number;
       }
     }
     let position = this.termsStart[slot] as number;
-    if (this.termsFlat instanceof Uint16Array) this.termsFlat = Int32Array.from(this.termsFlat);
+    // Kept at the widths they are persisted at while they fit (a 1M load: 32 MB of term ids, 16 of frequencies).
+    if (this.termsFlat instanceof Uint16Array && this.termNames.length >= NARROW_TERM_IDS) this.termsFlat = Int32Array.from(this.termsFlat);
+    if (largest >= NARROW_FREQUENCIES) this.frequenciesFlat = writableFrequencies(this.frequenciesFlat);
     this.termsFlat = grow(this.termsFlat, position + unique);
-    this.frequenciesFlat = grow(writableFrequencies(this.frequenciesFlat), position + unique);
+    this.frequenciesFlat = grow(this.frequenciesFlat, position + unique);
     this.termsStart = grow(this.termsStart, slot + 2);
     const documentFrequency = this.documentFrequency;
     for (let index = 0; index < unique; index++) {
@@ -406,7 +410,8 @@ export class Bm25Index {
       }
     }
     const flatSlots = new Int32Array(total);
-    const flatFrequencies = new Uint16Array(total);
+    // As narrow as the documents' frequencies they are copied from (a list appended to later is widened then).
+    const flatFrequencies = frequenciesFlat instanceof Uint8Array ? new Uint8Array(total) : new Uint16Array(total);
     const starts = Int32Array.from(cursor);
     for (let slot = from; slot < to; slot++) {
       if ((slot & STEP_ROWS) === 0) yield;
@@ -596,8 +601,9 @@ export class Bm25Index {
     writer.array(`${prefix}.termsStart`, this.termsStart.subarray(0, slots + 1));
     // Term ids at the narrowest width the term count allows (readState picks the same width from the count).
     const termsFlat = this.termsFlat.subarray(0, flat);
-    writer.array(`${prefix}.termsFlat`, terms < NARROW_TERM_IDS ? Uint16Array.from(termsFlat) : termsFlat instanceof Int32Array ? termsFlat : Int32Array.from(termsFlat));
-    // A u8 copy (restored, unchanged since) is narrow already; a wide one is u16.
+    const narrowTerms = terms < NARROW_TERM_IDS;
+    writer.array(`${prefix}.termsFlat`, termsFlat instanceof (narrowTerms ? Uint16Array : Int32Array) ? termsFlat : narrowTerms ? Uint16Array.from(termsFlat) : Int32Array.from(termsFlat));
+    // A u8 array (every frequency below 256 so far) is narrow already; a wide one is u16.
     writer.array(`${prefix}.frequenciesFlat`, narrow && !(frequenciesFlat instanceof Uint8Array) ? Uint8Array.from(frequenciesFlat) : frequenciesFlat);
     writer.array(`${prefix}.postingEnds`, postingEnds);
     writer.array(`${prefix}.postingGaps`, gapBytes);
