@@ -9,7 +9,8 @@ import { DocumentFields } from './document-fields.js';
 import type { ContextFields } from './document-context.js';
 import type { Bm25Corpus, Bm25Parameters } from './bm25.js';
 import { grow, reserve } from './grow.js';
-import { readIdList, writeIdList } from './id-list.js';
+import { DocumentIds } from './document-ids.js';
+import { readIdList } from './id-list.js';
 import { readWidened, writeNarrowest } from './narrow-integers.js';
 import type { IdList } from './id-list.js';
 import { appendSlot, chainLiveSlots, unlinkSlot } from './slot-chain.js';
@@ -178,7 +179,8 @@ export class CorpusIndex {
   /** Token -> its term's id in the BM25 index, -1 for a stop word (with `termOf`). */
   private readonly tokenTermIds: TokenIds | null;
   private termIdScratch: Int32Array = new Int32Array(64);
-  private ids: string[] = [];
+  /** Each slot's id (16 bytes while they are UUIDs); a persisted copy's as they are read. */
+  private ids = new DocumentIds();
   /** A persisted copy's ids not all read yet: `ids` holds those read (see `idOf`), the rest stay in the file. */
   private restoredIds: IdList | null = null;
   /** The persisted file this index was read from, open while sections of it are still to be read on first use. */
@@ -324,7 +326,7 @@ export class CorpusIndex {
     for (let target = 0; target < live.length; target++) {
       if ((target & STEP_ROWS) === 0) yield;
       const slot = live[target] as number;
-      copy.ids[target] = this.idOf(slot);
+      copy.ids.set(target, this.idOf(slot));
       copy.positions[target] = this.positions[slot] as number;
       const kind = this.kindIds[slot] as number;
       copy.kindIds[target] = kind < 0 ? -1 : copy.kindId(kindNames[kind] as string);
@@ -405,7 +407,7 @@ export class CorpusIndex {
     yield* this.bm25.writeStateSteps(writer, 'bm25');
     if (this.keepVectors) this.vectors.writeState(writer, 'vectors', this.options.vectorRows != null);
     yield;
-    writeIdList(writer, 'ids', this.allIds());
+    this.allIds().writeState(writer, 'ids');
     yield;
     writeNarrowest(writer, 'positions', this.positions.subarray(0, slots));
     writeNarrowest(writer, 'kindIds', this.kindIds.subarray(0, slots));
@@ -477,7 +479,7 @@ export class CorpusIndex {
     index.restoredIds = readIdList(reader, 'ids');
     index.snapshot = reader;
     const slots = index.restoredIds.length;
-    index.ids = new Array<string>(slots);
+    index.ids = DocumentIds.unset(slots);
     if (slots !== bm25.slots) throw new SnapshotRejected('ids and BM25 slots disagree');
     index.positions = readWidened(reader, 'positions', 'f64');
     index.kindIds = readWidened(reader, 'kindIds', 'i32');
@@ -576,6 +578,7 @@ export class CorpusIndex {
     this.sequenceNext = reserve(this.sequenceNext, slots);
     this.context.reserve(slots);
     this.fields.reserve(slots);
+    this.ids.reserve(slots);
     if (this.neighbourWeight > 0) {
       this.previousLink = reserve(this.previousLink, slots);
       this.nextLink = reserve(this.nextLink, slots);
@@ -589,7 +592,7 @@ export class CorpusIndex {
     if (rows.length > 0) this.noteChange();
     for (const row of rows) {
       const slot = this.tokenTermIds === null ? this.bm25.addTokens(this.analyzer(row.text)) : this.addText(row.text, this.tokenTermIds);
-      this.ids[slot] = row.id;
+      this.ids.set(slot, row.id);
       this.slotsById?.set(row.id, slot);
       this.positions = grow(this.positions, slot + 1);
       this.kindIds = grow(this.kindIds, slot + 1);
@@ -770,7 +773,7 @@ export class CorpusIndex {
       this.context.remove(slot, this.bm25.lengthOf(slot));
       this.bm25.remove(slot);
       this.vectors.remove(slot);
-      this.slotsById?.delete(this.ids[slot] as string);
+      this.slotsById?.delete(this.idOf(slot));
       removed++;
     }
     this.removedCount += removed;
@@ -816,7 +819,7 @@ export class CorpusIndex {
 
   /** The document id stored in a slot. */
   idOf(slot: number): string {
-    return this.ids[slot] ?? this.readId(slot);
+    return this.ids.get(slot) ?? this.readId(slot);
   }
 
   /**
@@ -842,14 +845,19 @@ export class CorpusIndex {
   /** Reads the id of a slot of a persisted copy (it throws SnapshotRejected when it is corrupt). */
   private readId(slot: number): string {
     const id = (this.restoredIds as IdList).at(slot);
-    this.ids[slot] = id;
+    this.ids.set(slot, id);
     return id;
   }
 
-  /** Every slot's id (a persisted copy's read whole first). */
-  private allIds(): string[] {
-    if (this.restoredIds !== null) {
-      this.ids = this.restoredIds.all();
+  /** Every slot's id (a persisted copy's read whole first; those added since it was read kept). */
+  private allIds(): DocumentIds {
+    const restored = this.restoredIds;
+    if (restored !== null) {
+      const read = restored.all();
+      const ids = new DocumentIds();
+      ids.reserve(this.ids.length);
+      for (let slot = 0; slot < this.ids.length; slot++) ids.set(slot, this.ids.get(slot) ?? (read[slot] as string));
+      this.ids = ids;
       this.restoredIds = null;
     }
     return this.ids;
@@ -1026,7 +1034,7 @@ export class CorpusIndex {
     if (this.slotsById === null) {
       this.slotsById = new Map();
       const ids = this.allIds();
-      for (let slot = 0; slot < ids.length; slot++) if (this.bm25.isAlive(slot)) this.slotsById.set(ids[slot] as string, slot);
+      for (let slot = 0; slot < ids.length; slot++) if (this.bm25.isAlive(slot)) this.slotsById.set(ids.get(slot) as string, slot);
     }
     return this.slotsById.get(id);
   }

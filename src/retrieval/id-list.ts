@@ -30,19 +30,51 @@ export interface IdList {
  * ```
  */
 export function writeIdList(writer: SnapshotWriter, name: string, ids: readonly string[]): void {
-  if (ids.length === 0 || !ids.every((id) => CANONICAL_UUID.test(id))) {
+  if (ids.length === 0 || !ids.every(isCanonicalUuid)) {
     writer.strings(name, ids);
     return;
   }
   const bytes = new Uint8Array(ids.length * UUID_BYTES);
-  let at = 0;
-  for (const id of ids) {
-    for (let index = 0; index < id.length; index += 2) {
-      if (id.charCodeAt(index) === 45) index++;
-      bytes[at++] = (hexValue(id.charCodeAt(index)) << 4) | hexValue(id.charCodeAt(index + 1));
-    }
-  }
+  ids.forEach((id, index) => writeUuidBytes(id, bytes, index * UUID_BYTES));
   writer.array(`${name}.uuids`, bytes);
+}
+
+/**
+ * True when `id` is a canonical UUID: lowercase hex, hyphenated 8-4-4-4-12 (the form kept as 16 bytes).
+ *
+ * @example
+ * ```ts
+ * isCanonicalUuid('6f1c2e9a-0b7d-4c3e-9a55-2f0e8d1b7c44'); // true
+ * isCanonicalUuid('6F1C2E9A-0B7D-4C3E-9A55-2F0E8D1B7C44'); // false
+ * ```
+ */
+export function isCanonicalUuid(id: string): boolean {
+  return CANONICAL_UUID.test(id);
+}
+
+/**
+ * Writes the 16 bytes of `id` to `bytes` from `start` when it is a canonical UUID (see `isCanonicalUuid`), and
+ * says whether it is (when not, some of those bytes may be written).
+ *
+ * @example
+ * ```ts
+ * writeUuidBytes('6f1c2e9a-0b7d-4c3e-9a55-2f0e8d1b7c44', bytes, 16); // true, bytes[16] === 0x6f
+ * ```
+ */
+export function writeUuidBytes(id: string, bytes: Uint8Array, start: number): boolean {
+  if (id.length !== 36) return false;
+  let at = start;
+  for (let index = 0; index < 36; index += 2) {
+    if (index === 8 || index === 13 || index === 18 || index === 23) {
+      if (id.charCodeAt(index) !== 45) return false;
+      index++;
+    }
+    const high = hexValue(id.charCodeAt(index));
+    const low = hexValue(id.charCodeAt(index + 1));
+    if ((high | low) < 0) return false;
+    bytes[at++] = (high << 4) | low;
+  }
+  return true;
 }
 
 /**
@@ -90,7 +122,9 @@ function uuidText(bytes: Uint8Array, start: number): string {
   return text;
 }
 
-/** The value of a lowercase hex digit's character code (the id was matched against CANONICAL_UUID). */
+/** The value of a lowercase hex digit's character code, or -1 for any other character. */
 function hexValue(code: number): number {
-  return code <= 57 ? code - 48 : code - 87;
+  if (code >= 48 && code <= 57) return code - 48;
+  if (code >= 97 && code <= 102) return code - 87;
+  return -1;
 }
