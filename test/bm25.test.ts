@@ -232,4 +232,29 @@ describe('BM25 with pseudo-relevance feedback in one pass', () => {
     const restored = Bm25Index.readState(reader, 'bm25', {});
     for (const query of [...queries, ['t65599'], ['t3', 'w1']]) expect(restored.search(query, 10)).toEqual(reference.search(query, 10));
   });
+  // One bulk posting leaves the lists' frequencies end to end (written as a view); lists appended one by one are
+  // copied together: the same bytes either way, u8 or u16.
+  it.each([
+    ['u8', 3],
+    ['u16', 300],
+  ] as const)('writes the same %s posting frequencies whether its lists come from one bulk posting or from appends', (kind, repeats) => {
+    const random = seededRandom(9);
+    const words = Array.from({ length: 25 }, (_, index) => `w${index}`);
+    const documents = Array.from({ length: 150 }, (_, slot) => [...Array.from({ length: 1 + Math.floor(random() * 8) }, () => words[Math.floor(random() * words.length)] as string), ...(slot === 70 ? Array.from({ length: repeats }, () => 'w4') : [])]);
+    const bulk = new Bm25Index();
+    const appended = new Bm25Index();
+    for (const document of documents) {
+      bulk.addTokens(document);
+      appended.addTokens(document);
+      appended.search(['w0'], 1);
+    }
+    const bytesOf = (index: Bm25Index) => {
+      const writer = new SnapshotWriter();
+      index.writeState(writer, 'bm25');
+      return writer.finish({ version: 1 });
+    };
+    const written = bytesOf(bulk);
+    expect(written.equals(bytesOf(appended))).toBe(true);
+    expect(SnapshotReader.open(bytesSnapshotFile(written)).kindOf('bm25.postingFrequencies')).toBe(kind);
+  });
 });

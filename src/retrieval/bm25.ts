@@ -582,7 +582,9 @@ export class Bm25Index {
     let largest = 0;
     for (let position = 0; position < flat; position++) if ((frequenciesFlat[position] as number) > largest) largest = frequenciesFlat[position] as number;
     const narrow = largest < NARROW_FREQUENCIES;
-    const postingFrequencies = narrow ? new Uint8Array(total) : new Uint16Array(total);
+    // A bulk posting leaves the lists' frequencies end to end, term by term, in one array: viewed, not copied.
+    const viewed = this.frequenciesEndToEnd(narrow, total);
+    const postingFrequencies = viewed ?? (narrow ? new Uint8Array(total) : new Uint16Array(total));
     // The slots as LEB128 gaps, encoded from each term's list (readState decodes a term's list on its first use).
     const gaps = new PostingGapsEncoder(terms, total);
     let at = 0;
@@ -590,7 +592,7 @@ export class Bm25Index {
       if ((id & STEP_TERMS) === 0) yield;
       const list = this.list(id);
       gaps.add(list.slots.subarray(0, list.length));
-      postingFrequencies.set(list.frequencies.subarray(0, list.length), at);
+      if (viewed === null) postingFrequencies.set(list.frequencies.subarray(0, list.length), at);
       at += list.length;
     }
     const { bytes: gapBytes, byteEnds } = gaps.finish();
@@ -609,6 +611,26 @@ export class Bm25Index {
     writer.array(`${prefix}.postingGaps`, gapBytes);
     writer.array(`${prefix}.postingByteEnds`, byteEnds);
     writer.array(`${prefix}.postingFrequencies`, postingFrequencies);
+  }
+
+  /**
+   * Every term's posting frequencies as one view, when they lie end to end in term order in one array of the width
+   * written (u8 when `narrow`), as one bulk posting (or a persisted copy) leaves them; null otherwise.
+   */
+  private frequenciesEndToEnd(narrow: boolean, total: number): Frequencies | null {
+    let first: Frequencies | null = null;
+    let next = 0;
+    for (let id = 0; id < this.termNames.length; id++) {
+      const list = this.list(id);
+      if (list.length === 0) continue;
+      const frequencies = list.frequencies;
+      if (!(narrow ? frequencies instanceof Uint8Array : frequencies instanceof Uint16Array)) return null;
+      first ??= frequencies;
+      if (frequencies.buffer !== first.buffer || frequencies.byteOffset !== first.byteOffset + next) return null;
+      next += list.length * frequencies.BYTES_PER_ELEMENT;
+    }
+    if (first === null) return null;
+    return narrow ? new Uint8Array(first.buffer, first.byteOffset, total) : new Uint16Array(first.buffer, first.byteOffset, total);
   }
 
   /**
