@@ -157,6 +157,9 @@ describe('persisting an index', () => {
       expect(first.drifted).toBe(false);
       expect(fileHash(directory)).toBe(fileHash(rebuilt));
       expect(first.semantic(query, 10)).toEqual(fresh.semantic(query, 10));
+      // Its postings lists, let go after the persist midway, are made again from the documents' terms.
+      const terms = first.analyze(documents[700]?.text as string).slice(0, 3);
+      expect(first.lexical(terms, 10)).toEqual(fresh.lexical(terms, 10));
     }
   });
 

@@ -369,6 +369,20 @@ export class CorpusIndex {
   }
 
   /**
+   * Lets go of what a persist made only for the file of an index nobody queried yet: the int8 copy (see
+   * `releaseInt8Copy`) and BM25's postings lists (`Bm25Index.releasePostings`), both made again when first needed.
+   *
+   * @example
+   * ```ts
+   * index.releaseMadeForFile(); // after persisting a bulk load's index midway
+   * ```
+   */
+  releaseMadeForFile(): void {
+    this.releaseInt8Copy();
+    this.bm25.releasePostings();
+  }
+
+  /**
    * The index a fresh build of the live documents makes, made the cheapest way: this index itself when it has not
    * drifted; when documents were only added since its int8 copy was made (no slot removed), this index with that
    * copy made again around the current mean (aside, swapped in at the end: nothing else differs from a fresh

@@ -425,7 +425,7 @@ export class IndexCache {
           const pieces = await runStepsSliced(writer.finishSteps({ key, identity, configuration, version: index.version, ...scalars }), slice);
           await persistence.snapshots.write(key, pieces);
           // Kept, it would be kept in step with every later batch, made again at the load's end, and held meanwhile.
-          if (forFileOnly && this.appendedOnly.has(index)) index.releaseInt8Copy();
+          if (forFileOnly && this.appendedOnly.has(index)) index.releaseMadeForFile();
         } finally {
           release();
         }
