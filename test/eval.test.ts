@@ -73,6 +73,21 @@ describe('mnemo eval', () => {
     }
   });
 
+  it('passes --reply-handoff through: no fixture turn asks, so the ranking is unchanged; refuses malformed values', async () => {
+    const { turnsPath, qaPath } = writeFixture();
+    const base = ['--embedder', 'hashing', 'eval', '--turns', turnsPath, '--qa', qaPath, '--no-progress'];
+    const plainPath = join(dir, 'plain-handoff.jsonl');
+    const handedPath = join(dir, 'handed.jsonl');
+    expect((await runCli(...base, '--out', plainPath)).code).toBe(0);
+    expect((await runCli(...base, '--out', handedPath, '--reply-handoff', '0.5,20')).code).toBe(0);
+    expect(readFileSync(handedPath, 'utf8')).toBe(readFileSync(plainPath, 'utf8'));
+    for (const [value, message] of [['x', '--reply-handoff: expected weight[,head]'], ['1,500', 'replyHandoff: expected'], ['-1', 'replyHandoff: expected']] as const) {
+      const refused = await runCli(...base, '--reply-handoff', value);
+      expect(refused.code).toBe(2);
+      expect(refused.err).toContain(message);
+    }
+  });
+
   it('builds the static embedder with SIF weights from a word-count file, and refuses static options for another embedder', async () => {
     const { turnsPath, qaPath } = writeFixture();
     const countsPath = join(dir, 'counts.txt');

@@ -219,6 +219,13 @@ export interface QueryOptions extends ChunkFilter {
    */
   entityLinks?: { weight: number; head?: number; terms?: number } | null;
   /**
+   * Reply handoff, with `zscore` fusion: the texts of the first `head` fused chunks are read (default 50, at most
+   * 200), and each whose last sentence is a question loses `weight` while the chunk after it in the save (its reply,
+   * in the same scene) rises to at least the question's score when it is a candidate: a question's words find it,
+   * but the answer is what follows. Off by default; null turns it off.
+   */
+  replyHandoff?: { weight: number; head?: number } | null;
+  /**
    * The facts arm: when the save has living-memory facts, they are searched beside its chunks (the same fusion and
    * arms), and each chunk is scored by the best of its own score and its turn's best fact score times `weight`
    * (a fact's turn's chunks come back even when their own words miss). Default `{ weight: 1 }`; null turns it off.
@@ -268,6 +275,8 @@ export interface Contributions {
   vectorFeedback?: number;
   /** Entity links: the chunk's BM25 for the proper nouns of the first pass's head (see `QueryOptions.entityLinks`). */
   entityLinks?: number;
+  /** Reply handoff: the step a question took (negative) or the rise its reply took (see `QueryOptions.replyHandoff`). */
+  handoff?: number;
   /** The coverage pass: the chunk's BM25 for the query terms the first pass's head did not hold (see `QueryOptions.coveragePass`). */
   coverage?: number;
 }

@@ -31,6 +31,8 @@ import { feedbackQueryVector } from './vector-feedback.js';
 import { linkTerms, properNouns } from './entity-links.js';
 import type { EntityLinkOptions } from './entity-links.js';
 import type { VectorFeedbackOptions } from './vector-feedback.js';
+import { asksQuestion, replyHandoffs } from './reply-handoff.js';
+import type { ReplyHandoffOptions } from './reply-handoff.js';
 
 /** Everything one hybrid search needs. */
 export interface HybridSearchInput {
@@ -100,6 +102,11 @@ export interface HybridSearchInput {
    * texts that the query does not name are searched with BM25 and fused in as a further arm (see `linkTerms`).
    */
   entityLinks?: EntityLinkOptions;
+  /**
+   * Reply handoff (z-score fusion; off when absent): each of the fused head's chunks whose last sentence is a
+   * question steps down by the weight, and the chunk after it (its reply) rises to the question's score (see `replyHandoffs`).
+   */
+  replyHandoff?: ReplyHandoffOptions;
   focusTerms?: readonly string[];
   focusBoost?: number;
   reranker?: Reranker | null;
@@ -229,7 +236,7 @@ export async function hybridSearch(input: HybridSearchInput): Promise<RankedId[]
     const arms2 = [...active.map((arm) => (arm.kind === 'semantic' ? { ...arm, exact: semanticExact } : arm)), ...(coverage === undefined ? [] : [coverage.arm]), ...(links === undefined ? [] : [links.arm])];
     if (links !== undefined) first = zScoreFusion(arms2, cap, signals);
     first = withVectorFeedback(input, first, arms2, armLimit, visible !== undefined, corpus?.mask, signals) ?? first;
-    const scored = withSceneDiversity(input, withSoftMatch(input, softMatch, scaffold, first));
+    const scored = withSceneDiversity(input, await withReplyHandoff(input, withSoftMatch(input, softMatch, scaffold, first)));
     fused = scored.map(({ slot, score, contributions }) => ({ id: index.idOf(slot), score, contributions }));
     // Every window score the fusion needs is read: the sums go back for the next query.
     windowScores?.release();
@@ -474,6 +481,41 @@ function withSoftMatch(input: HybridSearchInput, options: SoftMatchOptions | und
     if (part === 0) return;
     candidate.contributions.soft = part;
     candidate.score += part;
+  });
+  return byScoreStable(fused);
+}
+
+/**
+ * Reply handoff on the fused candidates (what it changes kept as the `handoff` contribution), sorted again, ties
+ * keeping the fused order: the head's texts are read, and each that ends with a question steps down while the chunk
+ * after it in the save's order, in the same scene, rises to its score (when a candidate). Unchanged when it is off
+ * or no head chunk asks.
+ */
+async function withReplyHandoff(input: HybridSearchInput, fused: FusedSlot[]): Promise<FusedSlot[]> {
+  const options = input.replyHandoff;
+  if (options === undefined || fused.length === 0) return fused;
+  const { index } = input;
+  const context = index.context;
+  const ids = fused.slice(0, options.head).map(({ slot }) => index.idOf(slot));
+  const texts = await input.loadTexts(ids);
+  const asking = new Set<number>();
+  fused.slice(0, options.head).forEach(({ slot }, place) => {
+    if (asksQuestion(texts.get(ids[place] as string) ?? '')) asking.add(slot);
+  });
+  if (asking.size === 0) return fused;
+  // The reply is the next live chunk, unless it opens another scene.
+  const replyOf = (slot: number): number | null => {
+    const next = index.neighbourOf(slot, 1);
+    if (next === null) return null;
+    const scene = context.sceneOf(slot);
+    return scene !== 0 && context.sceneOf(next) !== scene ? null : next;
+  };
+  const changes = replyHandoffs(fused, (slot) => asking.has(slot), replyOf, options);
+  fused.forEach((candidate, place) => {
+    const change = changes[place] as number;
+    if (change === 0) return;
+    candidate.contributions.handoff = change;
+    candidate.score += change;
   });
   return byScoreStable(fused);
 }

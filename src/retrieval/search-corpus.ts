@@ -88,6 +88,7 @@ export async function searchCorpus<Document>(search: CorpusSearch<Document>): Pr
     semanticNormaliser: request.semanticNormaliser,
     vectorFeedback: request.vectorFeedback,
     entityLinks: request.entityLinks,
+    replyHandoff: request.replyHandoff,
     focusTerms: request.focusTerms,
     focusBoost: request.focusBoost,
     reranker: request.rerank ? (search.reranker ?? null) : null,
