@@ -73,7 +73,7 @@ describe('mnemo eval', () => {
     }
   });
 
-  it('passes --reply-handoff through: no fixture turn asks, so the ranking is unchanged; refuses malformed values', async () => {
+  it('passes --reply-handoff and --length-signal through (no fixture turn asks: the handoff changes nothing) and refuses malformed values', async () => {
     const { turnsPath, qaPath } = writeFixture();
     const base = ['--embedder', 'hashing', 'eval', '--turns', turnsPath, '--qa', qaPath, '--no-progress'];
     const plainPath = join(dir, 'plain-handoff.jsonl');
@@ -81,8 +81,11 @@ describe('mnemo eval', () => {
     expect((await runCli(...base, '--out', plainPath)).code).toBe(0);
     expect((await runCli(...base, '--out', handedPath, '--reply-handoff', '0.5,20')).code).toBe(0);
     expect(readFileSync(handedPath, 'utf8')).toBe(readFileSync(plainPath, 'utf8'));
-    for (const [value, message] of [['x', '--reply-handoff: expected weight[,head]'], ['1,500', 'replyHandoff: expected'], ['-1', 'replyHandoff: expected']] as const) {
-      const refused = await runCli(...base, '--reply-handoff', value);
+    const lengthPath = join(dir, 'length.jsonl');
+    expect((await runCli(...base, '--out', lengthPath, '--length-signal', '0.5,50')).code).toBe(0);
+    expect(readFileSync(lengthPath, 'utf8').trim().split('\n')).toHaveLength(readFileSync(plainPath, 'utf8').trim().split('\n').length);
+    for (const [flag, value, message] of [['--reply-handoff', 'x', '--reply-handoff: expected weight[,head]'], ['--reply-handoff', '1,500', 'replyHandoff: expected'], ['--reply-handoff', '-1', 'replyHandoff: expected'], ['--length-signal', 'x', '--length-signal: expected weight[,head]'], ['--length-signal', '1,500', 'lengthSignal: expected']] as const) {
+      const refused = await runCli(...base, flag, value);
       expect(refused.code).toBe(2);
       expect(refused.err).toContain(message);
     }

@@ -226,6 +226,12 @@ export interface QueryOptions extends ChunkFilter {
    */
   replyHandoff?: { weight: number; head?: number } | null;
   /**
+   * The length signal, with `zscore` fusion: each of the first `head` fused chunks (default 50, at most 200) gains
+   * `weight` x the z-score, over that head, of the log of its indexed length (its terms after stop words): a turn
+   * that tells something over a short reply that only shares a word. Off by default; null turns it off.
+   */
+  lengthSignal?: { weight: number; head?: number } | null;
+  /**
    * The facts arm: when the save has living-memory facts, they are searched beside its chunks (the same fusion and
    * arms), and each chunk is scored by the best of its own score and its turn's best fact score times `weight`
    * (a fact's turn's chunks come back even when their own words miss). Default `{ weight: 1 }`; null turns it off.
@@ -277,6 +283,8 @@ export interface Contributions {
   entityLinks?: number;
   /** Reply handoff: the step a question took (negative) or the rise its reply took (see `QueryOptions.replyHandoff`). */
   handoff?: number;
+  /** The length signal: how much longer or shorter the chunk is than the fused head's (see `QueryOptions.lengthSignal`). */
+  length?: number;
   /** The coverage pass: the chunk's BM25 for the query terms the first pass's head did not hold (see `QueryOptions.coveragePass`). */
   coverage?: number;
 }

@@ -33,6 +33,8 @@ import type { EntityLinkOptions } from './entity-links.js';
 import type { VectorFeedbackOptions } from './vector-feedback.js';
 import { asksQuestion, replyHandoffs } from './reply-handoff.js';
 import type { ReplyHandoffOptions } from './reply-handoff.js';
+import { lengthLifts } from './length-signal.js';
+import type { LengthSignalOptions } from './length-signal.js';
 
 /** Everything one hybrid search needs. */
 export interface HybridSearchInput {
@@ -107,6 +109,8 @@ export interface HybridSearchInput {
    * question steps down by the weight, and the chunk after it (its reply) rises to the question's score (see `replyHandoffs`).
    */
   replyHandoff?: ReplyHandoffOptions;
+  /** The length signal (z-score fusion; off when absent): the fused head rescored by the log of each chunk's indexed length (see `lengthLifts`). */
+  lengthSignal?: LengthSignalOptions;
   focusTerms?: readonly string[];
   focusBoost?: number;
   reranker?: Reranker | null;
@@ -236,7 +240,7 @@ export async function hybridSearch(input: HybridSearchInput): Promise<RankedId[]
     const arms2 = [...active.map((arm) => (arm.kind === 'semantic' ? { ...arm, exact: semanticExact } : arm)), ...(coverage === undefined ? [] : [coverage.arm]), ...(links === undefined ? [] : [links.arm])];
     if (links !== undefined) first = zScoreFusion(arms2, cap, signals);
     first = withVectorFeedback(input, first, arms2, armLimit, visible !== undefined, corpus?.mask, signals) ?? first;
-    const scored = withSceneDiversity(input, await withReplyHandoff(input, withSoftMatch(input, softMatch, scaffold, first)));
+    const scored = withSceneDiversity(input, await withReplyHandoff(input, withLengthSignal(input, withSoftMatch(input, softMatch, scaffold, first))));
     fused = scored.map(({ slot, score, contributions }) => ({ id: index.idOf(slot), score, contributions }));
     // Every window score the fusion needs is read: the sums go back for the next query.
     windowScores?.release();
@@ -483,6 +487,26 @@ function withSoftMatch(input: HybridSearchInput, options: SoftMatchOptions | und
     candidate.score += part;
   });
   return byScoreStable(fused);
+}
+
+/**
+ * The length signal on the first `head` fused candidates (what it adds kept as the `length` contribution), sorted
+ * again, ties keeping the fused order; unchanged when it is off.
+ */
+function withLengthSignal(input: HybridSearchInput, fused: FusedSlot[]): FusedSlot[] {
+  const options = input.lengthSignal;
+  if (options === undefined || fused.length < 2) return fused;
+  const head = fused.slice(0, options.head);
+  const lifts = lengthLifts(head.map(({ slot }) => input.index.bm25.lengthOf(slot)), options.weight);
+  let changed = false;
+  head.forEach((candidate, place) => {
+    const lift = lifts[place] as number;
+    if (lift === 0) return;
+    candidate.contributions.length = lift;
+    candidate.score += lift;
+    changed = true;
+  });
+  return changed ? byScoreStable(fused) : fused;
 }
 
 /**

@@ -18,6 +18,8 @@ import type { CoveragePassOptions } from './coverage-pass.js';
 import { optionalVectorFeedback } from './vector-feedback.js';
 import { optionalEntityLinks } from './entity-links.js';
 import { optionalReplyHandoff } from './reply-handoff.js';
+import { optionalLengthSignal } from './length-signal.js';
+import type { LengthSignalOptions } from './length-signal.js';
 import type { ReplyHandoffOptions } from './reply-handoff.js';
 import type { EntityLinkOptions } from './entity-links.js';
 import type { VectorFeedbackOptions } from './vector-feedback.js';
@@ -32,7 +34,7 @@ import type { WindowSumOptions } from './window-sum.js';
 export const MAX_WINDOW_REACH = 20;
 
 /** The options that mean the same in every corpus (filters are each corpus's own: turns and types, tags). */
-export const SEARCH_OPTION_KEYS = ['k', 'capPerSource', 'rrfK', 'fusion', 'weights', 'feedback', 'windowSum', 'speakerBoost', 'sceneWeight', 'timeBoost', 'profileWeight', 'sceneVectorWeight', 'softMatch', 'adaptiveWeights', 'scaffolding', 'sceneDiversity', 'coveragePass', 'semanticNormaliser', 'vectorFeedback', 'entityLinks', 'replyHandoff', 'focusTerms', 'focusBoost', 'rerank', 'rerankTop'] as const;
+export const SEARCH_OPTION_KEYS = ['k', 'capPerSource', 'rrfK', 'fusion', 'weights', 'feedback', 'windowSum', 'speakerBoost', 'sceneWeight', 'timeBoost', 'profileWeight', 'sceneVectorWeight', 'softMatch', 'adaptiveWeights', 'scaffolding', 'sceneDiversity', 'coveragePass', 'semanticNormaliser', 'vectorFeedback', 'entityLinks', 'replyHandoff', 'lengthSignal', 'focusTerms', 'focusBoost', 'rerank', 'rerankTop'] as const;
 
 /** A search's ranking options, as a caller gives them (see `QueryOptions` for each). */
 export type SearchOptions = Pick<QueryOptions, (typeof SEARCH_OPTION_KEYS)[number]>;
@@ -74,6 +76,8 @@ export interface SearchRequest {
   entityLinks: EntityLinkOptions | undefined;
   /** Reply handoff, or undefined when off (see `QueryOptions.replyHandoff`). */
   replyHandoff: ReplyHandoffOptions | undefined;
+  /** The length signal, or undefined when off (see `QueryOptions.lengthSignal`). */
+  lengthSignal: LengthSignalOptions | undefined;
   /** Non-blank focus terms. */
   focusTerms: string[];
   focusBoost: number;
@@ -130,7 +134,8 @@ export function resolveSearchRequest(corpus: CorpusName, text: unknown, options:
   const vectorFeedback = optionalVectorFeedback(options.vectorFeedback, defaults.vectorFeedback);
   const entityLinks = optionalEntityLinks(options.entityLinks, defaults.entityLinks);
   const replyHandoff = optionalReplyHandoff(options.replyHandoff, defaults.replyHandoff);
-  return { corpus, queryText, k, ranked: defaults.ranked(k, capPerSource), capPerSource, rrfK, fusion, weights, feedback, windowSum, signals, softMatch, adaptiveWeight, scaffolding, sceneDiversity, coveragePass, semanticNormaliser, vectorFeedback, entityLinks, replyHandoff, focusTerms, focusBoost, rerank: options.rerank !== false, rerankTop };
+  const lengthSignal = optionalLengthSignal(options.lengthSignal, defaults.lengthSignal);
+  return { corpus, queryText, k, ranked: defaults.ranked(k, capPerSource), capPerSource, rrfK, fusion, weights, feedback, windowSum, signals, softMatch, adaptiveWeight, scaffolding, sceneDiversity, coveragePass, semanticNormaliser, vectorFeedback, entityLinks, replyHandoff, lengthSignal, focusTerms, focusBoost, rerank: options.rerank !== false, rerankTop };
 }
 
 /** The window sum asked for, checked (reach an integer from 0 to MAX_WINDOW_REACH, weight >= 0), or undefined when off. */

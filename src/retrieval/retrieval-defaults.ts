@@ -6,6 +6,7 @@ import type { CoveragePassOptions } from './coverage-pass.js';
 import type { VectorFeedbackOptions } from './vector-feedback.js';
 import type { EntityLinkOptions } from './entity-links.js';
 import type { ReplyHandoffOptions } from './reply-handoff.js';
+import type { LengthSignalOptions } from './length-signal.js';
 import type { SemanticNormaliser } from './median-statistics.js';
 import type { SoftMatchOptions } from './soft-match.js';
 import type { WindowSumOptions } from './window-sum.js';
@@ -81,6 +82,8 @@ export interface CorpusDefaults {
   entityLinks: EntityLinkOptions | null;
   /** Reply handoff when `replyHandoff` is left out (null: off). */
   replyHandoff: ReplyHandoffOptions | null;
+  /** The length signal when `lengthSignal` is left out (null: off). */
+  lengthSignal: LengthSignalOptions | null;
   /** Neighbour context of the semantic arm (0: each document is searched by its own vector). */
   neighbourWeight: number;
   /** The index terms when no analyzer is given: the English analyzer (stems, stop words) or the bare tokenizer. */
@@ -106,9 +109,9 @@ const capPerSource = (k: number) => Math.max(50, 5 * k);
  * ```
  */
 export const CORPUS_DEFAULTS = {
-  narrative: { label: 'the save', k: 5, capPerSource, ranked: (k) => k, fusion: DEFAULT_FUSION, feedback: DEFAULT_FEEDBACK, windowSum: DEFAULT_WINDOW_SUM, signals: DEFAULT_SIGNALS, softMatch: DEFAULT_SOFT_MATCH, adaptiveWeight: DEFAULT_ADAPTIVE_WEIGHT, scaffolding: null, sceneDiversity: null, coveragePass: null, semanticNormaliser: 'mean', vectorFeedback: null, entityLinks: null, replyHandoff: null, neighbourWeight: DEFAULT_NEIGHBOUR_WEIGHT, analyzer: 'english' },
-  lore: { label: 'the lore book', k: 5, capPerSource, ranked: (k) => k, fusion: DEFAULT_FUSION, feedback: null, windowSum: null, signals: NO_SIGNALS, softMatch: null, adaptiveWeight: 0, scaffolding: null, sceneDiversity: null, coveragePass: null, semanticNormaliser: 'mean', vectorFeedback: null, entityLinks: null, replyHandoff: null, neighbourWeight: 0, analyzer: 'english' },
-  recall: { label: 'the recall entries', k: 5, capPerSource, ranked: (_k, cap) => 2 * cap, fusion: 'rrf', feedback: null, windowSum: null, signals: NO_SIGNALS, softMatch: null, adaptiveWeight: 0, scaffolding: null, sceneDiversity: null, coveragePass: null, semanticNormaliser: 'mean', vectorFeedback: null, entityLinks: null, replyHandoff: null, neighbourWeight: 0, analyzer: 'tokens' },
+  narrative: { label: 'the save', k: 5, capPerSource, ranked: (k) => k, fusion: DEFAULT_FUSION, feedback: DEFAULT_FEEDBACK, windowSum: DEFAULT_WINDOW_SUM, signals: DEFAULT_SIGNALS, softMatch: DEFAULT_SOFT_MATCH, adaptiveWeight: DEFAULT_ADAPTIVE_WEIGHT, scaffolding: null, sceneDiversity: null, coveragePass: null, semanticNormaliser: 'mean', vectorFeedback: null, entityLinks: null, replyHandoff: null, lengthSignal: null, neighbourWeight: DEFAULT_NEIGHBOUR_WEIGHT, analyzer: 'english' },
+  lore: { label: 'the lore book', k: 5, capPerSource, ranked: (k) => k, fusion: DEFAULT_FUSION, feedback: null, windowSum: null, signals: NO_SIGNALS, softMatch: null, adaptiveWeight: 0, scaffolding: null, sceneDiversity: null, coveragePass: null, semanticNormaliser: 'mean', vectorFeedback: null, entityLinks: null, replyHandoff: null, lengthSignal: null, neighbourWeight: 0, analyzer: 'english' },
+  recall: { label: 'the recall entries', k: 5, capPerSource, ranked: (_k, cap) => 2 * cap, fusion: 'rrf', feedback: null, windowSum: null, signals: NO_SIGNALS, softMatch: null, adaptiveWeight: 0, scaffolding: null, sceneDiversity: null, coveragePass: null, semanticNormaliser: 'mean', vectorFeedback: null, entityLinks: null, replyHandoff: null, lengthSignal: null, neighbourWeight: 0, analyzer: 'tokens' },
 } as const satisfies Record<string, CorpusDefaults>;
 
 /** The corpora Mnemo searches. */

@@ -89,6 +89,7 @@ export async function searchCorpus<Document>(search: CorpusSearch<Document>): Pr
     vectorFeedback: request.vectorFeedback,
     entityLinks: request.entityLinks,
     replyHandoff: request.replyHandoff,
+    lengthSignal: request.lengthSignal,
     focusTerms: request.focusTerms,
     focusBoost: request.focusBoost,
     reranker: request.rerank ? (search.reranker ?? null) : null,

@@ -54,6 +54,7 @@ interface EvalFlags {
   vectorFeedback?: string;
   entityLinks?: string;
   replyHandoff?: string;
+  lengthSignal?: string;
   conversations?: string;
   facts?: string;
   factWeight?: number;
@@ -158,6 +159,11 @@ function parseReplyHandoff(text: string | undefined): { weight: number; head?: n
   return parsed == null ? parsed : { weight: parsed.value, ...(parsed.head === undefined ? {} : { head: parsed.head }) };
 }
 
+function parseLengthSignal(text: string | undefined): { weight: number; head?: number } | null | undefined {
+  const parsed = parseValueAndHead(text, '--length-signal', 'weight[,head] such as 0.2,50');
+  return parsed == null ? parsed : { weight: parsed.value, ...(parsed.head === undefined ? {} : { head: parsed.head }) };
+}
+
 function parseSceneDiversity(text: string | undefined): { step: number; head?: number } | null | undefined {
   const parsed = parseValueAndHead(text, '--scene-diversity', 'step[,head] such as 0.25,50');
   return parsed == null ? parsed : { step: parsed.value, ...(parsed.head === undefined ? {} : { head: parsed.head }) };
@@ -208,6 +214,7 @@ export function registerEval(program: Command, output: Output): void {
     .option('--semantic-normaliser <mean|median>', 'how z-score fusion standardises the semantic arm: mean and standard deviation (default) or median and median absolute deviation')
     .option('--vector-feedback <weight[,head[,mix]]>', 'vector feedback: the query vector moved toward the centroid of the fused top head (5, at most 100) by mix (1), searched again and fused in at weight x the semantic weight; off turns it off')
     .option('--reply-handoff <weight[,head]>', 'reply handoff: each of the fused top head (50, at most 200) whose last sentence is a question loses weight, the chunk after it rises to its score; off turns it off')
+    .option('--length-signal <weight[,head]>', 'length signal: each of the fused top head (50, at most 200) gains weight x the z-score over the head of the log of its indexed length; off turns it off')
     .option('--entity-links <weight[,head[,terms]]>', 'entity links: the proper nouns of the fused top head (5, at most 50) the query does not name, the terms (5) rarest, searched with BM25 and fused in at weight; off turns it off')
     .option('--coverage-pass <weight[,head]>', 'coverage pass: the query terms none of the fused top head (10, at most 200) holds searched again and fused in at weight x their idf share; off turns it off')
     .option('--top-directions <n>', 'static embedder: all-but-the-top, the word table\'s mean and top n principal directions removed from sentence vectors (0 off)', parseInteger('topDirections'))
@@ -233,7 +240,7 @@ export function registerEval(program: Command, output: Output): void {
           includeAdversarial: flags.includeAdversarial ?? false,
           facts: flags.facts === undefined ? undefined : readFacts(flags.facts),
           conversations: flags.conversations?.split(',').map((conv) => conv.trim()).filter((conv) => conv !== ''),
-          query: { capPerSource: flags.cap, rrfK: flags.rrfK, fusion: flags.fusion, feedback: parseFeedback(flags.feedback), windowSum: parseWindowSum(flags.windowSum), speakerBoost: flags.speakerBoost, sceneWeight: flags.sceneWeight, timeBoost: flags.timeBoost, profileWeight: flags.profileWeight, sceneVectorWeight: flags.sceneVectorWeight, softMatch: parseSoftMatch(flags.softMatch), adaptiveWeights: flags.adaptiveWeights, scaffolding: parseScaffolding(flags.scaffolding), sceneDiversity: parseSceneDiversity(flags.sceneDiversity), coveragePass: parseCoveragePass(flags.coveragePass), vectorFeedback: parseVectorFeedback(flags.vectorFeedback), entityLinks: parseEntityLinks(flags.entityLinks), replyHandoff: parseReplyHandoff(flags.replyHandoff), semanticNormaliser: flags.semanticNormaliser as 'mean' | 'median' | undefined, facts: flags.factWeight === undefined ? undefined : flags.factWeight === 0 ? null : { weight: flags.factWeight }, weights: { lexical: flags.lexicalWeight, semantic: flags.semanticWeight } },
+          query: { capPerSource: flags.cap, rrfK: flags.rrfK, fusion: flags.fusion, feedback: parseFeedback(flags.feedback), windowSum: parseWindowSum(flags.windowSum), speakerBoost: flags.speakerBoost, sceneWeight: flags.sceneWeight, timeBoost: flags.timeBoost, profileWeight: flags.profileWeight, sceneVectorWeight: flags.sceneVectorWeight, softMatch: parseSoftMatch(flags.softMatch), adaptiveWeights: flags.adaptiveWeights, scaffolding: parseScaffolding(flags.scaffolding), sceneDiversity: parseSceneDiversity(flags.sceneDiversity), coveragePass: parseCoveragePass(flags.coveragePass), vectorFeedback: parseVectorFeedback(flags.vectorFeedback), entityLinks: parseEntityLinks(flags.entityLinks), replyHandoff: parseReplyHandoff(flags.replyHandoff), lengthSignal: parseLengthSignal(flags.lengthSignal), semanticNormaliser: flags.semanticNormaliser as 'mean' | 'median' | undefined, facts: flags.factWeight === undefined ? undefined : flags.factWeight === 0 ? null : { weight: flags.factWeight }, weights: { lexical: flags.lexicalWeight, semantic: flags.semanticWeight } },
           onProgress: (current, done, total) => {
             if (bar === null) return;
             if (current !== phase) {

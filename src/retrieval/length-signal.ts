@@ -1,0 +1,62 @@
+// The length signal: the fused head's chunks rescored by how much they say (the log of their indexed length), z-scored over the head.
+import { MnemoError } from '../core/errors.js';
+
+/** Length signal settings (see `QueryOptions.lengthSignal`). */
+export interface LengthSignalOptions {
+  /** What one standard deviation of log length (over the head) adds to a chunk's score. */
+  weight: number;
+  /** How many of the fused ranking's first candidates are rescored (a fixed number, so k does not change the order). */
+  head: number;
+}
+
+/** The head when a caller gives only a weight. */
+export const LENGTH_SIGNAL_HEAD = 50;
+/** The longest head the length signal may rescore. */
+export const MAX_LENGTH_SIGNAL_HEAD = 200;
+
+/**
+ * Checks length signal settings as a caller gives them (`{ weight, head? }`; null: off; undefined: `defaults`),
+ * filling the head left out (50); a clear INVALID_INPUT for anything else. Weight 0 is off.
+ *
+ * @example
+ * ```ts
+ * optionalLengthSignal({ weight: 0.2 }, null); // { weight: 0.2, head: 50 }
+ * ```
+ */
+export function optionalLengthSignal(value: unknown, defaults: LengthSignalOptions | null): LengthSignalOptions | undefined {
+  if (value === null) return undefined;
+  if (value === undefined) return defaults ?? undefined;
+  const given = value as Partial<LengthSignalOptions>;
+  const head = given.head ?? LENGTH_SIGNAL_HEAD;
+  const weight = given.weight;
+  if (typeof value !== 'object' || typeof weight !== 'number' || !Number.isFinite(weight) || weight < 0 || typeof head !== 'number' || !Number.isSafeInteger(head) || head < 1 || head > MAX_LENGTH_SIGNAL_HEAD) {
+    throw new MnemoError('INVALID_INPUT', `lengthSignal: expected { weight: a number >= 0, head?: an integer from 1 to ${MAX_LENGTH_SIGNAL_HEAD} } or null, got ${JSON.stringify(value)}. Pass null to turn it off.`, {
+      details: { field: 'lengthSignal' },
+    });
+  }
+  return weight === 0 ? undefined : { weight, head };
+}
+
+/**
+ * What the length signal adds to each chunk of a head, given their indexed lengths (terms after stop words):
+ * `weight` x the z-score of log(1 + length) over the head; all 0 when every length is the same. A reply of a few
+ * words ("Thanks, you too!") says less than a turn that tells what happened, and BM25's length normalisation
+ * favours it when both hold a query word.
+ *
+ * @example
+ * ```ts
+ * lengthLifts([1, 1, 10, 10], 1); // [-1, -1, 1, 1]
+ * ```
+ */
+export function lengthLifts(lengths: readonly number[], weight: number): Float64Array {
+  const lifts = new Float64Array(lengths.length);
+  if (lengths.length === 0) return lifts;
+  const logs = lengths.map((length) => Math.log1p(Math.max(0, length)));
+  const mean = logs.reduce((sum, value) => sum + value, 0) / logs.length;
+  const deviation = Math.sqrt(logs.reduce((sum, value) => sum + (value - mean) ** 2, 0) / logs.length);
+  if (!(deviation > 1e-12)) return lifts;
+  logs.forEach((value, place) => {
+    lifts[place] = (weight * (value - mean)) / deviation;
+  });
+  return lifts;
+}

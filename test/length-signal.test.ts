@@ -1,0 +1,63 @@
+// The length signal: what each head chunk gains for its length, the option, and the signal in a save.
+import { describe, expect, it } from 'vitest';
+import { silentLogger } from '../src/core/logger.js';
+import { openMemory } from '../src/open-memory.js';
+import { MAX_LENGTH_SIGNAL_HEAD, lengthLifts, optionalLengthSignal } from '../src/retrieval/length-signal.js';
+
+describe('lengthLifts', () => {
+  it('is weight x the z-score of log(1 + length) over the head', () => {
+    expect([...lengthLifts([1, 1, 10, 10], 1)].map((lift) => Number(lift.toFixed(9)))).toEqual([-1, -1, 1, 1]);
+    const lifts = lengthLifts([2, 5, 20], 0.5);
+    const logs = [2, 5, 20].map((length) => Math.log1p(length));
+    const mean = logs.reduce((sum, value) => sum + value, 0) / 3;
+    const deviation = Math.sqrt(logs.reduce((sum, value) => sum + (value - mean) ** 2, 0) / 3);
+    logs.forEach((value, place) => expect(lifts[place]).toBeCloseTo((0.5 * (value - mean)) / deviation, 12));
+    // Longer is higher, and the lifts sum to zero.
+    expect((lifts[0] as number) < (lifts[1] as number) && (lifts[1] as number) < (lifts[2] as number)).toBe(true);
+    expect([...lifts].reduce((sum, lift) => sum + lift, 0)).toBeCloseTo(0, 12);
+  });
+  it('is all zero when every length is the same, for an empty head, and for one chunk', () => {
+    expect([...lengthLifts([4, 4, 4], 1)]).toEqual([0, 0, 0]);
+    expect([...lengthLifts([], 1)]).toEqual([]);
+    expect([...lengthLifts([7], 1)]).toEqual([0]);
+  });
+});
+
+describe('optionalLengthSignal', () => {
+  it('checks its options', () => {
+    expect(optionalLengthSignal({ weight: 0.5 }, null)).toEqual({ weight: 0.5, head: 50 });
+    expect(optionalLengthSignal({ weight: 1, head: 20 }, null)).toEqual({ weight: 1, head: 20 });
+    expect(optionalLengthSignal({ weight: 0 }, null)).toBeUndefined();
+    expect(optionalLengthSignal(undefined, { weight: 0.5, head: 50 })).toEqual({ weight: 0.5, head: 50 });
+    expect(optionalLengthSignal(null, { weight: 0.5, head: 50 })).toBeUndefined();
+    expect(() => optionalLengthSignal({ weight: -1 }, null)).toThrow(/lengthSignal: expected/);
+    expect(() => optionalLengthSignal({ weight: 1, head: MAX_LENGTH_SIGNAL_HEAD + 1 }, null)).toThrow(/head\?: an integer from 1 to 200/);
+    expect(() => optionalLengthSignal({ weight: Number.NaN }, null)).toThrow(/lengthSignal/);
+    expect(() => optionalLengthSignal('0.5', null)).toThrow(/lengthSignal/);
+  });
+});
+
+describe('the length signal in a save', () => {
+  // Two turns share the query's word once; one says little else, the other tells what happened.
+  const TURNS = ['Lighthouse!', 'We rowed out to the old lighthouse at dawn and found the keeper had painted it blue.', 'The market sold bread.', 'Rain all week.'];
+  it('lifts the longer of two matches, only by what it adds, and changes nothing with the option off', async () => {
+    const memory = await openMemory({ path: ':memory:', logger: silentLogger, embedder: 'none' });
+    await memory.addMany(TURNS.map((text, turn) => ({ saveId: 's', turnId: turn, text })));
+    const options = { k: 4, feedback: null, windowSum: null, adaptiveWeights: 0 } as const;
+    const plain = await memory.query('s', 'lighthouse', options);
+    expect(await memory.query('s', 'lighthouse', { ...options, lengthSignal: null })).toEqual(plain);
+    expect(plain[0]?.turnId).toBe(0);
+    const lifted = await memory.query('s', 'lighthouse', { ...options, lengthSignal: { weight: 2 } });
+    expect(lifted[0]?.turnId).toBe(1);
+    for (const hit of lifted) {
+      const part = hit.explanation.contributions?.length ?? 0;
+      const before = plain.find((other) => other.turnId === hit.turnId);
+      expect(hit.score - part).toBeCloseTo(before?.score as number, 9);
+    }
+    const part = (turn: number) => lifted.find((hit) => hit.turnId === turn)?.explanation.contributions?.length as number;
+    expect(part(1)).toBeGreaterThan(0);
+    expect(part(0)).toBeLessThan(0);
+    await expect(memory.query('s', 'lighthouse', { lengthSignal: { weight: -1 } })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await memory.close();
+  });
+});
