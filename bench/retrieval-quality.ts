@@ -58,6 +58,7 @@ const CONFIGURATIONS: Configuration[] = [
   { name: 'default + vector feedback 0.3, head 5, mix 0.5 (an option)', command: 'eval --vector-feedback 0.3,5,0.5', open: { embedderName: 'static' }, query: { vectorFeedback: { weight: 0.3, head: 5, mix: 0.5 } } },
   { name: 'default + reply handoff 0.5, head 50 (an option)', command: 'eval --reply-handoff 0.5', open: { embedderName: 'static' }, query: { replyHandoff: { weight: 0.5 } } },
   { name: 'default + length signal 0.5, head 50 (an option)', command: 'eval --length-signal 0.5', open: { embedderName: 'static' }, query: { lengthSignal: { weight: 0.5 } } },
+  { name: 'default + length prior 1 (an option)', command: 'eval --length-prior 1', open: { embedderName: 'static' }, query: { lengthPrior: 1 } },
   { name: 'default + length signal 0.5 + reply handoff 0.5 (options)', command: 'eval --length-signal 0.5 --reply-handoff 0.5', open: { embedderName: 'static' }, query: { lengthSignal: { weight: 0.5 }, replyHandoff: { weight: 0.5 } } },
   ...(values['word-counts'] === undefined ? [] : [{ name: 'default, SIF p(w) from SUBTLEX-US word counts, common component removed (an option)', command: `--embedder static eval --word-counts ${values['word-counts']}`, open: { embedderName: 'static' }, query: {}, wordCounts: values['word-counts'] }]),
   { name: 'previous default + oracle facts (LoCoMo observations, facts arm weight 1)', command: 'eval $OFF --facts $FACTS', open: { embedderName: 'static' }, query: OFF, oracleFacts: true },

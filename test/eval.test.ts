@@ -83,8 +83,9 @@ describe('mnemo eval', () => {
     expect(readFileSync(handedPath, 'utf8')).toBe(readFileSync(plainPath, 'utf8'));
     const lengthPath = join(dir, 'length.jsonl');
     expect((await runCli(...base, '--out', lengthPath, '--length-signal', '0.5,50')).code).toBe(0);
+    expect((await runCli(...base, '--out', join(dir, 'prior.jsonl'), '--length-prior', '1')).code).toBe(0);
     expect(readFileSync(lengthPath, 'utf8').trim().split('\n')).toHaveLength(readFileSync(plainPath, 'utf8').trim().split('\n').length);
-    for (const [flag, value, message] of [['--reply-handoff', 'x', '--reply-handoff: expected weight[,head]'], ['--reply-handoff', '1,500', 'replyHandoff: expected'], ['--reply-handoff', '-1', 'replyHandoff: expected'], ['--length-signal', 'x', '--length-signal: expected weight[,head]'], ['--length-signal', '1,500', 'lengthSignal: expected']] as const) {
+    for (const [flag, value, message] of [['--reply-handoff', 'x', '--reply-handoff: expected weight[,head]'], ['--reply-handoff', '1,500', 'replyHandoff: expected'], ['--reply-handoff', '-1', 'replyHandoff: expected'], ['--length-signal', 'x', '--length-signal: expected weight[,head]'], ['--length-signal', '1,500', 'lengthSignal: expected'], ['--length-prior', '-1', 'lengthPrior']] as const) {
       const refused = await runCli(...base, flag, value);
       expect(refused.code).toBe(2);
       expect(refused.err).toContain(message);

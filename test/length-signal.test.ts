@@ -1,8 +1,8 @@
-// The length signal: what each head chunk gains for its length, the option, and the signal in a save.
+// The length signal and the length prior: what a chunk gains for its length, the options, and both in a save.
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../src/core/logger.js';
 import { openMemory } from '../src/open-memory.js';
-import { MAX_LENGTH_SIGNAL_HEAD, lengthLifts, optionalLengthSignal } from '../src/retrieval/length-signal.js';
+import { MAX_LENGTH_SIGNAL_HEAD, lengthLifts, lengthPrior, optionalLengthSignal } from '../src/retrieval/length-signal.js';
 
 describe('lengthLifts', () => {
   it('is weight x the z-score of log(1 + length) over the head', () => {
@@ -58,6 +58,42 @@ describe('the length signal in a save', () => {
     expect(part(1)).toBeGreaterThan(0);
     expect(part(0)).toBeLessThan(0);
     await expect(memory.query('s', 'lighthouse', { lengthSignal: { weight: -1 } })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await memory.close();
+  });
+});
+
+describe('lengthPrior', () => {
+  it('is weight x the log of (1 + length) over (1 + the mean length): positive above the mean, negative below, 0 at it', () => {
+    expect(lengthPrior(20, 9, 1)).toBeCloseTo(Math.log(21 / 10), 12);
+    expect(lengthPrior(4, 9, 2)).toBeCloseTo(2 * Math.log(5 / 10), 12);
+    expect(lengthPrior(9, 9, 3)).toBe(0);
+    expect(lengthPrior(0, 0, 1)).toBe(0);
+  });
+});
+
+describe('the length prior in a save', () => {
+  const TURNS = ['Lighthouse!', 'We rowed out to the old lighthouse at dawn and found the keeper had painted it blue.', 'The market sold bread.', 'Rain all week, and the lighthouse keeper said so.'];
+  it('adds each candidate its own prior, lifts the longer match, and scores a chunk the same whatever k and the cap', async () => {
+    const memory = await openMemory({ path: ':memory:', logger: silentLogger, embedder: 'none' });
+    await memory.addMany(TURNS.map((text, turn) => ({ saveId: 's', turnId: turn, text })));
+    const options = { k: 4, feedback: null, windowSum: null, adaptiveWeights: 0 } as const;
+    const plain = await memory.query('s', 'lighthouse', options);
+    expect(await memory.query('s', 'lighthouse', { ...options, lengthPrior: 0 })).toEqual(plain);
+    expect(await memory.query('s', 'lighthouse', { ...options, lengthPrior: null })).toEqual(plain);
+    expect(plain[0]?.turnId).toBe(0);
+    const lifted = await memory.query('s', 'lighthouse', { ...options, lengthPrior: 2 });
+    expect(lifted[0]?.turnId).toBe(1);
+    const part = (turn: number) => lifted.find((hit) => hit.turnId === turn)?.explanation.contributions?.length as number;
+    expect(part(1)).toBeGreaterThan(0);
+    expect(part(0)).toBeLessThan(0);
+    for (const hit of lifted) {
+      const before = plain.find((other) => other.turnId === hit.turnId);
+      expect(hit.score - (hit.explanation.contributions?.length ?? 0)).toBeCloseTo(before?.score as number, 9);
+    }
+    const wide = new Map(lifted.map((hit) => [hit.id, hit.score]));
+    const narrow = await memory.query('s', 'lighthouse', { ...options, k: 1, capPerSource: 1, lengthPrior: 2 });
+    for (const hit of narrow) expect(hit.score).toBe(wide.get(hit.id));
+    await expect(memory.query('s', 'lighthouse', { lengthPrior: -1 })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
     await memory.close();
   });
 });

@@ -152,6 +152,12 @@ export interface QueryOptions extends ChunkFilter {
    */
   profileWeight?: number | null;
   /**
+   * The length prior, with `zscore` fusion: each candidate gains this x (log(1 + its indexed length) - log(1 + the
+   * save's mean length)), lengths in index terms after stop words: a turn that tells something over a short one that
+   * shares a word. It depends on the chunk and the save alone (not on k or the cap). Default 0 (off); null is 0.
+   */
+  lengthPrior?: number | null;
+  /**
    * Scene vector signal, with `zscore` fusion: the weight of the z-score of the cosine between the query's vector
    * and the centroid of the chunk's scene (the mean of the vectors of its chunks, filters applied), so a turn is also
    * scored by what its whole scene means, beside its own vector. Needs the index's own vectors (a store that searches

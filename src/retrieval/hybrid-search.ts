@@ -33,7 +33,7 @@ import type { EntityLinkOptions } from './entity-links.js';
 import type { VectorFeedbackOptions } from './vector-feedback.js';
 import { asksQuestion, replyHandoffs } from './reply-handoff.js';
 import type { ReplyHandoffOptions } from './reply-handoff.js';
-import { lengthLifts } from './length-signal.js';
+import { lengthLifts, lengthPrior } from './length-signal.js';
 import type { LengthSignalOptions } from './length-signal.js';
 
 /** Everything one hybrid search needs. */
@@ -153,6 +153,11 @@ export interface ContextSignalOptions {
    * (the mean of its chunks' own vectors; see `sceneVectorScores`). Only with the index's own vectors.
    */
   sceneVectorWeight?: number;
+  /**
+   * Weight of the length prior: weight x (log(1 + the document's indexed length) - log(1 + the corpus's mean
+   * length)), the document's own and the corpus's lengths only (see `lengthPrior`).
+   */
+  lengthPrior?: number;
 }
 
 /** The fusion methods. */
@@ -465,6 +470,11 @@ function contextSignals(input: HybridSearchInput, analyzed: readonly string[]): 
   const sceneVectorWeight = options.sceneVectorWeight ?? 0;
   const sceneVectors = sceneVectorWeight > 0 && input.vectorArm === undefined ? sceneVectorScores({ context: index.context, slots: index.bm25.slots, vectorOf: (slot) => index.vectors.vectorOf(slot) }, input.queryVector, input.accept) : null;
   if (sceneVectors !== null) signals.push(groupSignal('sceneVector', sceneVectorWeight, sceneVectors));
+  const priorWeight = options.lengthPrior ?? 0;
+  if (priorWeight > 0 && index.bm25.size > 0) {
+    const average = index.bm25.averageLength;
+    signals.push({ kind: 'length', score: (slot) => lengthPrior(index.bm25.lengthOf(slot), average, priorWeight) });
+  }
   const timeBoost = options.timeBoost ?? 0;
   const dates = timeBoost > 0 && index.context.hasDays ? queryDates(input.queryText) : [];
   if (dates.length > 0) signals.push({ kind: 'time', score: (slot) => timeBoost * dateFit(index.context.dayOf(slot), dates) });

@@ -60,3 +60,17 @@ export function lengthLifts(lengths: readonly number[], weight: number): Float64
   });
   return lifts;
 }
+
+/**
+ * The length prior of one document: `weight` x (log(1 + length) - log(1 + averageLength)), lengths in index terms
+ * (after stop words). It depends on the document and the corpus's mean length alone, so a query asked with any k or
+ * cap scores a document the same. Positive for a document longer than the corpus's mean, negative for a shorter one.
+ *
+ * @example
+ * ```ts
+ * lengthPrior(20, 9, 1); // log(21 / 10), about 0.74
+ * ```
+ */
+export function lengthPrior(length: number, averageLength: number, weight: number): number {
+  return weight * (Math.log1p(Math.max(0, length)) - Math.log1p(Math.max(0, averageLength)));
+}

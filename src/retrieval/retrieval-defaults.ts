@@ -21,7 +21,7 @@ export const DEFAULT_FEEDBACK: QueryFeedback = { documents: 3, terms: 5, weight:
 export const DEFAULT_WINDOW_SUM: WindowSumOptions = { reach: 2, weight: 1 };
 
 /** Context signals for narrative: speaker +1, scene 0.5, time +1, no speaker profile, no scene vector (see docs/retrieval-quality.md). */
-export const DEFAULT_SIGNALS: Readonly<Required<ContextSignalOptions>> = { speakerBoost: 1, sceneWeight: 0.5, timeBoost: 1, profileWeight: 0, sceneVectorWeight: 0 };
+export const DEFAULT_SIGNALS: Readonly<Required<ContextSignalOptions>> = { speakerBoost: 1, sceneWeight: 0.5, timeBoost: 1, profileWeight: 0, sceneVectorWeight: 0, lengthPrior: 0 };
 
 /**
  * Soft word matching for narrative: the fused top 50 rescored by word alignment in the static vectors, each chunk by
@@ -42,7 +42,7 @@ export const DEFAULT_ADAPTIVE_WEIGHT = 1;
 export const DEFAULT_FACT_WEIGHT = 1;
 
 /** No context signal (documents without speakers, scenes or days). */
-const NO_SIGNALS: Readonly<Required<ContextSignalOptions>> = { speakerBoost: 0, sceneWeight: 0, timeBoost: 0, profileWeight: 0, sceneVectorWeight: 0 };
+const NO_SIGNALS: Readonly<Required<ContextSignalOptions>> = { speakerBoost: 0, sceneWeight: 0, timeBoost: 0, profileWeight: 0, sceneVectorWeight: 0, lengthPrior: 0 };
 
 /** Neighbour context of the semantic arm for narrative (a turn is read with the turns around it). */
 export const DEFAULT_NEIGHBOUR_WEIGHT = 0.5;
