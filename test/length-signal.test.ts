@@ -43,7 +43,8 @@ describe('the length signal in a save', () => {
   it('lifts the longer of two matches, only by what it adds, and changes nothing with the option off', async () => {
     const memory = await openMemory({ path: ':memory:', logger: silentLogger, embedder: 'none' });
     await memory.addMany(TURNS.map((text, turn) => ({ saveId: 's', turnId: turn, text })));
-    const options = { k: 4, feedback: null, windowSum: null, adaptiveWeights: 0 } as const;
+    // The length prior (a default) off, so that the signal's part is the only length part.
+    const options = { k: 4, feedback: null, windowSum: null, adaptiveWeights: 0, lengthPrior: 0 } as const;
     const plain = await memory.query('s', 'lighthouse', options);
     expect(await memory.query('s', 'lighthouse', { ...options, lengthSignal: null })).toEqual(plain);
     expect(plain[0]?.turnId).toBe(0);
@@ -77,8 +78,7 @@ describe('the length prior in a save', () => {
     const memory = await openMemory({ path: ':memory:', logger: silentLogger, embedder: 'none' });
     await memory.addMany(TURNS.map((text, turn) => ({ saveId: 's', turnId: turn, text })));
     const options = { k: 4, feedback: null, windowSum: null, adaptiveWeights: 0 } as const;
-    const plain = await memory.query('s', 'lighthouse', options);
-    expect(await memory.query('s', 'lighthouse', { ...options, lengthPrior: 0 })).toEqual(plain);
+    const plain = await memory.query('s', 'lighthouse', { ...options, lengthPrior: 0 });
     expect(await memory.query('s', 'lighthouse', { ...options, lengthPrior: null })).toEqual(plain);
     expect(plain[0]?.turnId).toBe(0);
     const lifted = await memory.query('s', 'lighthouse', { ...options, lengthPrior: 2 });
@@ -94,6 +94,31 @@ describe('the length prior in a save', () => {
     const narrow = await memory.query('s', 'lighthouse', { ...options, k: 1, capPerSource: 1, lengthPrior: 2 });
     for (const hit of narrow) expect(hit.score).toBe(wide.get(hit.id));
     await expect(memory.query('s', 'lighthouse', { lengthPrior: -1 })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await memory.close();
+  });
+});
+
+describe('the length prior as the default', () => {
+  // Two turns hold the query's word once: a short exclamation and a turn that tells what happened.
+  const TURNS = ['Lighthouse!', 'We rowed out to the old lighthouse at dawn, found the keeper asleep on the stairs, and helped him paint the whole tower blue before the storm came in from the harbour.', 'The market sold bread.', 'Rain all week.'];
+  it('puts the longer match first for a save\'s chunks, shows its length part, and leaves lengthPrior: 0 as before', async () => {
+    const memory = await openMemory({ path: ':memory:', logger: silentLogger, embedder: 'none' });
+    await memory.addMany(TURNS.map((text, turn) => ({ saveId: 's', turnId: turn, text })));
+    // Feedback and the window sum off: with them the long turn's other words and neighbours would lift it anyway.
+    const options = { k: 4, feedback: null, windowSum: null } as const;
+    const byDefault = await memory.query('s', 'lighthouse', options);
+    const off = await memory.query('s', 'lighthouse', { ...options, lengthPrior: 0 });
+    expect(await memory.query('s', 'lighthouse', { ...options, lengthPrior: 1 })).toEqual(byDefault);
+    expect(byDefault.map((hit) => hit.turnId).slice(0, 2)).toEqual([1, 0]);
+    expect(off.map((hit) => hit.turnId).slice(0, 2)).toEqual([0, 1]);
+    const part = (hits: typeof byDefault, turn: number) => hits.find((hit) => hit.turnId === turn)?.explanation.contributions?.length;
+    expect(part(byDefault, 1)).toBeGreaterThan(0);
+    expect(part(byDefault, 0)).toBeLessThan(0);
+    expect(part(off, 1)).toBeUndefined();
+    for (const hit of byDefault) {
+      const before = off.find((other) => other.turnId === hit.turnId);
+      expect(hit.score - (hit.explanation.contributions?.length ?? 0)).toBeCloseTo(before?.score as number, 9);
+    }
     await memory.close();
   });
 });

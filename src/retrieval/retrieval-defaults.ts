@@ -20,8 +20,12 @@ export const DEFAULT_FEEDBACK: QueryFeedback = { documents: 3, terms: 5, weight:
 /** Window sum for narrative: the BM25 of the two chunks on each side summed with a chunk's own, weight 1 (+7 R@10 on LoCoMo). */
 export const DEFAULT_WINDOW_SUM: WindowSumOptions = { reach: 2, weight: 1 };
 
-/** Context signals for narrative: speaker +1, scene 0.5, time +1, no speaker profile, no scene vector (see docs/retrieval-quality.md). */
-export const DEFAULT_SIGNALS: Readonly<Required<ContextSignalOptions>> = { speakerBoost: 1, sceneWeight: 0.5, timeBoost: 1, profileWeight: 0, sceneVectorWeight: 0, lengthPrior: 0 };
+/**
+ * Context signals for narrative: speaker +1, scene 0.5, time +1, the length prior 1 (each candidate gains
+ * log(1 + its indexed length) - log(1 + the save's mean length): LoCoMo R@10 +0.4 default protocol, +0.4 paper, on
+ * both halves; about 0.3 ms of CPU a query at 100k), no speaker profile, no scene vector (see docs/retrieval-quality.md).
+ */
+export const DEFAULT_SIGNALS: Readonly<Required<ContextSignalOptions>> = { speakerBoost: 1, sceneWeight: 0.5, timeBoost: 1, profileWeight: 0, sceneVectorWeight: 0, lengthPrior: 1 };
 
 /**
  * Soft word matching for narrative: the fused top 50 rescored by word alignment in the static vectors, each chunk by

@@ -207,7 +207,7 @@ export function registerEval(program: Command, output: Output): void {
     .option('--scene-weight <w>', 'scene signal: weight of the BM25 of the turn\'s whole session (0 off)', parseNumber('sceneWeight'))
     .option('--time-boost <w>', 'time signal: added to turns dated near a date the question names (0 off)', parseNumber('timeBoost'))
     .option('--soft-match <weight[,reach[,head]]>', 'soft word matching (static embedder): the fused top head (50, at most 200) rescored by word alignment, best of +-reach (2, at most 5); off turns it off')
-    .option('--length-prior <w>', 'length prior: w x (log(1 + the turn\'s indexed length) - log(1 + the save\'s mean length)) added to every candidate (0 off)', parseNumber('lengthPrior'))
+    .option('--length-prior <w>', 'length prior: w x (log(1 + the turn\'s indexed length) - log(1 + the save\'s mean length)) added to every candidate (default 1, 0 off)', parseNumber('lengthPrior'))
     .option('--profile-weight <w>', 'speaker profile signal: weight of the BM25 of everything the turn\'s speaker said (0 off)', parseNumber('profileWeight'))
     .option('--scene-vector-weight <w>', 'scene vector signal: weight of the query\'s cosine with the centroid of the turn\'s session (0 off)', parseNumber('sceneVectorWeight'))
     .option('--adaptive-weights <w>', 'query-adaptive weights: semantic arm and soft matching x (1 + w x (1 - lexical coverage)) (0 off)', parseNumber('adaptiveWeights'))
