@@ -121,4 +121,17 @@ describe('the length prior as the default', () => {
     }
     await memory.close();
   });
+
+  it('is off by default for a search without the lexical arm (weights.lexical 0), on when asked', async () => {
+    const memory = await openMemory({ path: ':memory:', logger: silentLogger, embedder: 'hashing' });
+    await memory.addMany(TURNS.map((text, turn) => ({ saveId: 's', turnId: turn, text })));
+    const vectorOnly = { k: 4, weights: { lexical: 0 } } as const;
+    const byDefault = await memory.query('s', 'lighthouse', vectorOnly);
+    expect(byDefault.length).toBeGreaterThan(0);
+    expect(byDefault.every((hit) => hit.explanation.contributions?.length === undefined)).toBe(true);
+    expect(await memory.query('s', 'lighthouse', { ...vectorOnly, lengthPrior: 0 })).toEqual(byDefault);
+    const asked = await memory.query('s', 'lighthouse', { ...vectorOnly, lengthPrior: 1 });
+    expect(asked.some((hit) => (hit.explanation.contributions?.length ?? 0) !== 0)).toBe(true);
+    await memory.close();
+  });
 });

@@ -155,7 +155,9 @@ export interface QueryOptions extends ChunkFilter {
    * The length prior, with `zscore` fusion: each candidate gains this x (log(1 + its indexed length) - log(1 + the
    * save's mean length)), lengths in index terms after stop words: a turn that tells something over a short one that
    * shares a word. It depends on the chunk and the save alone (not on k or the cap). Default 1 for a save's chunks
-   * (LoCoMo R@10 +0.4 on both protocols, docs/retrieval-quality.md), 0 for the lore book and recall; 0 or null off.
+   * (LoCoMo R@10 +0.4 on both protocols, docs/retrieval-quality.md), 0 for the lore book and recall, and 0 for a
+   * search without the lexical arm (`weights.lexical` 0: ranked by its vectors alone unless this is given); 0 or
+   * null off.
    */
   lengthPrior?: number | null;
   /**

@@ -124,7 +124,9 @@ export function resolveSearchRequest(corpus: CorpusName, text: unknown, options:
   const feedback = options.feedback === undefined ? (defaults.feedback ?? undefined) : (optionalFeedback(options.feedback) ?? undefined);
   const windowSum = optionalWindowSum(options.windowSum === undefined ? defaults.windowSum : options.windowSum);
   const signal = (field: 'speakerBoost' | 'sceneWeight' | 'timeBoost' | 'profileWeight' | 'sceneVectorWeight' | 'lengthPrior') => (options[field] === null ? 0 : (optionalNumber(options[field], field, 0) ?? defaults.signals[field]));
-  const signals = { speakerBoost: signal('speakerBoost'), sceneWeight: signal('sceneWeight'), timeBoost: signal('timeBoost'), profileWeight: signal('profileWeight'), sceneVectorWeight: signal('sceneVectorWeight'), lengthPrior: signal('lengthPrior') };
+  // The length prior offsets BM25's length normalisation: a search without the lexical arm ranks by its vectors alone unless it asks for it.
+  const lengthPrior = options.lengthPrior === undefined && weights.lexical === 0 ? 0 : signal('lengthPrior');
+  const signals = { speakerBoost: signal('speakerBoost'), sceneWeight: signal('sceneWeight'), timeBoost: signal('timeBoost'), profileWeight: signal('profileWeight'), sceneVectorWeight: signal('sceneVectorWeight'), lengthPrior };
   const softMatch = optionalSoftMatch(options.softMatch, defaults.softMatch);
   const adaptiveWeight = optionalAdaptiveWeight(options.adaptiveWeights, defaults.adaptiveWeight);
   const scaffolding = optionalScaffolding(options.scaffolding, defaults.scaffolding);
