@@ -65,6 +65,32 @@ describe('DocumentFields of a persisted copy', () => {
   });
 });
 
+/** What `clauses` permit of a slot's fields, read straight from them (canonical JSON of scalars; other values only exist). */
+function holds(fields: Record<string, JsonValue> | undefined, clauses: readonly MetadataClause[]): boolean {
+  return clauses.every((clause) => {
+    const value = fields?.[clause.key];
+    if ('values' in clause) return value !== undefined && value !== null && typeof value !== 'object' && clause.values.includes(JSON.stringify(value));
+    return (value !== undefined) === clause.exists;
+  });
+}
+
+describe('DocumentFields.filterFor', () => {
+  it('permits exactly the slots whose fields hold every clause, across the 32-slot words of its bits, and none past the last slot', () => {
+    const random = seededRandom(11);
+    const fields = new DocumentFields();
+    const given = Array.from({ length: SLOTS }, (_, slot) => fieldsOf(slot, random));
+    given.forEach((value, slot) => fields.set(slot, value));
+    for (const clauses of CLAUSES) {
+      expect(permitted(fields, clauses)).toEqual(given.map((value) => holds(value, clauses)));
+      const filter = fields.filterFor(clauses);
+      if (filter === undefined) continue;
+      // Past the slots the filter was made for (the rest of the last word, and beyond): not permitted.
+      for (const slot of [SLOTS, SLOTS + 15, SLOTS + 40, 2 ** 31 - 1, -1]) expect(filter(slot)).toBe(false);
+    }
+    expect(CLAUSES.some((clauses) => given.filter((value) => holds(value, clauses)).length > SLOTS / 4)).toBe(true);
+  });
+});
+
 describe('LazyStrings.indexesStartingWith', () => {
   it('finds the strings that begin with a prefix by their bytes, UTF-8 or not', () => {
     const names = ['part\u00001', 'party\u0000"Mira"', 'par', '', 'Kaël\u0000x', 'part\u0000', 'Kaë'];
