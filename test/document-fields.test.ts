@@ -103,6 +103,26 @@ describe('LazyStrings.indexesStartingWith', () => {
     expect(list.indexesStartingWith('')).toEqual(names.map((_, index) => index));
     expect(list.indexesStartingWith('none')).toEqual([]);
   });
+
+  it('finds the same strings in a text read a window at a time from the file as in one read whole, across the windows', () => {
+    const random = seededRandom(5);
+    // About 1.2 MB of text: several of the scan's 256 KiB windows, strings across their edges, some long.
+    const names = Array.from({ length: 40_000 }, (_, index) => {
+      const key = ['part', 'party', 'par', 'Kaël'][Math.floor(random() * 4)] as string;
+      return `${key}\u0000${'x'.repeat(random() < 0.01 ? 5_000 : Math.floor(random() * 30))}${index}`;
+    });
+    const writer = new SnapshotWriter();
+    writer.strings('names', names);
+    const bytes = writer.finish({});
+    const inFile = SnapshotReader.open(bytesSnapshotFile(bytes)).lazyStringList('names', true);
+    const inSection = SnapshotReader.open(bytesSnapshotFile(bytes)).lazyStringList('names');
+    for (const prefix of ['part\u0000', 'par', 'Kaël\u0000', 'party\u0000x', '']) {
+      const expected = names.flatMap((name, index) => (name.startsWith(prefix) ? [index] : []));
+      expect(inFile.indexesStartingWith(prefix)).toEqual(expected);
+      expect(inSection.indexesStartingWith(prefix)).toEqual(expected);
+    }
+    expect(inFile.at(39_999)).toBe(names[39_999]);
+  });
 });
 
 describe('DocumentFields.writeState', () => {

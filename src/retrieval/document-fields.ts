@@ -204,7 +204,9 @@ export class DocumentFields {
       return { start, flat };
     });
     this.slots = slots;
-    this.pending = reader.lazyStringList(`${prefix}.pairs`);
+    // Their text stays in the file until interned: a filter reads the pairs of its keys (a scan keeps none of the
+    // rest, 16 MB at 1M pairs); a write reads them whole.
+    this.pending = reader.lazyStringList(`${prefix}.pairs`, true);
     this.pendingCount = count;
     this.pendingBytes = (slots + 1 + flatLength) * 4;
   }

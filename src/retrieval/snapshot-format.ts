@@ -35,6 +35,8 @@ const CRC_STEP_BLOCKS = 256;
  * checksums combine to: see `crcOfBlocks`) rather than one call per block, whose cost is mostly the call's.
  */
 const RUN_CHECK_BLOCKS = 16;
+/** Bytes of a list's text read at once by `LazyStrings.indexesStartingWith` (64 blocks). */
+const SCAN_BYTES = 64 * BLOCK_BYTES;
 /** The padding after a section (up to 7 zero bytes, to the next 8-byte boundary). */
 const ZEROS = new Uint8Array(8);
 
@@ -542,7 +544,9 @@ export class LazyStrings {
 
   /**
    * The indexes of the strings that begin with `prefix`, in order, found by comparing UTF-8 bytes (no string is
-   * made of the others); reads all that is left.
+   * made of the others); reads all that is left. The text is read a window at a time (`SCAN_BYTES`): a list whose
+   * text stays in the file (`lazyStringList(name, true)`) keeps none of it (1M metadata pairs: 16 MB that a filter
+   * kept before), one held in a lazy section keeps all of it, as before.
    *
    * @example
    * ```ts
@@ -551,16 +555,23 @@ export class LazyStrings {
    */
   indexesStartingWith(prefix: string): number[] {
     const ends = this.ends.needAll();
-    const text = this.text.all();
+    const length = this.text.length;
     const wanted = Buffer.from(prefix, 'utf8');
     const found: number[] = [];
+    // The bytes [from, from + window.length) of the text.
+    let window: Uint8Array = new Uint8Array(0);
+    let from = 0;
     let start = 0;
     for (let index = 0; index < ends.length; index++) {
       const end = ends[index] as number;
-      if (!(start <= end && end <= text.length)) throw new SnapshotRejected('string offsets out of range (corrupt)');
+      if (!(start <= end && end <= length)) throw new SnapshotRejected('string offsets out of range (corrupt)');
       if (end - start >= wanted.length) {
+        if (start + wanted.length > from + window.length) {
+          from = start;
+          window = this.text.range(start, Math.min(length, Math.max(start + SCAN_BYTES, end)));
+        }
         let same = true;
-        for (let at = 0; at < wanted.length && same; at++) same = text[start + at] === wanted[at];
+        for (let at = 0; at < wanted.length && same; at++) same = window[start - from + at] === wanted[at];
         if (same) found.push(index);
       }
       start = end;
