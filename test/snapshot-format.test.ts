@@ -237,6 +237,28 @@ describe('snapshot layout', () => {
     expect(() => bad.range(4200, 4216)).toThrow(SnapshotRejected);
   });
 
+  it('reads pieces of a section no array holds into one buffer reused by the reads that fit, each piece right when handed out, and after a damaged read', () => {
+    const bytes = Uint8Array.from({ length: 5 * 4096 }, (_, index) => (index * 37) % 253);
+    const writer = new SnapshotWriter();
+    writer.array('uuids', bytes);
+    const written = writer.finish({ version: 4 });
+    const expectPiece = (section: ReturnType<SnapshotReader['bytesInFile']>, start: number, end: number) => expect([...section.range(start, end)]).toEqual([...bytes.subarray(start, end)]);
+    const section = SnapshotReader.open(bytesSnapshotFile(written)).bytesInFile('uuids');
+    // Two blocks, then one (into the same buffer), then three (a larger one), then pieces of blocks read before.
+    for (const [start, end] of [[0, 8192], [12_288, 12_300], [4096, 16_384], [10, 20], [20_000, 20_480], [8190, 8200]] as const) expectPiece(section, start, end);
+    const sections = SnapshotReader.open(bytesSnapshotFile(written)).header['sections'] as Record<string, [string, number, number]>;
+    const bodyStart = Math.ceil((24 + written.readUInt32LE(8)) / 8) * 8;
+    const damaged = Buffer.from(written);
+    const at = bodyStart + (sections['uuids'] as [string, number, number])[1] + 2 * 4096 + 7;
+    damaged[at] = (damaged[at] as number) ^ 1;
+    const bad = SnapshotReader.open(bytesSnapshotFile(damaged)).bytesInFile('uuids');
+    expectPiece(bad, 0, 8192);
+    expect(() => bad.range(4096, 12_288)).toThrow(SnapshotRejected);
+    // The failed read zeroed the buffer the first read had been kept in: those blocks are read again, not handed out as zeros.
+    expectPiece(bad, 0, 16);
+    expectPiece(bad, 4096, 4200);
+  });
+
   it('defers a whole read to its first call, keeping the file open until then', () => {
     const file = recordingFile(snapshot());
     const reader = SnapshotReader.open(file);

@@ -325,6 +325,9 @@ export class SnapshotReader {
     let whole: Uint8Array | null = null;
     // The blocks read last (checked), kept until the next read of others: reads in order then read each block once.
     let last: { from: number; bytes: Uint8Array } | null = null;
+    // The buffer they were read into, reused by the next read that fits in it (a scan of the section in windows
+    // makes no garbage): what `range` returns holds until the next call.
+    let buffer = new Uint8Array(0);
     return {
       length: entry[2],
       range: (start, end) => {
@@ -332,7 +335,10 @@ export class SnapshotReader {
         if (last !== null && start >= last.from && end <= last.from + last.bytes.length) return last.bytes.subarray(start - last.from, end - last.from);
         const first = Math.floor(start / BLOCK_BYTES);
         const stop = Math.max(first + 1, Math.ceil(end / BLOCK_BYTES));
-        const bytes = new Uint8Array(Math.min(stop * BLOCK_BYTES, entry[2]) - first * BLOCK_BYTES);
+        const size = Math.min(stop * BLOCK_BYTES, entry[2]) - first * BLOCK_BYTES;
+        if (size > buffer.length) buffer = new Uint8Array(size);
+        const bytes = buffer.subarray(0, size);
+        last = null; // a read that fails leaves zeros in the buffer
         this.readBlocks(name, entry, bytes, first * BLOCK_BYTES, first, stop);
         last = { from: first * BLOCK_BYTES, bytes };
         return bytes.subarray(start - first * BLOCK_BYTES, end - first * BLOCK_BYTES);
@@ -584,7 +590,7 @@ export class LazyStrings {
 export interface SectionBytes {
   /** Bytes in the section. */
   readonly length: number;
-  /** Bytes [start, end) (0 <= start <= end <= length), read and checked. */
+  /** Bytes [start, end) (0 <= start <= end <= length), read and checked; they may change at the next `range` (use or copy them first). */
   range(start: number, end: number): Uint8Array;
   /** The whole section, read and checked. */
   all(): Uint8Array;
