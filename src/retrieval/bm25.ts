@@ -9,7 +9,7 @@ import { readWidened, writeNarrowest } from './narrow-integers.js';
 import { decodePostingGaps, PostingGapsEncoder } from './posting-gaps.js';
 import type { ScoreSink } from './score-statistics.js';
 import { SnapshotRejected } from './snapshot-format.js';
-import type { LazySection, SnapshotReader, SnapshotWriter } from './snapshot-format.js';
+import type { FileBytes, LazySection, SnapshotReader, SnapshotWriter } from './snapshot-format.js';
 import { TopK } from './top-k.js';
 import { tokenize } from './tokenize.js';
 
@@ -119,7 +119,7 @@ export class Bm25Index {
    * The restored postings not read whole yet: a term's list is read (and checked) from the file when first used, its
    * slots decoded from their gaps (`decodePostingGaps`, bytes [byteEnds[id - 1], byteEnds[id]) of `gaps`).
    */
-  private lazyPostings: { gaps: LazySection<Uint8Array<ArrayBuffer>>; byteEnds: Int32Array; frequencies: LazySection<Frequencies> } | null = null;
+  private lazyPostings: { gaps: FileBytes; byteEnds: Int32Array; frequencies: LazySection<Frequencies>; undecoded: number } | null = null;
   /** A persisted copy's per-document terms not read whole yet: a document's are read when first used. */
   private lazyTerms: { terms: LazySection<Int32Array<ArrayBuffer>> | LazySection<Uint16Array<ArrayBuffer>>; frequencies: LazySection<Frequencies> } | null = null;
   private termNames: string[] = [];
@@ -452,9 +452,10 @@ export class Bm25Index {
         const from = id === 0 ? 0 : (lazy.byteEnds[id - 1] as number);
         const to = lazy.byteEnds[id] as number;
         if (!(from >= 0 && from <= to && to <= lazy.gaps.length)) throw new SnapshotRejected('posting gaps corrupt');
-        lazy.gaps.need(from, to);
-        decodePostingGaps(lazy.gaps.array, from, to, restored.slots, start, end - start, this.slotCount);
+        // The gaps are read from the file into one reused buffer, not kept: once decoded they are not read again.
+        decodePostingGaps(lazy.gaps.range(from, to), 0, to - from, restored.slots, start, end - start, this.slotCount);
         lazy.frequencies.need(start, end);
+        if (--lazy.undecoded === 0) lazy.gaps.release();
       }
       list = restored === null || end === start
         ? { slots: EMPTY_SLOTS, frequencies: EMPTY_FREQUENCIES, length: 0 }
@@ -666,7 +667,11 @@ export class Bm25Index {
     // Read when a term's list is first used (a query reads the lists of its terms, not the corpus's).
     // Both frequency sections have the width the writer chose (u8 or u16); another kind refuses the snapshot.
     const frequencyKind = reader.kindOf(`${prefix}.frequenciesFlat`) === 'u8' ? 'u8' : 'u16';
-    const lazyPostings = { gaps: reader.lazy(`${prefix}.postingGaps`, 'u8'), byteEnds: reader.array(`${prefix}.postingByteEnds`, 'i32'), frequencies: reader.lazy(`${prefix}.postingFrequencies`, frequencyKind) };
+    // The gaps are read from the file a term's list at a time and decoded into postingSlots (no array holds them).
+    let undecoded = 0;
+    for (let id = 0; id < postingEnds.length; id++) if ((postingEnds[id] as number) > (id === 0 ? 0 : (postingEnds[id - 1] as number))) undecoded++;
+    const lazyPostings = { gaps: reader.bytesInFile(`${prefix}.postingGaps`), byteEnds: reader.array(`${prefix}.postingByteEnds`, 'i32'), frequencies: reader.lazy(`${prefix}.postingFrequencies`, frequencyKind), undecoded };
+    if (undecoded === 0) lazyPostings.gaps.release();
     index.lazyPostings = lazyPostings;
     // Filled a term's list at a time, as each is decoded.
     const postingSlots = new Int32Array(postingEnds.length === 0 ? 0 : Math.max(0, postingEnds[postingEnds.length - 1] as number));

@@ -318,11 +318,12 @@ export class SnapshotReader {
    * bytes.range(16 * slot, 16 * slot + 16); // one id's 16 bytes, reading a block or two
    * ```
    */
-  bytesInFile(name: string): SectionBytes {
+  bytesInFile(name: string): FileBytes {
     const entry = this.entry(name, 'u8');
     if (!this.liesInBody(entry)) throw new SnapshotRejected(`section ${name} lies outside the file (corrupt)`);
     this.pending++;
     let whole: Uint8Array | null = null;
+    let released = false;
     // The blocks read last (checked), kept until the next read of others: reads in order then read each block once.
     let last: { from: number; bytes: Uint8Array } | null = null;
     // The buffer they were read into, reused by the next read that fits in it (a scan of the section in windows
@@ -336,7 +337,7 @@ export class SnapshotReader {
         const first = Math.floor(start / BLOCK_BYTES);
         const stop = Math.max(first + 1, Math.ceil(end / BLOCK_BYTES));
         const size = Math.min(stop * BLOCK_BYTES, entry[2]) - first * BLOCK_BYTES;
-        if (size > buffer.length) buffer = new Uint8Array(size);
+        if (size > buffer.length) buffer = new Uint8Array(Math.max(size, 2 * buffer.length));
         const bytes = buffer.subarray(0, size);
         last = null; // a read that fails leaves zeros in the buffer
         this.readBlocks(name, entry, bytes, first * BLOCK_BYTES, first, stop);
@@ -346,9 +347,14 @@ export class SnapshotReader {
       all: () => {
         if (whole === null) {
           whole = this.array(name, 'u8');
-          this.release();
+          if (!released) this.release();
+          released = true;
         }
         return whole;
+      },
+      release: () => {
+        if (!released) this.release();
+        released = true;
       },
     };
   }
@@ -594,6 +600,12 @@ export interface SectionBytes {
   range(start: number, end: number): Uint8Array;
   /** The whole section, read and checked. */
   all(): Uint8Array;
+}
+
+/** The bytes of a section read from the file as asked for (`SnapshotReader.bytesInFile`). */
+export interface FileBytes extends SectionBytes {
+  /** Says no more bytes are asked for: the file may close (once nothing else is to be read from it). */
+  release(): void;
 }
 
 /** The text of a list held in a lazy section (read into it block by block). */
