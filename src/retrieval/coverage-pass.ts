@@ -1,5 +1,5 @@
 // The coverage pass: the query terms the fused head does not hold are searched again on their own, and what they find is fused in.
-import { MnemoError } from '../core/errors.js';
+import { optionalWeightAndHead } from './weight-and-head.js';
 import type { Bm25Corpus, Bm25Index } from './bm25.js';
 
 /** Coverage pass settings (see `QueryOptions.coveragePass`). */
@@ -25,17 +25,7 @@ export const MAX_COVERAGE_PASS_HEAD = 200;
  * ```
  */
 export function optionalCoveragePass(value: unknown, defaults: CoveragePassOptions | null): CoveragePassOptions | undefined {
-  if (value === null) return undefined;
-  if (value === undefined) return defaults ?? undefined;
-  const given = value as Partial<CoveragePassOptions>;
-  const head = given.head ?? COVERAGE_PASS_HEAD;
-  const weight = given.weight;
-  if (typeof value !== 'object' || typeof weight !== 'number' || !Number.isFinite(weight) || weight < 0 || typeof head !== 'number' || !Number.isSafeInteger(head) || head < 1 || head > MAX_COVERAGE_PASS_HEAD) {
-    throw new MnemoError('INVALID_INPUT', `coveragePass: expected { weight: a number >= 0, head?: an integer from 1 to ${MAX_COVERAGE_PASS_HEAD} } or null, got ${JSON.stringify(value)}. Pass null to turn it off.`, {
-      details: { field: 'coveragePass' },
-    });
-  }
-  return weight === 0 ? undefined : { weight, head };
+  return optionalWeightAndHead(value, defaults, { field: 'coveragePass', defaultHead: COVERAGE_PASS_HEAD, maxHead: MAX_COVERAGE_PASS_HEAD });
 }
 
 /** The query terms a fused head leaves uncovered, and the share of the query's idf they carry. */

@@ -1,5 +1,5 @@
 // The length signal: the fused head's chunks rescored by how much they say (the log of their indexed length), z-scored over the head.
-import { MnemoError } from '../core/errors.js';
+import { optionalWeightAndHead } from './weight-and-head.js';
 
 /** Length signal settings (see `QueryOptions.lengthSignal`). */
 export interface LengthSignalOptions {
@@ -24,17 +24,7 @@ export const MAX_LENGTH_SIGNAL_HEAD = 200;
  * ```
  */
 export function optionalLengthSignal(value: unknown, defaults: LengthSignalOptions | null): LengthSignalOptions | undefined {
-  if (value === null) return undefined;
-  if (value === undefined) return defaults ?? undefined;
-  const given = value as Partial<LengthSignalOptions>;
-  const head = given.head ?? LENGTH_SIGNAL_HEAD;
-  const weight = given.weight;
-  if (typeof value !== 'object' || typeof weight !== 'number' || !Number.isFinite(weight) || weight < 0 || typeof head !== 'number' || !Number.isSafeInteger(head) || head < 1 || head > MAX_LENGTH_SIGNAL_HEAD) {
-    throw new MnemoError('INVALID_INPUT', `lengthSignal: expected { weight: a number >= 0, head?: an integer from 1 to ${MAX_LENGTH_SIGNAL_HEAD} } or null, got ${JSON.stringify(value)}. Pass null to turn it off.`, {
-      details: { field: 'lengthSignal' },
-    });
-  }
-  return weight === 0 ? undefined : { weight, head };
+  return optionalWeightAndHead(value, defaults, { field: 'lengthSignal', defaultHead: LENGTH_SIGNAL_HEAD, maxHead: MAX_LENGTH_SIGNAL_HEAD });
 }
 
 /**

@@ -1,5 +1,5 @@
 // Reply handoff: a fused head's chunk that ends with a question steps down, and the chunk answering it takes its place.
-import { MnemoError } from '../core/errors.js';
+import { optionalWeightAndHead } from './weight-and-head.js';
 
 /** Reply handoff settings (see `QueryOptions.replyHandoff`). */
 export interface ReplyHandoffOptions {
@@ -24,17 +24,7 @@ export const MAX_REPLY_HANDOFF_HEAD = 200;
  * ```
  */
 export function optionalReplyHandoff(value: unknown, defaults: ReplyHandoffOptions | null): ReplyHandoffOptions | undefined {
-  if (value === null) return undefined;
-  if (value === undefined) return defaults ?? undefined;
-  const given = value as Partial<ReplyHandoffOptions>;
-  const head = given.head ?? REPLY_HANDOFF_HEAD;
-  const weight = given.weight;
-  if (typeof value !== 'object' || typeof weight !== 'number' || !Number.isFinite(weight) || weight < 0 || typeof head !== 'number' || !Number.isSafeInteger(head) || head < 1 || head > MAX_REPLY_HANDOFF_HEAD) {
-    throw new MnemoError('INVALID_INPUT', `replyHandoff: expected { weight: a number >= 0, head?: an integer from 1 to ${MAX_REPLY_HANDOFF_HEAD} } or null, got ${JSON.stringify(value)}. Pass null to turn it off.`, {
-      details: { field: 'replyHandoff' },
-    });
-  }
-  return weight === 0 ? undefined : { weight, head };
+  return optionalWeightAndHead(value, defaults, { field: 'replyHandoff', defaultHead: REPLY_HANDOFF_HEAD, maxHead: MAX_REPLY_HANDOFF_HEAD });
 }
 
 /** The marks that end a sentence; the question marks among them (Latin, full-width, Arabic). */
