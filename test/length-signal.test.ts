@@ -63,6 +63,29 @@ describe('the length signal in a save', () => {
   });
 });
 
+describe('the length signal with the length prior', () => {
+  const TURNS = ['Lighthouse!', 'We rowed out to the old lighthouse at dawn and found the keeper had painted it blue.', 'The market sold bread.', 'Rain all week, and the lighthouse keeper said so.'];
+  it('adds the signal to the prior in one length part, so the parts still sum to what both added', async () => {
+    const memory = await openMemory({ path: ':memory:', logger: silentLogger, embedder: 'none' });
+    await memory.addMany(TURNS.map((text, turn) => ({ saveId: 's', turnId: turn, text })));
+    const options = { k: 4, feedback: null, windowSum: null, adaptiveWeights: 0 } as const;
+    const neither = await memory.query('s', 'lighthouse', { ...options, lengthPrior: 0 });
+    const prior = await memory.query('s', 'lighthouse', { ...options, lengthPrior: 1 });
+    const signal = await memory.query('s', 'lighthouse', { ...options, lengthPrior: 0, lengthSignal: { weight: 1 } });
+    const both = await memory.query('s', 'lighthouse', { ...options, lengthPrior: 1, lengthSignal: { weight: 1 } });
+    const length = (hits: typeof both, turn: number) => hits.find((hit) => hit.turnId === turn)?.explanation.contributions?.length ?? 0;
+    expect(both.length).toBe(neither.length);
+    for (const hit of both) {
+      const before = neither.find((other) => other.turnId === hit.turnId)?.score as number;
+      // The head the signal standardises over is the same set of candidates with or without the prior (k 4, four turns).
+      expect(length(both, hit.turnId)).toBeCloseTo(length(prior, hit.turnId) + length(signal, hit.turnId), 9);
+      expect(hit.score - length(both, hit.turnId)).toBeCloseTo(before, 9);
+    }
+    expect(both.some((hit) => length(prior, hit.turnId) !== 0 && length(signal, hit.turnId) !== 0)).toBe(true);
+    await memory.close();
+  });
+});
+
 describe('lengthPrior', () => {
   it('is weight x the log of (1 + length) over (1 + the mean length): positive above the mean, negative below, 0 at it', () => {
     expect(lengthPrior(20, 9, 1)).toBeCloseTo(Math.log(21 / 10), 12);

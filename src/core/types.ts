@@ -292,7 +292,10 @@ export interface Contributions {
   entityLinks?: number;
   /** Reply handoff: the step a question took (negative) or the rise its reply took (see `QueryOptions.replyHandoff`). */
   handoff?: number;
-  /** The length signal: how much longer or shorter the chunk is than the fused head's (see `QueryOptions.lengthSignal`). */
+  /**
+   * What the chunk's length added: the length prior (on by default: longer or shorter than the save's mean, see
+   * `QueryOptions.lengthPrior`) plus, when on, the length signal (than the fused head's, see `QueryOptions.lengthSignal`).
+   */
   length?: number;
   /** The coverage pass: the chunk's BM25 for the query terms the first pass's head did not hold (see `QueryOptions.coveragePass`). */
   coverage?: number;

@@ -490,13 +490,7 @@ function withSoftMatch(input: HybridSearchInput, options: SoftMatchOptions | und
   const head = fused.slice(0, options.head);
   const lift = softMatchScores(input.index, input.queryText, head.map(({ slot }) => slot), options, input.accept, scaffold);
   if (lift === null) return fused;
-  head.forEach((candidate, position) => {
-    const part = lift[position] as number;
-    if (part === 0) return;
-    candidate.contributions.soft = part;
-    candidate.score += part;
-  });
-  return byScoreStable(fused);
+  return withParts(fused, lift, 'soft');
 }
 
 /**
@@ -507,16 +501,7 @@ function withLengthSignal(input: HybridSearchInput, fused: FusedSlot[]): FusedSl
   const options = input.lengthSignal;
   if (options === undefined || fused.length < 2) return fused;
   const head = fused.slice(0, options.head);
-  const lifts = lengthLifts(head.map(({ slot }) => input.index.bm25.lengthOf(slot)), options.weight);
-  let changed = false;
-  head.forEach((candidate, place) => {
-    const lift = lifts[place] as number;
-    if (lift === 0) return;
-    candidate.contributions.length = lift;
-    candidate.score += lift;
-    changed = true;
-  });
-  return changed ? byScoreStable(fused) : fused;
+  return withParts(fused, lengthLifts(head.map(({ slot }) => input.index.bm25.lengthOf(slot)), options.weight), 'length');
 }
 
 /**
@@ -544,14 +529,7 @@ async function withReplyHandoff(input: HybridSearchInput, fused: FusedSlot[]): P
     const scene = context.sceneOf(slot);
     return scene !== 0 && context.sceneOf(next) !== scene ? null : next;
   };
-  const changes = replyHandoffs(fused, (slot) => asking.has(slot), replyOf, options);
-  fused.forEach((candidate, place) => {
-    const change = changes[place] as number;
-    if (change === 0) return;
-    candidate.contributions.handoff = change;
-    candidate.score += change;
-  });
-  return byScoreStable(fused);
+  return withParts(fused, replyHandoffs(fused, (slot) => asking.has(slot), replyOf, options), 'handoff');
 }
 
 /**
@@ -565,16 +543,26 @@ function withSceneDiversity(input: HybridSearchInput, fused: FusedSlot[]): Fused
   const context = input.index.context;
   if (options === undefined || context.liveScenes === 0 || fused.length < 2) return fused;
   const penalties = scenePenalties(fused, (slot) => context.sceneOf(slot), options);
+  return withParts(fused, Array.from(penalties, (penalty) => -penalty), 'diversity');
+}
+
+/**
+ * Adds `parts[position]` to the score of the candidate at that position (the first `parts.length`; 0 adds nothing)
+ * and to its `kind` contribution, then sorts again, ties keeping the order: how every rescoring of the fused head
+ * lands. A part adds to what the contribution holds already (the length prior and the length signal are both
+ * `length`), so the contributions still sum to the score. The candidates unchanged when every part is 0.
+ */
+function withParts(fused: FusedSlot[], parts: ArrayLike<number>, kind: keyof Contributions): FusedSlot[] {
   let changed = false;
-  penalties.forEach((penalty, position) => {
-    if (penalty === 0) return;
+  for (let position = 0; position < parts.length && position < fused.length; position++) {
+    const part = parts[position] as number;
+    if (part === 0) continue;
     const candidate = fused[position] as FusedSlot;
-    candidate.contributions.diversity = -penalty;
-    candidate.score -= penalty;
+    candidate.contributions[kind] = (candidate.contributions[kind] ?? 0) + part;
+    candidate.score += part;
     changed = true;
-  });
-  if (!changed) return fused;
-  return byScoreStable(fused);
+  }
+  return changed ? byScoreStable(fused) : fused;
 }
 
 /** The candidates sorted by score, highest first, ties keeping their order (a stable sort of the rescored head). */
