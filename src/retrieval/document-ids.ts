@@ -1,12 +1,7 @@
 // A corpus index's document ids by slot: 16 bytes each while every one is a canonical UUID, else strings.
 import { grow, reserve } from './grow.js';
-import { writeIdList, writeUuidBytes } from './id-list.js';
+import { UUID_BYTES, uuidText, writeIdList, writeUuidBytes } from './id-list.js';
 import type { SnapshotWriter } from './snapshot-format.js';
-
-const UUID_BYTES = 16;
-const HEX_CODES = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0')).map((pair) => [pair.charCodeAt(0), pair.charCodeAt(1)] as const);
-/** Where the hyphens of a canonical UUID stand (after these many bytes). */
-const HYPHEN_AFTER = [4, 6, 8, 10];
 
 /**
  * The id of each slot. Ids Mnemo makes are canonical lowercase UUIDs: held as their 16 bytes (as the index file
@@ -27,7 +22,6 @@ export class DocumentIds {
   private bytes: Uint8Array | null = new Uint8Array(64 * UUID_BYTES);
   private texts: (string | undefined)[] | null = null;
   private count = 0;
-  private readonly scratch = Buffer.alloc(36);
 
   /** Ids held as strings from the start: `slots` slots not set yet (a persisted copy's, read as they are asked for). */
   static unset(slots: number): DocumentIds {
@@ -60,7 +54,7 @@ export class DocumentIds {
   get(slot: number): string | undefined {
     if (this.bytes === null) return (this.texts as (string | undefined)[])[slot];
     if (!(slot >= 0 && slot < this.count)) return undefined;
-    return this.format(slot);
+    return uuidText(this.bytes, slot * UUID_BYTES);
   }
 
   /** Sets the id of a slot. */
@@ -95,23 +89,5 @@ export class DocumentIds {
   private toTexts(): void {
     this.texts = this.all();
     this.bytes = null;
-  }
-
-  /** The canonical text of slot's 16 bytes, made flat (one string, not a rope of its parts). */
-  private format(slot: number): string {
-    const bytes = this.bytes as Uint8Array;
-    const scratch = this.scratch;
-    let at = 0;
-    let hyphen = 0;
-    for (let index = 0; index < UUID_BYTES; index++) {
-      if (index === HYPHEN_AFTER[hyphen]) {
-        scratch[at++] = 45;
-        hyphen++;
-      }
-      const [high, low] = HEX_CODES[bytes[slot * UUID_BYTES + index] as number] as readonly [number, number];
-      scratch[at++] = high;
-      scratch[at++] = low;
-    }
-    return scratch.toString('latin1', 0, 36);
   }
 }
