@@ -2,6 +2,14 @@
 
 /** log2 of the slots per block: blocks of 16 slots (measured at 100k: tighter blocks prune more, cost more bounds). */
 export const BLOCK_SHIFT = 4;
+/**
+ * From this many slots on (65,536), an unfiltered search over a dense order scores only the BM25 blocks that can
+ * reach the heads (`Bm25Index.searchHead`). Since the best-first passes (`BestFirstBlocks`) they save more than they
+ * cost at 100k chunks too (1.58-1.61 against 1.81-2.04 ms of CPU a lexical query, docs/benchmarks.md); below, the
+ * smaller saves (LoCoMo's) score every match as before. Was 2^18 (at 100k then: 1.41-1.52 against 1.25-1.32 ms).
+ */
+export const HEAD_SEARCH_SLOTS = 1 << 16;
+
 /** log2 of the blocks per stretch whose first posting `TermBlockBounds.starts` keeps (64 blocks: 1,024 slots). */
 export const STRETCH_SHIFT = 6;
 
@@ -136,6 +144,19 @@ export function termBlockBounds(slots: Int32Array, frequencies: Uint16Array | Ui
 }
 
 /**
+ * The fixed steps a common term's bounds are quantised to (`termBlockBounds` of a term in a quarter of the blocks or
+ * more): a saturation is below k1 + 1, a window sum below 2 x reach + 1 times that; 255 steps each.
+ *
+ * @example
+ * ```ts
+ * const { peakStep } = commonBoundSteps(1.2, 2); // 2.2 / 255
+ * ```
+ */
+export function commonBoundSteps(k1: number, reach: number): { peakStep: number; windowStep: number } {
+  return { peakStep: (k1 + 1) / 255, windowStep: ((2 * reach + 1) * (k1 + 1)) / 255 };
+}
+
+/**
  * `termBlockBounds` of a common term, in one pass over its postings and quantised on the run, to fixed steps (a
  * saturation is below k1 + 1, a window sum below 2 x reach + 1 times that): each block's largest value is
  * quantised once, as the postings leave the block.
@@ -143,8 +164,7 @@ export function termBlockBounds(slots: Int32Array, frequencies: Uint16Array | Ui
 function commonTermBounds(slots: Int32Array, frequencies: Uint16Array | Uint8Array, length: number, norms: Float64Array, k1: number, reach: number, blockCount: number): TermBlockBounds {
   if (spare.saturations.length < length) spare = { saturations: new Float64Array(length), forward: new Float64Array(length) };
   const saturations = spare.saturations;
-  const peakStep = (k1 + 1) / 255;
-  const windowStep = ((2 * reach + 1) * (k1 + 1)) / 255;
+  const { peakStep, windowStep } = commonBoundSteps(k1, reach);
   const perPeakStep = 1 / peakStep;
   const perWindowStep = 1 / windowStep;
   const peaks = new Uint8Array(blockCount);

@@ -2,10 +2,11 @@
 import { runSteps, STEP_ROWS } from '../core/time-slice.js';
 import type { Steps } from '../core/time-slice.js';
 import { BestFirstBlocks } from './best-first.js';
-import { addBlockBounds, addEveryBlockBounds, BLOCK_SHIFT, STRETCH_SHIFT, termBlockBounds } from './block-bounds.js';
+import { addBlockBounds, addEveryBlockBounds, BLOCK_SHIFT, HEAD_SEARCH_SLOTS, STRETCH_SHIFT, termBlockBounds } from './block-bounds.js';
 import type { ScoredBlocks, TermBlockBounds } from './block-bounds.js';
 import { grow, reserve } from './grow.js';
 import { readWidened, writeNarrowest } from './narrow-integers.js';
+import { PersistedBounds, termsToPersist, writeBoundsSteps } from './persisted-bounds.js';
 import { decodePostingGaps, PostingGapsEncoder } from './posting-gaps.js';
 import type { ScoreSink } from './score-statistics.js';
 import { SnapshotRejected } from './snapshot-format.js';
@@ -44,6 +45,26 @@ interface HeadTerm {
 const BOUND_CACHE_BYTES = 32 * 2 ** 20;
 /** The rare terms' block bounds kept per index, in bytes (a rare term's cost its postings and its stretch starts). */
 const RARE_BOUND_CACHE_BYTES = 8 * 2 ** 20;
+
+/**
+ * Which common terms' block bounds `writeState` persists with the index: those of a save of `fromSlots` slots or
+ * more (the head search's `HEAD_SEARCH_SLOTS`: a smaller save never reads them), no removed slot, for the window
+ * reach `reach` (the narrative default's), the terms with the most postings first, up to `budgetBytes` and never
+ * more than the postings' own bytes in the file (gaps and frequencies). At 100k chunks of the synthetic corpus:
+ * its 125 common terms, 3.0 MB (the postings 3.8); at 1M: the same 125, 30.3 MB (the postings 38.4).
+ */
+export interface PersistedBoundsOptions {
+  reach: number;
+  fromSlots: number;
+  budgetBytes: number;
+}
+
+/**
+ * The bounds `writeState` persists by default: the kept bounds' budget, from `HEAD_SEARCH_SLOTS` on, for reach 2:
+ * `DEFAULT_WINDOW_SUM.reach` (not imported: retrieval-defaults depends on this module; test/persisted-bounds.test.ts
+ * checks that they agree).
+ */
+export const PERSISTED_BOUNDS: PersistedBoundsOptions = { reach: 2, fromSlots: HEAD_SEARCH_SLOTS, budgetBytes: BOUND_CACHE_BYTES };
 
 /** Loops in steps over terms pause every 1,024 terms, over postings every 65,536 postings. */
 const STEP_TERMS = 1023;
@@ -164,6 +185,8 @@ export class Bm25Index {
   private readonly rareBoundsCache = new Map<number, TermBlockBounds>();
   private rareBoundsBytes = 0;
   private boundsKey = '';
+  /** A persisted copy's common terms' bounds not read yet (`PersistedBounds`); null when none, or once a write changes the norms. */
+  private persisted: PersistedBounds | null = null;
   /** Per block, how many of the current head search's terms its slots hold the scores of. */
   private appliedTerms = new Int32Array(0);
   /** The best-first order of a head search's blocks (its scratch kept from one pass to the next). */
@@ -296,6 +319,7 @@ export class Bm25Index {
    */
   addTermIds(ids: ArrayLike<number>, count: number): number {
     this.readAllTerms();
+    this.dropPersistedBounds();
     const slot = this.slotCount++;
     this.lengths = grow(this.lengths, this.slotCount);
     this.alive = grow(this.alive, this.slotCount);
@@ -520,6 +544,7 @@ export class Bm25Index {
   remove(slot: number): void {
     if (slot < 0 || slot >= this.slotCount || this.alive[slot] !== 1) return;
     this.readTerms(slot);
+    this.dropPersistedBounds();
     this.alive[slot] = 0;
     this.liveCount--;
     this.totalLength -= this.lengths[slot] as number;
@@ -576,14 +601,16 @@ export class Bm25Index {
 
   /**
    * Writes what a copy needs to answer queries and take writes as this index does (postings, statistics, each
-   * document's terms), under `prefix`. The arrays are views: write the snapshot before the index changes again.
+   * document's terms), under `prefix`, and the common terms' block bounds `bounds` picks (`PersistedBoundsOptions`),
+   * so that the copy's head searches read them instead of making them. The arrays are views: write the snapshot
+   * before the index changes again.
    */
-  writeState(writer: SnapshotWriter, prefix: string): void {
-    runSteps(this.writeStateSteps(writer, prefix));
+  writeState(writer: SnapshotWriter, prefix: string, bounds: PersistedBoundsOptions = PERSISTED_BOUNDS): void {
+    runSteps(this.writeStateSteps(writer, prefix, bounds));
   }
 
-  /** `writeState` in steps (a pause every few thousand terms), for `runStepsSliced`; the index must not change meanwhile. */
-  *writeStateSteps(writer: SnapshotWriter, prefix: string): Steps<void> {
+  /** `writeState` in steps (a pause every few thousand terms, and per term whose bounds it writes), for `runStepsSliced`; the index must not change meanwhile. */
+  *writeStateSteps(writer: SnapshotWriter, prefix: string, bounds: PersistedBoundsOptions = PERSISTED_BOUNDS): Steps<void> {
     while (this.postedSlots < this.slotCount) yield* this.postingSteps();
     this.readAllTerms();
     const terms = this.termNames.length;
@@ -629,6 +656,20 @@ export class Bm25Index {
     writer.array(`${prefix}.postingGaps`, gapBytes);
     writer.array(`${prefix}.postingByteEnds`, byteEnds);
     writer.array(`${prefix}.postingFrequencies`, postingFrequencies);
+    if (slots === 0 || slots < bounds.fromSlots || this.liveCount !== slots) return;
+    // The common terms with the most postings, within the budget and the postings' own bytes (see PersistedBoundsOptions).
+    const budget = Math.min(bounds.budgetBytes, gapBytes.byteLength + postingFrequencies.byteLength);
+    const ids = termsToPersist(terms, (id) => this.list(id).length, slots, budget);
+    if (ids.length === 0) return;
+    // The norms a reader's `currentNorms` makes (made aside when they are not current: a bulk load's index keeps none).
+    const norms = this.normsKey === `${this.liveCount}:${this.totalLength}:${this.slotCount}` ? this.norms : this.normsInto(new Float64Array(slots));
+    const blockCount = (slots + (1 << BLOCK_SHIFT) - 1) >> BLOCK_SHIFT;
+    const { k1, b } = this.parameters;
+    const key = { live: this.liveCount, totalLength: this.totalLength, slots, k1, b, reach: bounds.reach };
+    yield* writeBoundsSteps(writer, prefix, key, ids, (id) => {
+      const list = this.list(id);
+      return termBlockBounds(list.slots, list.frequencies, list.length, norms, k1, bounds.reach, blockCount);
+    });
   }
 
   /**
@@ -701,7 +742,23 @@ export class Bm25Index {
       index.liveCount++;
       index.totalLength += index.lengths[slot] as number;
     }
+    // The common terms' bounds, if written under these statistics and parameters for the default reach (else unused).
+    const { k1, b } = index.parameters;
+    index.persisted = PersistedBounds.read(reader, prefix, { live: index.liveCount, totalLength: index.totalLength, slots, k1, b, reach: PERSISTED_BOUNDS.reach }, terms.length);
     return index;
+  }
+
+  /**
+   * The sections under `prefix` that `readState` reads from the file a piece at a time, for
+   * `SnapshotReader.readApart` (no room for them in the buffer the others view).
+   *
+   * @example
+   * ```ts
+   * reader.readApart(Bm25Index.sectionsReadApart('bm25'));
+   * ```
+   */
+  static sectionsReadApart(prefix: string): string[] {
+    return PersistedBounds.sections(prefix);
   }
 
   /** Each slot's live flag (1: live) and length in terms, for one pass over every slot; read them, never write. */
@@ -815,6 +872,22 @@ export class Bm25Index {
     return bytes + this.rareBoundsBytes;
   }
 
+  /** How many common terms' persisted bounds are still in the file, not read yet (0 once a write or a corrupt record dropped them). */
+  get persistedBoundTerms(): number {
+    return this.persisted?.size ?? 0;
+  }
+
+  /** Lets go of the persisted bounds (a write changes the norms they were made under): the file may close. */
+  private dropPersistedBounds(): void {
+    this.persisted?.release();
+    this.persisted = null;
+  }
+
+  /** The persisted bounds, when they were made for `reach` (the norms they were made under hold until a write drops them). */
+  private persistedFor(reach: number): PersistedBounds | null {
+    return this.persisted !== null && this.persisted.key.reach === reach ? this.persisted : null;
+  }
+
   /** The common terms' bounds kept for `reach` under the current norms (emptied, with the terms seen, when they change). */
   private boundsFor(reach: number): Map<number, TermBlockBounds> {
     this.currentNorms();
@@ -831,10 +904,11 @@ export class Bm25Index {
 
   /**
    * True when a head search (`searchHead`) of these terms should use block bounds: every common term among them
-   * (postings at least a quarter of the blocks) has its bounds kept or was asked about before (they are then
-   * made). A common term's first ask only notes it and answers false, so a save that answers one query (a cold
-   * open) pays for no bounds, and a term's bounds cost more than scoring it once. Notes every term it is asked
-   * about.
+   * (postings at least a quarter of the blocks) has its bounds kept, persisted with the index (read from the file,
+   * a few hundred kilobytes a term at 1M chunks: so a cold open's first query takes the head search), or was asked
+   * about before (they are then made). A common term's first ask otherwise only notes it and answers false, so a
+   * save that answers one query pays for no bounds it must make, and a term's bounds cost more than scoring it
+   * once. Notes every term it is asked about.
    *
    * @example
    * ```ts
@@ -844,11 +918,12 @@ export class Bm25Index {
   headReady(queryTokens: readonly string[], reach: number): boolean {
     this.post();
     const cache = this.boundsFor(reach);
+    const persisted = this.persistedFor(reach);
     const blockCount = (this.slotCount + (1 << BLOCK_SHIFT) - 1) >> BLOCK_SHIFT;
     let ready = true;
     for (const term of new Set(queryTokens)) {
       const id = this.termIds.get(term);
-      if (id === undefined || this.documentFrequency[id] === 0 || cache.has(id) || this.list(id).length * 4 < blockCount) continue;
+      if (id === undefined || this.documentFrequency[id] === 0 || cache.has(id) || persisted?.has(id) === true || this.list(id).length * 4 < blockCount) continue;
       if (!this.seenTerms.has(id)) {
         this.seenTerms.add(id);
         ready = false;
@@ -866,7 +941,7 @@ export class Bm25Index {
       const id = this.termIds.get(term);
       if (id === undefined || this.documentFrequency[id] === 0) continue;
       const list = this.list(id);
-      let bounds = cache.get(id) ?? this.rareBoundsCache.get(id);
+      let bounds = cache.get(id) ?? this.rareBoundsCache.get(id) ?? this.readPersisted(id, list.length, reach, cache);
       if (bounds === undefined) {
         bounds = termBlockBounds(list.slots, list.frequencies, list.length, norms, this.parameters.k1, reach, blockCount);
         // A term's bounds are kept while its budget lasts (the first ones met stay; a term past it has them made
@@ -886,6 +961,22 @@ export class Bm25Index {
       found.push({ id, multiplier: this.idf(term) * (termWeights?.get(term) ?? 1), list, bounds });
     }
     return found;
+  }
+
+  /**
+   * A common term's persisted bounds (read from the file, kept in `cache` while its budget lasts), or undefined when
+   * they are not persisted for `reach` or their record is corrupt (then the caller makes them, as without).
+   */
+  private readPersisted(id: number, postings: number, reach: number, cache: Map<number, TermBlockBounds>): TermBlockBounds | undefined {
+    const persisted = this.persistedFor(reach);
+    if (persisted === null || !persisted.has(id)) return undefined;
+    const bounds = persisted.take(id, postings);
+    if (bounds === null) {
+      this.dropPersistedBounds();
+      return undefined;
+    }
+    if ((cache.size + 1) * boundBytes(bounds) <= BOUND_CACHE_BYTES) cache.set(id, bounds);
+    return bounds;
   }
 
   /**
@@ -1143,13 +1234,19 @@ export class Bm25Index {
   private currentNorms(): Float64Array {
     const key = `${this.liveCount}:${this.totalLength}:${this.slotCount}`;
     if (key !== this.normsKey) {
-      const { k1, b } = this.parameters;
-      const averageLength = this.averageLength || 1;
       if (this.norms.length < this.slotCount) this.norms = new Float64Array(this.lengths.length);
-      for (let slot = 0; slot < this.slotCount; slot++) this.norms[slot] = k1 * (1 - b + (b * (this.lengths[slot] as number)) / averageLength);
+      this.normsInto(this.norms);
       this.normsKey = key;
     }
     return this.norms;
+  }
+
+  /** Fills `target` with every slot's length normalisation under the current statistics (`currentNorms`'s values). */
+  private normsInto(target: Float64Array): Float64Array {
+    const { k1, b } = this.parameters;
+    const averageLength = this.averageLength || 1;
+    for (let slot = 0; slot < this.slotCount; slot++) target[slot] = k1 * (1 - b + (b * (this.lengths[slot] as number)) / averageLength);
+    return target;
   }
 
   /**

@@ -478,9 +478,9 @@ export class CorpusIndex {
    */
   static readState(reader: SnapshotReader, version: number, options: CorpusIndexOptions): CorpusIndex {
     // Apart from the others: the int8 rows, their scales and norms (read straight into the scan's memory), the
-    // metadata fields (read when a filter or a write first needs them), the ids (a query reads a few) and the
-    // narrowed integers (widened into arrays of their own).
-    reader.readApart([...QuantizedVectors.sectionsReadInto('contexts'), ...QuantizedVectors.sectionsReadInto('vectors.int8'), ...DocumentFields.sectionsReadOnUse('fields'), 'ids.ends', 'ids.text', 'ids.uuids', ...NARROWED_SECTIONS]);
+    // metadata fields (read when a filter or a write first needs them), the ids (a query reads a few), the
+    // narrowed integers (widened into arrays of their own) and BM25's persisted bounds (a query reads a few terms').
+    reader.readApart([...QuantizedVectors.sectionsReadInto('contexts'), ...QuantizedVectors.sectionsReadInto('vectors.int8'), ...DocumentFields.sectionsReadOnUse('fields'), 'ids.ends', 'ids.text', 'ids.uuids', ...NARROWED_SECTIONS, ...Bm25Index.sectionsReadApart('bm25')]);
     // The scan's memory first (the largest buffer), before BM25's term map (see above).
     const contextVectors = reader.number('contexts') === 1 ? QuantizedVectors.readState(reader, 'contexts') : null;
     const bm25 = Bm25Index.readState(reader, 'bm25', options.bm25 ?? {});

@@ -1,4 +1,5 @@
 // The lexical arm and the window arm of a search, standardised over their head: both pruned by bounds (BM25 by block bounds on a large save) or, uncapped, exhaustive.
+import { HEAD_SEARCH_SLOTS } from './block-bounds.js';
 import type { Bm25Corpus, Bm25Index, ScoresInspector } from './bm25.js';
 import type { QueryFeedback } from './corpus-index.js';
 import { ScoreStatistics } from './score-statistics.js';
@@ -12,13 +13,8 @@ import type { SlotOrder, WindowArm, WindowSumOptions } from './window-sum.js';
  */
 export const STATISTICS_HEAD = 100;
 
-/**
- * From this many slots on (65,536), an unfiltered search over a dense order scores only the BM25 blocks that can
- * reach the heads (`Bm25Index.searchHead`). Since the best-first passes (`BestFirstBlocks`) they save more than they
- * cost at 100k chunks too (1.58-1.61 against 1.81-2.04 ms of CPU a lexical query, docs/benchmarks.md); below, the
- * smaller saves (LoCoMo's) score every match as before. Was 2^18 (at 100k then: 1.41-1.52 against 1.25-1.32 ms).
- */
-export const HEAD_SEARCH_SLOTS = 1 << 16;
+/** From this many slots on, an unfiltered search over a dense order takes the head search (see block-bounds.ts). */
+export { HEAD_SEARCH_SLOTS };
 
 /** What the lexical arms of one search need. */
 export interface LexicalArmsInput {
