@@ -168,6 +168,13 @@ export interface QueryOptions extends ChunkFilter {
    */
   sceneVectorWeight?: number | null;
   /**
+   * The speaker semantic part, with `zscore` fusion: when the query names a speaker, each candidate that speaker said
+   * gains this x its semantic arm's part (the same score and statistics), so meaning counts more for the named
+   * person's turns ("what would Ann like?"); the others gain nothing. Off by default (0 or null); measured in
+   * docs/retrieval-quality.md.
+   */
+  speakerSemanticWeight?: number | null;
+  /**
    * Soft word matching, with `zscore` fusion and the static embedder: the first `head` fused chunks (default 50, at
    * most 200) are rescored by how well their words align with the query's, word by word: the idf-weighted mean over
    * the query's content words of the best cosine between the word's static vector and any of the chunk's words'
@@ -286,6 +293,8 @@ export interface Contributions {
   profile?: number;
   /** The scene vector signal: the query's cosine with the centroid of the chunk's scene (see `QueryOptions.sceneVectorWeight`). */
   sceneVector?: number;
+  /** The speaker semantic part: the semantic arm's part again, weighted, for a chunk said by a speaker the query names (see `QueryOptions.speakerSemanticWeight`). */
+  speakerSemantic?: number;
   /** Vector feedback: the chunk's cosine with the query moved toward the first pass's head (see `QueryOptions.vectorFeedback`). */
   vectorFeedback?: number;
   /** Entity links: the chunk's BM25 for the proper nouns of the first pass's head (see `QueryOptions.entityLinks`). */

@@ -34,6 +34,7 @@ import type { VectorFeedbackOptions } from './vector-feedback.js';
 import { asksQuestion, replyHandoffs } from './reply-handoff.js';
 import type { ReplyHandoffOptions } from './reply-handoff.js';
 import { lengthLifts, lengthPrior } from './length-signal.js';
+import { speakerSemanticPart } from './speaker-semantic.js';
 import type { LengthSignalOptions } from './length-signal.js';
 
 /** Everything one hybrid search needs. */
@@ -154,6 +155,11 @@ export interface ContextSignalOptions {
    */
   sceneVectorWeight?: number;
   /**
+   * Weight of the speaker semantic part: the semantic arm's part of each candidate said by a speaker the query names,
+   * counted again at this weight (see `speakerSemanticPart`).
+   */
+  speakerSemanticWeight?: number;
+  /**
    * Weight of the length prior: weight x (log(1 + the document's indexed length) - log(1 + the corpus's mean
    * length)), the document's own and the corpus's lengths only (see `lengthPrior`).
    */
@@ -230,6 +236,8 @@ export async function hybridSearch(input: HybridSearchInput): Promise<RankedId[]
       { kind: 'lexical', results: lexical, weight: weights.lexical ?? 1, statistics: lexicalSide?.statistics, exact: (slot) => index.bm25.scoreOf(queryTerms, slot, lexicalSide?.weights, corpus) },
       { kind: 'semantic', results: semantic, weight: (weights.semantic ?? 1) * adaptive, statistics: statistics?.semantic, exact: semanticExact },
       ...(windowScores === undefined || window === undefined ? [] : [{ kind: 'window' as const, results: windowResults, weight: window.weight, statistics: windowScores.statistics, exact: (slot: number) => windowScores.scoreOf(slot) }]),
+      // The semantic arm's exact scores as they stand when fused (further arms' candidates are scored with it too).
+      ...speakerSemanticArm(input, semantic, statistics?.semantic, (weights.semantic ?? 1) * adaptive, (slot) => semanticExact(slot)),
     ];
     const signals = contextSignals(input, analyzed);
     const softMatch = input.softMatch === undefined || adaptive === 1 ? input.softMatch : { ...input.softMatch, weight: input.softMatch.weight * adaptive };
@@ -382,6 +390,21 @@ async function entityLinkArm(
   const terms = linkTerms(index.bm25, nouns, (word) => index.analyze(word), queryTerms, speakerTerms, options.terms, corpus);
   if (terms.length === 0) return undefined;
   return termsArm(input, 'entityLinks', terms, options.weight, fused, limit, corpus, semanticExact);
+}
+
+/**
+ * The speaker semantic part (`signals.speakerSemanticWeight`) as a fusion arm, when it is on and the query names a
+ * speaker: the semantic arm's results and exact scores of the named speakers' chunks (see `speakerSemanticPart`),
+ * standardised by the semantic arm's statistics and weighted the option's weight times the semantic arm's weight; a
+ * chunk it does not score adds 0. Without those statistics (no z-score fusion) it gives nothing.
+ */
+function speakerSemanticArm(input: HybridSearchInput, semantic: { slot: number; score: number }[], statistics: ScoreStatistics | undefined, semanticWeight: number, exact: (slot: number) => number | null): FusionArm[] {
+  const weight = input.signals?.speakerSemanticWeight ?? 0;
+  const { index } = input;
+  if (weight <= 0 || semanticWeight <= 0 || statistics === undefined || statistics.count === 0 || semantic.length === 0) return [];
+  const named = index.context.speakersNamedIn(new Set(tokenize(input.queryText)));
+  const part = speakerSemanticPart({ speakerOf: (slot) => index.context.speakerOf(slot), semantic, exact }, named, input.accept);
+  return part === null ? [] : [{ kind: 'speakerSemantic', results: part.results, weight: weight * semanticWeight, statistics, exact: part.scoreOf }];
 }
 
 /**
