@@ -40,8 +40,13 @@ export interface TermBlockBounds {
   readonly windowStep: number;
 }
 
-/** The saturations and window sums of the last term's bounds, kept for the next (the bounds are made one at a time). */
+/**
+ * The saturations and window sums of the last term's bounds, and a rare term's blocks and bounds before they are
+ * copied out at their length, kept for the next (the bounds are made one at a time): a rare term's bounds then
+ * allocate their own length alone, not zeroed arrays of several times it.
+ */
 let spare = { saturations: new Float64Array(0), forward: new Float64Array(0) };
+let rareSpare = { peakBlocks: new Int32Array(0), peaks: new Uint8Array(0), windowBlocks: new Int32Array(0), windows: new Uint8Array(0) };
 
 /**
  * The bounds of one term's postings (`slots` ascending, the first `length`), with `norms[slot]` the length
@@ -83,13 +88,14 @@ export function termBlockBounds(slots: Int32Array, frequencies: Uint16Array | Ui
   // A quantised bound: the least step count whose value is at least the value (up to rounding: the callers' margin).
   const perPeakStep = peak > 0 ? 255 / peak : 0;
   const perWindowStep = windowPeak > 0 ? 255 / windowPeak : 0;
-  // A term in fewer postings than a quarter of the blocks keeps the blocks it touches alone (see `TermBlockBounds`).
-  const sparse = length * 4 < blockCount;
-  const peakBlocks = sparse ? new Int32Array(length) : null;
-  const peaks = new Uint8Array(sparse ? length : blockCount);
+  // A term in fewer postings than a quarter of the blocks (every term here) keeps the blocks it touches alone (see
+  // `TermBlockBounds`), listed in the spare arrays, then copied out at their length.
   const span = (2 * reach) >> BLOCK_SHIFT;
-  const windowBlocks = sparse ? new Int32Array(length * (span + 2)) : null;
-  const windows = new Uint8Array(sparse ? length * (span + 2) : blockCount);
+  if (rareSpare.peakBlocks.length < length || rareSpare.windowBlocks.length < length * (span + 2)) {
+    const room = Math.max(length, 2 * rareSpare.peakBlocks.length);
+    rareSpare = { peakBlocks: new Int32Array(room), peaks: new Uint8Array(room), windowBlocks: new Int32Array(room * (span + 2)), windows: new Uint8Array(room * (span + 2)) };
+  }
+  const { peakBlocks, peaks, windowBlocks, windows } = rareSpare;
   let peakCount = 0;
   let windowCount = 0;
   const stretches = (blockCount >> STRETCH_SHIFT) + 1;
@@ -105,11 +111,6 @@ export function termBlockBounds(slots: Int32Array, frequencies: Uint16Array | Ui
     const windowSteps = Math.min(255, Math.ceil((forward[index] as number) * perWindowStep));
     const to = Math.min(last, (slot + reach) >> BLOCK_SHIFT);
     const from = Math.max(0, slot - reach) >> BLOCK_SHIFT;
-    if (peakBlocks === null || windowBlocks === null) {
-      if (quantised > (peaks[block] as number)) peaks[block] = quantised;
-      for (let other = from; other <= to; other++) if (windowSteps > (windows[other] as number)) windows[other] = windowSteps;
-      continue;
-    }
     // Blocks ascending: a posting's block is the last one listed or a new one; so is each block of its windows
     // (an earlier posting whose windows reached past `other` reached `other` too).
     if (peakCount > 0 && peakBlocks[peakCount - 1] === block) {
@@ -130,15 +131,14 @@ export function termBlockBounds(slots: Int32Array, frequencies: Uint16Array | Ui
     }
   }
   while (stretch <= stretches) starts[stretch++] = length;
-  if (peakBlocks === null || windowBlocks === null) return { starts, offsets: null, peakBlocks, peaks, peakStep, windowBlocks, windows, windowStep };
   return {
     starts,
     offsets: null,
-    peakBlocks: peakBlocks.subarray(0, peakCount),
-    peaks: peaks.subarray(0, peakCount),
+    peakBlocks: peakBlocks.slice(0, peakCount),
+    peaks: peaks.slice(0, peakCount),
     peakStep,
-    windowBlocks: windowBlocks.subarray(0, windowCount),
-    windows: windows.subarray(0, windowCount),
+    windowBlocks: windowBlocks.slice(0, windowCount),
+    windows: windows.slice(0, windowCount),
     windowStep,
   };
 }

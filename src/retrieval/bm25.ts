@@ -181,7 +181,7 @@ export class Bm25Index {
   private readonly seenTerms = new Set<number>();
   /** Common terms' block bounds by term id, for `boundsKey` (norms and reach). */
   private readonly termBoundsCache = new Map<number, TermBlockBounds>();
-  /** Rare terms' block bounds by term id (compact copies), for `boundsKey`, and their bytes. */
+  /** Rare terms' block bounds by term id, for `boundsKey`, and their bytes. */
   private readonly rareBoundsCache = new Map<number, TermBlockBounds>();
   private rareBoundsBytes = 0;
   private boundsKey = '';
@@ -945,16 +945,14 @@ export class Bm25Index {
       if (bounds === undefined) {
         bounds = termBlockBounds(list.slots, list.frequencies, list.length, norms, this.parameters.k1, reach, blockCount);
         // A term's bounds are kept while its budget lasts (the first ones met stay; a term past it has them made
-        // again): a common term's in `cache`, a rare term's as a compact copy (its arrays are views of larger ones).
+        // again): a common term's in `cache`, a rare term's (arrays of their length) in `rareBoundsCache`.
         if (bounds.peakBlocks === null) {
           if ((cache.size + 1) * boundBytes(bounds) <= BOUND_CACHE_BYTES) cache.set(id, bounds);
         } else {
-          const kept = compactBounds(bounds);
-          const bytes = boundBytes(kept);
+          const bytes = boundBytes(bounds);
           if (this.rareBoundsBytes + bytes <= RARE_BOUND_CACHE_BYTES) {
-            this.rareBoundsCache.set(id, kept);
+            this.rareBoundsCache.set(id, bounds);
             this.rareBoundsBytes += bytes;
-            bounds = kept;
           }
         }
       }
@@ -1459,20 +1457,6 @@ export function rankWithBm25(index: Bm25Index, queryText: string, ids: readonly 
  */
 export function rankByBm25(queryText: string, ids: readonly string[], texts: readonly string[]): string[] {
   return rankWithBm25(buildBm25(texts), queryText, ids);
-}
-
-/** A rare term's bounds with arrays of their own (`termBlockBounds` gives views of its larger scratch-sized arrays). */
-function compactBounds(bounds: TermBlockBounds): TermBlockBounds {
-  return {
-    starts: bounds.starts,
-    offsets: bounds.offsets,
-    peakBlocks: bounds.peakBlocks === null ? null : bounds.peakBlocks.slice(),
-    peaks: bounds.peaks.slice(),
-    peakStep: bounds.peakStep,
-    windowBlocks: bounds.windowBlocks === null ? null : bounds.windowBlocks.slice(),
-    windows: bounds.windows.slice(),
-    windowStep: bounds.windowStep,
-  };
 }
 
 /** The bytes a term's kept bounds hold. */
