@@ -259,6 +259,21 @@ describe('BM25 with pseudo-relevance feedback in one pass', () => {
     expect(again.finish({ version: 1 }).equals(expected.finish({ version: 1 }))).toBe(true);
     expect(closed).toBe(true);
   });
+  // A filter's statistics (`corpusWithin`) count a term's documents from its list, which a restored index reads on
+  // first use: before, they read the list only if something else had, so a term met first in such a search counted
+  // no document and was left out of the scores.
+  it("scores a restored copy under a filter's statistics as the original, for terms whose lists were not read yet", () => {
+    const original = new Bm25Index();
+    for (let slot = 0; slot < 60; slot++) original.add(slot % 3 === 0 ? 'dragon sleeps here' : slot % 5 === 0 ? 'dragon cat' : 'a cat sat');
+    const writer = new SnapshotWriter();
+    original.writeState(writer, 'bm25');
+    const restored = Bm25Index.readState(SnapshotReader.open(bytesSnapshotFile(writer.finish({ version: 1 }))), 'bm25', {});
+    const even = (slot: number) => slot % 2 === 0;
+    const corpus = restored.corpusWithin(even);
+    const expected = original.search(['dragon', 'cat'], 10, undefined, undefined, undefined, original.corpusWithin(even));
+    expect(expected.length).toBeGreaterThan(0);
+    expect(restored.search(['dragon', 'cat'], 10, undefined, undefined, undefined, corpus)).toEqual(expected);
+  });
   // One bulk posting leaves the lists' frequencies end to end (written as a view); lists appended one by one are
   // copied together: the same bytes either way, u8 or u16.
   it.each([

@@ -266,9 +266,10 @@ export class Bm25Index {
       let known = frequencies.get(id);
       if (known === undefined) {
         this.post();
-        const list = this.postings[id];
+        // Through list(): a restored index's list is read on its first use (postings[id] is unset until then).
+        const list = this.list(id);
         known = 0;
-        for (let index = 0; list !== undefined && index < list.length; index++) if (mask[list.slots[index] as number] === 1) known++;
+        for (let index = 0; index < list.length; index++) if (mask[list.slots[index] as number] === 1) known++;
         frequencies.set(id, known);
       }
       return known;
@@ -1299,7 +1300,7 @@ export class Bm25Index {
       const id = this.termIds.get(term);
       if (id === undefined || corpus.frequency(id) === 0) continue;
       const idf = this.idf(term, corpus) * (termWeights?.get(term) ?? 1);
-      const list = this.postings[id] as Postings;
+      const list = this.list(id);
       const slots = list.slots;
       const frequencies = list.frequencies;
       for (let index = 0; index < list.length; index++) {
