@@ -1368,7 +1368,9 @@ export class Bm25Index {
       for (let position = this.termsStart[slot] as number; position < (this.termsStart[slot + 1] as number); position++) {
         const id = this.termsFlat[position] as number;
         if (exclude.has(this.termNames[id] as string)) continue;
-        scores.set(id, (scores.get(id) ?? 0) + (this.frequencyIn(id, slot) / length) * this.idf(this.termNames[id] as string, corpus));
+        // The document's own frequency of the term (the one its posting holds): no list is read for it, so the
+        // terms of the feedback documents that are not chosen cost no decoding of their postings.
+        scores.set(id, (scores.get(id) ?? 0) + ((this.frequenciesFlat[position] as number) / length) * this.idf(this.termNames[id] as string, corpus));
       }
     }
     return [...scores.entries()]
