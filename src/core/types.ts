@@ -175,6 +175,15 @@ export interface QueryOptions extends ChunkFilter {
    */
   speakerSemanticWeight?: number | null;
   /**
+   * Addressed names, with a lexical arm: a word of the query naming a speaker it names is left out of its lexical
+   * terms (the BM25 and window arms, the scene signal, the adaptive weights' coverage) when, among the chunks holding
+   * it, the share said by a named speaker is below this: text whose chunks do not carry their speaker holds a
+   * person's name mostly where others speak to them ("Thanks, Ann!"), which a question about Ann does not ask for;
+   * the speaker signal finds her turns. A share (0.5 measured); off by default (0 or null); measured in
+   * docs/retrieval-quality.md.
+   */
+  addressedNames?: number | null;
+  /**
    * Soft word matching, with `zscore` fusion and the static embedder: the first `head` fused chunks (default 50, at
    * most 200) are rescored by how well their words align with the query's, word by word: the idf-weighted mean over
    * the query's content words of the best cosine between the word's static vector and any of the chunk's words'

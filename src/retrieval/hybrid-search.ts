@@ -35,6 +35,7 @@ import { asksQuestion, replyHandoffs } from './reply-handoff.js';
 import type { ReplyHandoffOptions } from './reply-handoff.js';
 import { lengthLifts, lengthPrior } from './length-signal.js';
 import { speakerSemanticPart } from './speaker-semantic.js';
+import { addressedNameTerms } from './addressed-names.js';
 import type { LengthSignalOptions } from './length-signal.js';
 
 /** Everything one hybrid search needs. */
@@ -160,6 +161,11 @@ export interface ContextSignalOptions {
    */
   speakerSemanticWeight?: number;
   /**
+   * Addressed names: a query term naming a speaker it names is left out of its lexical terms when fewer than this
+   * share of the chunks holding it were said by a named speaker (see `addressedNameTerms`); 0 keeps every term.
+   */
+  addressedNames?: number;
+  /**
    * Weight of the length prior: weight x (log(1 + the document's indexed length) - log(1 + the corpus's mean
    * length)), the document's own and the corpus's lengths only (see `lengthPrior`).
    */
@@ -199,7 +205,7 @@ export async function hybridSearch(input: HybridSearchInput): Promise<RankedId[]
   const statistics = input.fusion === 'zscore' ? { semantic: input.semanticNormaliser === 'median' ? new MedianStatistics() : new ScoreStatistics() } : undefined;
   const window = runLexical && input.fusion === 'zscore' && input.windowSum !== undefined && input.windowSum.reach > 0 && input.windowSum.weight !== 0 ? input.windowSum : undefined;
   const scaffold = new Set((input.scaffolding ?? []).flatMap((word) => index.analyze(word)));
-  const analyzed = withoutScaffolding(index.analyze(input.queryText), scaffold);
+  const analyzed = withoutAddressedNames(input, withoutScaffolding(index.analyze(input.queryText), scaffold));
   const visible = input.statisticsOfAccepted === true && input.accept !== undefined ? input.accept : undefined;
   const corpus = visible === undefined ? undefined : index.bm25.corpusWithin(visible);
   const lexicalSide = runLexical ? lexicalArms({ bm25: index.bm25, order: index.order, terms: analyzed, limit: armLimit, accept: input.accept, corpus, feedback: input.feedback, window }) : undefined;
@@ -405,6 +411,25 @@ function speakerSemanticArm(input: HybridSearchInput, semantic: { slot: number; 
   const named = index.context.speakersNamedIn(new Set(tokenize(input.queryText)));
   const part = speakerSemanticPart({ speakerOf: (slot) => index.context.speakerOf(slot), semantic, exact }, named, input.accept);
   return part === null ? [] : [{ kind: 'speakerSemantic', results: part.results, weight: weight * semanticWeight, statistics, exact: part.scoreOf }];
+}
+
+/**
+ * The query's analyzed terms without those naming a speaker it names that the save uses to address them
+ * (`signals.addressedNames`, see `addressedNameTerms`); all of them when it is off, no speaker is named, or every
+ * term would go.
+ */
+function withoutAddressedNames(input: HybridSearchInput, analyzed: string[]): string[] {
+  const share = input.signals?.addressedNames ?? 0;
+  if (share <= 0 || analyzed.length === 0) return analyzed;
+  const { index } = input;
+  const tokens = new Set(tokenize(input.queryText));
+  const speakers = index.context.speakersNamedIn(tokens);
+  if (speakers.size === 0) return analyzed;
+  const nameTerms = new Set([...index.context.speakerWordsIn(tokens)].flatMap((word) => index.analyze(word)));
+  const source = { speakerOf: (slot: number) => index.context.speakerOf(slot), isAlive: (slot: number) => index.bm25.isAlive(slot), forEachPosting: (term: string, visit: (slot: number) => void) => index.bm25.forEachPosting(term, visit) };
+  const dropped = addressedNameTerms(source, analyzed, nameTerms, speakers, share, input.accept);
+  const kept = analyzed.filter((term) => !dropped.has(term));
+  return kept.length > 0 ? kept : analyzed;
 }
 
 /**

@@ -23,9 +23,9 @@ export const DEFAULT_WINDOW_SUM: WindowSumOptions = { reach: 2, weight: 1 };
 /**
  * Context signals for narrative: speaker +1, scene 0.5, time +1, the length prior 1 (each candidate gains
  * log(1 + its indexed length) - log(1 + the save's mean length): LoCoMo R@10 +0.4 default protocol, +0.4 paper, on
- * both halves; about 0.3 ms of CPU a query at 100k), no speaker profile, no scene vector, no speaker semantic part (see docs/retrieval-quality.md).
+ * both halves; about 0.3 ms of CPU a query at 100k), no speaker profile, no scene vector, no speaker semantic part, names kept in the lexical terms (see docs/retrieval-quality.md).
  */
-export const DEFAULT_SIGNALS: Readonly<Required<ContextSignalOptions>> = { speakerBoost: 1, sceneWeight: 0.5, timeBoost: 1, profileWeight: 0, sceneVectorWeight: 0, lengthPrior: 1, speakerSemanticWeight: 0 };
+export const DEFAULT_SIGNALS: Readonly<Required<ContextSignalOptions>> = { speakerBoost: 1, sceneWeight: 0.5, timeBoost: 1, profileWeight: 0, sceneVectorWeight: 0, lengthPrior: 1, speakerSemanticWeight: 0, addressedNames: 0 };
 
 /**
  * Soft word matching for narrative: the fused top 50 rescored by word alignment in the static vectors, each chunk by
@@ -46,7 +46,7 @@ export const DEFAULT_ADAPTIVE_WEIGHT = 1;
 export const DEFAULT_FACT_WEIGHT = 1;
 
 /** No context signal (documents without speakers, scenes or days). */
-const NO_SIGNALS: Readonly<Required<ContextSignalOptions>> = { speakerBoost: 0, sceneWeight: 0, timeBoost: 0, profileWeight: 0, sceneVectorWeight: 0, lengthPrior: 0, speakerSemanticWeight: 0 };
+const NO_SIGNALS: Readonly<Required<ContextSignalOptions>> = { speakerBoost: 0, sceneWeight: 0, timeBoost: 0, profileWeight: 0, sceneVectorWeight: 0, lengthPrior: 0, speakerSemanticWeight: 0, addressedNames: 0 };
 
 /** Neighbour context of the semantic arm for narrative (a turn is read with the turns around it). */
 export const DEFAULT_NEIGHBOUR_WEIGHT = 0.5;
