@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../bench/synthetic-corpus.js';
 import { runSteps } from '../src/core/time-slice.js';
-import { HEAD_SEARCH_SLOTS, termBlockBounds } from '../src/retrieval/block-bounds.js';
+import { commonTermBoundsSteps, HEAD_SEARCH_SLOTS, termBlockBounds } from '../src/retrieval/block-bounds.js';
 import { Bm25Index, PERSISTED_BOUNDS } from '../src/retrieval/bm25.js';
 import type { PersistedBoundsOptions } from '../src/retrieval/bm25.js';
 import { CorpusIndex } from '../src/retrieval/corpus-index.js';
@@ -153,7 +153,8 @@ describe('persisted block bounds', () => {
       const slots: number[] = [];
       const frequencies: number[] = [];
       index.forEachPosting(nameOf(id), (slot, frequency) => (slots.push(slot), frequencies.push(frequency)));
-      return termBlockBounds(Int32Array.from(slots), Uint16Array.from(frequencies), slots.length, slotNorms, 1.2, 2, blocks);
+      // The writer's own (a common term's, in steps with its own scratch).
+      return commonTermBoundsSteps(Int32Array.from(slots), Uint16Array.from(frequencies), slots.length, slotNorms, 1.2, 2, blocks, new Float64Array(slots.length));
     };
     const withKey = (changed: Partial<typeof key>) => {
       const writer = new SnapshotWriter();

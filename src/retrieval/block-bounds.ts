@@ -1,4 +1,6 @@
 // Block-max bounds of one term's postings: per block of slots, its largest BM25 saturation and largest window sum, so a query skips the blocks its head cannot reach.
+import { runSteps } from '../core/time-slice.js';
+import type { Steps } from '../core/time-slice.js';
 
 /** log2 of the slots per block: blocks of 16 slots (measured at 100k: tighter blocks prune more, cost more bounds). */
 export const BLOCK_SHIFT = 4;
@@ -156,14 +158,27 @@ export function commonBoundSteps(k1: number, reach: number): { peakStep: number;
   return { peakStep: (k1 + 1) / 255, windowStep: ((2 * reach + 1) * (k1 + 1)) / 255 };
 }
 
-/**
- * `termBlockBounds` of a common term, in one pass over its postings and quantised on the run, to fixed steps (a
- * saturation is below k1 + 1, a window sum below 2 x reach + 1 times that): each block's largest value is
- * quantised once, as the postings leave the block.
- */
+/** `commonTermBoundsSteps` pauses every 65,536 postings. */
+const STEP_POSTINGS = 65_535;
+
+/** `termBlockBounds` of a common term, at once, in the shared scratch. */
 function commonTermBounds(slots: Int32Array, frequencies: Uint16Array | Uint8Array, length: number, norms: Float64Array, k1: number, reach: number, blockCount: number): TermBlockBounds {
   if (spare.saturations.length < length) spare = { saturations: new Float64Array(length), forward: new Float64Array(length) };
-  const saturations = spare.saturations;
+  return runSteps(commonTermBoundsSteps(slots, frequencies, length, norms, k1, reach, blockCount, spare.saturations));
+}
+
+/**
+ * `termBlockBounds` of a common term (postings at least a quarter of the blocks), in one pass over its postings and
+ * quantised on the run, to fixed steps (`commonBoundSteps`): each block's largest value is quantised once, as the
+ * postings leave the block. A pause every 65,536 postings, for a persist that runs in slices between queries:
+ * `saturations` (at least `length` long) is its scratch, not the queries' shared one.
+ *
+ * @example
+ * ```ts
+ * const bounds = yield* commonTermBoundsSteps(slots, frequencies, slots.length, norms, 1.2, 2, blocks, new Float64Array(slots.length));
+ * ```
+ */
+export function* commonTermBoundsSteps(slots: Int32Array, frequencies: Uint16Array | Uint8Array, length: number, norms: Float64Array, k1: number, reach: number, blockCount: number, saturations: Float64Array): Steps<TermBlockBounds> {
   const { peakStep, windowStep } = commonBoundSteps(k1, reach);
   const perPeakStep = 1 / peakStep;
   const perWindowStep = 1 / windowStep;
@@ -184,6 +199,7 @@ function commonTermBounds(slots: Int32Array, frequencies: Uint16Array | Uint8Arr
   let window = 0;
   let nextWindow = 0;
   for (let index = 0; index < length; index++) {
+    if ((index & STEP_POSTINGS) === STEP_POSTINGS) yield;
     const slot = slots[index] as number;
     // The saturations of the postings up to 2 x reach slots on, each made once as the window reaches it.
     const limit = slot + 2 * reach;

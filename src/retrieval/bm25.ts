@@ -2,7 +2,7 @@
 import { runSteps, STEP_ROWS } from '../core/time-slice.js';
 import type { Steps } from '../core/time-slice.js';
 import { BestFirstBlocks } from './best-first.js';
-import { addBlockBounds, addEveryBlockBounds, BLOCK_SHIFT, HEAD_SEARCH_SLOTS, STRETCH_SHIFT, termBlockBounds } from './block-bounds.js';
+import { addBlockBounds, addEveryBlockBounds, BLOCK_SHIFT, commonTermBoundsSteps, HEAD_SEARCH_SLOTS, STRETCH_SHIFT, termBlockBounds } from './block-bounds.js';
 import type { ScoredBlocks, TermBlockBounds } from './block-bounds.js';
 import { grow, reserve } from './grow.js';
 import { readWidened, writeNarrowest } from './narrow-integers.js';
@@ -667,9 +667,13 @@ export class Bm25Index {
     const blockCount = (slots + (1 << BLOCK_SHIFT) - 1) >> BLOCK_SHIFT;
     const { k1, b } = this.parameters;
     const key = { live: this.liveCount, totalLength: this.totalLength, slots, k1, b, reach: bounds.reach };
+    // Their own scratch: queries run between the steps, and use the shared one.
+    let longest = 0;
+    for (const id of ids) longest = Math.max(longest, this.list(id).length);
+    const saturations = new Float64Array(longest);
     yield* writeBoundsSteps(writer, prefix, key, ids, (id) => {
       const list = this.list(id);
-      return termBlockBounds(list.slots, list.frequencies, list.length, norms, k1, bounds.reach, blockCount);
+      return commonTermBoundsSteps(list.slots, list.frequencies, list.length, norms, k1, bounds.reach, blockCount, saturations);
     });
   }
 

@@ -52,22 +52,22 @@ export function termsToPersist(termCount: number, postings: (id: number) => numb
 }
 
 /**
- * Writes the bounds of `terms` (ascending ids; `boundsOf(id)` makes a common term's, `termBlockBounds` under
- * `key`'s norms and reach) as three sections: `<prefix>.bounds.key` (f64, the key), `<prefix>.bounds.terms` (i32,
+ * Writes the bounds of `terms` (ascending ids; `boundsOf(id)` makes a common term's in steps, `termBlockBounds`'s
+ * under `key`'s norms and reach: `commonTermBoundsSteps`) as three sections: `<prefix>.bounds.key` (f64, the key), `<prefix>.bounds.terms` (i32,
  * the ids) and `<prefix>.bounds.records` (u8, per term its stretch starts, block offsets, peaks and windows). One
- * pause per term.
+ * pause per term at least.
  *
  * @example
  * ```ts
- * yield* writeBoundsSteps(writer, 'bm25', key, ids, (id) => termBlockBounds(...));
+ * yield* writeBoundsSteps(writer, 'bm25', key, ids, (id) => commonTermBoundsSteps(...));
  * ```
  */
-export function* writeBoundsSteps(writer: SnapshotWriter, prefix: string, key: BoundsKey, terms: readonly number[], boundsOf: (id: number) => TermBlockBounds): Steps<void> {
+export function* writeBoundsSteps(writer: SnapshotWriter, prefix: string, key: BoundsKey, terms: readonly number[], boundsOf: (id: number) => Steps<TermBlockBounds>): Steps<void> {
   const { blocks, starts, recordBytes } = layoutOf(key.slots);
   const records = new Uint8Array(recordBytes * terms.length);
   for (let at = 0; at < terms.length; at++) {
     yield;
-    const bounds = boundsOf(terms[at] as number);
+    const bounds = yield* boundsOf(terms[at] as number);
     if (bounds.offsets === null || bounds.starts.length !== starts || bounds.peaks.length !== blocks || bounds.windows.length !== blocks) throw new Error(`term ${terms[at]}: not a common term's bounds`);
     const base = at * recordBytes;
     new Int32Array(records.buffer, base, starts).set(bounds.starts);
