@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { createDotKernel, jsDotKernel, kernelBytes } from '../src/retrieval/int8-dot-kernel.js';
 import type { BoundsLayout, DotKernel } from '../src/retrieval/int8-dot-kernel.js';
 import { assembleWat } from '../scripts/assemble-wat.js';
-import { QuantizedVectors, roundHalfUp } from '../src/retrieval/quantized-vectors.js';
+import { exactTop, QuantizedVectors, roundHalfUp } from '../src/retrieval/quantized-vectors.js';
 import { ScoreStatistics } from '../src/retrieval/score-statistics.js';
 import { bytesSnapshotFile } from '../src/retrieval/snapshot-file.js';
 import { SnapshotReader, SnapshotWriter } from '../src/retrieval/snapshot-format.js';
@@ -119,6 +119,70 @@ describe('QuantizedVectors', () => {
         expect(quantized.search(query, limit, exact(query), odd)).toEqual(floatScan(rows, query, limit, odd));
       }
     }
+  });
+
+  it('tells which slots it scores before scoring them, in at most two rounds, and still returns the float32 top k', () => {
+    const quantized = QuantizedVectors.build(rows.length, (slot) => rows[slot] ?? null);
+    for (const query of vectors(10, 100, 7)) {
+      const told = new Set<number>();
+      let rounds = 0;
+      const score = exact(query);
+      const counted = (slot: number) => {
+        expect(told.has(slot)).toBe(true);
+        return score(slot);
+      };
+      const result = quantized.search(query, 10, counted, undefined, undefined, (slots) => {
+        rounds++;
+        for (const slot of slots) told.add(slot);
+      });
+      expect(result).toEqual(floatScan(rows, query, 10));
+      expect(rounds).toBeLessThanOrEqual(2);
+    }
+  });
+
+  it('exactTop scores a candidate only while its bound can still reach the top, and a NaN met has every one scored in slot order', () => {
+    const scores = new Map([[4, 0.85], [9, 0.45], [12, 0.7]]);
+    const asked: number[] = [];
+    const score = (slot: number) => {
+      asked.push(slot);
+      return scores.get(slot) as number;
+    };
+    const told: number[][] = [];
+    expect(exactTop([4, 9, 12], [0.9, 0.5, 0.8], 1, score, (slots) => told.push([...slots]))).toEqual([{ slot: 4, score: 0.85 }]);
+    // 12's bound (0.8) is below 4's score: never asked; 9 neither.
+    expect(asked).toEqual([4]);
+    expect(told).toEqual([[4]]);
+    asked.length = 0;
+    expect(exactTop([4, 9, 12], [0.9, 0.5, 0.8], 2, score)).toEqual([{ slot: 4, score: 0.85 }, { slot: 12, score: 0.7 }]);
+    expect(asked).toEqual([4, 12]);
+    // A NaN (outside any bound): every candidate scored, pushed in slot order, as scoring all did.
+    scores.set(12, Number.NaN);
+    const all = new TopK(2);
+    for (const slot of [4, 9, 12]) all.push(slot, scores.get(slot) as number);
+    expect(exactTop([4, 9, 12], [0.9, 0.5, 0.8], 2, (slot) => scores.get(slot) as number)).toEqual(all.sorted());
+  });
+
+  it('exactTop equals scoring every candidate, for any bounds at or above the scores, ties included (property)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 6 }), fc.integer({ min: 0, max: 3 })), { maxLength: 30 }), fc.integer({ min: 1, max: 8 }), (pairs, limit) => {
+        // Coarse scores (ties) and bounds at or above them; slots in ascending order, as the scan lists them.
+        const slots = pairs.map((_, index) => 3 * index + 1);
+        const scores = pairs.map(([score]) => score / 2);
+        const uppers = pairs.map(([score, slack]) => score / 2 + slack / 4);
+        const all = new TopK(limit);
+        slots.forEach((slot, index) => all.push(slot, scores[index] as number));
+        const asked: number[] = [];
+        const told: number[] = [];
+        const result = exactTop(slots, uppers, limit, (slot) => {
+          asked.push(slot);
+          return scores[slots.indexOf(slot)] as number;
+        }, (given) => told.push(...given));
+        expect(result).toEqual(all.sorted());
+        expect(new Set(asked).size).toBe(asked.length);
+        expect(asked.every((slot) => told.includes(slot))).toBe(true);
+      }),
+      { seed: 17, numRuns: 300 },
+    );
   });
 
   it('stays exact for any data, centre and query (property)', () => {

@@ -328,7 +328,9 @@ export class QuantizedVectors {
    * The exact top `limit` slots for `query`, best first (ties: lower slot first): one int8 scan over every row,
    * then `exact(slot)` for the rows `accept` keeps whose upper bound reaches the limit-th best lower bound.
    * `statistics` receives the approximate score of every accepted row (each within its bound of the exact one).
-   * `beforeExact` is told, once, every slot `exact` will be asked for (to read their vectors in one go).
+   * The candidates are scored highest bound first, as few as the exact top `limit` takes (see `exactTop`).
+   * `beforeExact` is told every slot `exact` will be asked for before it is (in at most two rounds: to read their
+   * vectors in one go each).
    */
   search(
     query: Float32Array,
@@ -390,26 +392,18 @@ export class QuantizedVectors {
     if (statistics !== undefined) statistics.addMany(new Float64Array(buffer, layout.approximates, scored), null, scored);
     const dots = new Int32Array(buffer, layout.dots, rows);
     const candidates = new Int32Array(buffer, layout.candidates, count);
-    // The candidates whose upper bound reaches the final floor get their exact score.
-    if (beforeExact !== undefined) {
-      const wanted: number[] = [];
-      for (let index = 0; index < count; index++) {
-        const slot = candidates[index] as number;
-        const approximate = base + (scales[slot] as number) * step * (dots[slot] as number);
-        const error = (errorNorms[slot] as number) * queryNorm + (quantizedNorms[slot] as number) * queryError + slack;
-        if (approximate + error >= floor) wanted.push(slot);
-      }
-      beforeExact(wanted);
-    }
-    const top = new TopK(limit);
+    // The candidates whose upper bound reaches the final floor, and those bounds.
+    const wanted: number[] = [];
+    const uppers: number[] = [];
     for (let index = 0; index < count; index++) {
       const slot = candidates[index] as number;
       const approximate = base + (scales[slot] as number) * step * (dots[slot] as number);
       const error = (errorNorms[slot] as number) * queryNorm + (quantizedNorms[slot] as number) * queryError + slack;
       if (approximate + error < floor) continue;
-      top.push(slot, exact(slot));
+      wanted.push(slot);
+      uppers.push(approximate + error);
     }
-    return top.sorted();
+    return exactTop(wanted, uppers, limit, exact, beforeExact);
   }
 
   /** Ranks every accepted row by its exact score (a zero query: nothing to approximate with). */
@@ -424,3 +418,60 @@ export class QuantizedVectors {
     return top.sorted();
   }
 }
+
+/**
+ * The exact top `limit` of the candidates `slots` (in slot order, each with `uppers`, a proven upper bound of its
+ * exact score), best first (ties: lower slot first), asking `exact` for as few as that takes: highest upper bound
+ * first, stopping once the next bound is below the limit-th best exact score found (no candidate left can enter,
+ * its exact score being at most its bound). The result is the one scoring every candidate gives: the top `limit`
+ * under (score, then slot) is the same whatever order they are pushed in. `beforeExact` is told, before each of at
+ * most two rounds, the slots `exact` is then asked for: the `limit` best bounds, then those of the rest that still
+ * reach the limit-th best exact score. A NaN score (no order holds with it) has every candidate scored, in slot
+ * order, as before.
+ *
+ * @example
+ * ```ts
+ * exactTop([4, 9, 12], [0.9, 0.5, 0.8], 1, (slot) => scores.get(slot)); // scores 12 too only if 4's is below 0.8; 9 if both are below 0.5
+ * ```
+ */
+export function exactTop(
+  slots: readonly number[],
+  uppers: readonly number[],
+  limit: number,
+  exact: (slot: number) => number,
+  beforeExact?: (slots: readonly number[]) => void,
+): { slot: number; score: number }[] {
+  const order = Array.from(slots.keys()).sort((a, b) => (uppers[b] as number) - (uppers[a] as number) || (slots[a] as number) - (slots[b] as number));
+  const scores = new Float64Array(slots.length).fill(Number.NaN);
+  const scored = new Uint8Array(slots.length);
+  const top = new TopK(limit);
+  let read = 0;
+  let broken = false;
+  for (let rank = 0; rank < order.length; rank++) {
+    const at = order[rank] as number;
+    if (top.full && (uppers[at] as number) < top.threshold) break;
+    if (rank === read) {
+      // The next round: the `limit` best bounds first, then every bound left that reaches the threshold (it only rises).
+      let end = rank + 1;
+      if (rank === 0) end = Math.min(order.length, limit);
+      else while (end < order.length && !((uppers[order[end] as number] as number) < top.threshold)) end++;
+      beforeExact?.(order.slice(rank, end).map((index) => slots[index] as number));
+      read = end;
+    }
+    const score = exact(slots[at] as number);
+    scores[at] = score;
+    scored[at] = 1;
+    if (Number.isNaN(score)) {
+      broken = true;
+      break;
+    }
+    top.push(slots[at] as number, score);
+  }
+  if (!broken) return top.sorted();
+  // A NaN: every candidate scored and pushed in slot order (scores already computed are reused).
+  beforeExact?.(slots.filter((_, index) => scored[index] !== 1));
+  const all = new TopK(limit);
+  slots.forEach((slot, index) => all.push(slot, scored[index] === 1 ? (scores[index] as number) : exact(slot)));
+  return all.sorted();
+}
+
