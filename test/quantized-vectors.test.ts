@@ -2,7 +2,8 @@
 import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { createDotKernel, jsDotKernel, kernelBytes } from '../src/retrieval/int8-dot-kernel.js';
+import { createDotKernel, jsDotKernel, jsSums, kernelBytes } from '../src/retrieval/int8-dot-kernel.js';
+import { MedianStatistics } from '../src/retrieval/median-statistics.js';
 import type { BoundsLayout, DotKernel } from '../src/retrieval/int8-dot-kernel.js';
 import { assembleWat } from '../scripts/assemble-wat.js';
 import { exactTop, QuantizedVectors, roundHalfUp } from '../src/retrieval/quantized-vectors.js';
@@ -102,6 +103,31 @@ describe('kernel module', () => {
           if (rows === 1000 && limit === 10) expect(wasm.count).toBeLessThan(700);
         }
       }
+    }
+  });
+});
+
+describe('the kernel\'s sums', () => {
+  it('are ScoreStatistics.addMany\'s doubles bit for bit, in WebAssembly and JS, continued from any sums', () => {
+    const random = seededRandom(5);
+    for (const count of [0, 1, 7, 5000]) {
+      const scores = Float64Array.from({ length: count }, () => (random() - 0.3) * 1.7);
+      const reference = new ScoreStatistics();
+      reference.add(0.1);
+      reference.add(-0.37);
+      const { sum, sumOfSquares } = reference;
+      reference.addMany(scores, null, count);
+      for (const kernel of [createDotKernel(), jsDotKernel()]) {
+        const need = count * 8 + 64;
+        if (kernel.memory.buffer.byteLength < need) kernel.memory.grow(Math.ceil(need / 65_536));
+        new Float64Array(kernel.memory.buffer, 0, count).set(scores);
+        kernel.sums(0, count, sum, sumOfSquares, count * 8 + 16);
+        expect([...new Float64Array(kernel.memory.buffer, count * 8 + 16, 2)]).toEqual([reference.sum, reference.sumOfSquares]);
+      }
+      const buffer = new ArrayBuffer(count * 8 + 32);
+      new Float64Array(buffer, 0, count).set(scores);
+      jsSums(buffer, 0, count, sum, sumOfSquares, count * 8 + 16);
+      expect([...new Float64Array(buffer, count * 8 + 16, 2)]).toEqual([reference.sum, reference.sumOfSquares]);
     }
   });
 });
@@ -221,6 +247,13 @@ describe('QuantizedVectors', () => {
     expect(statistics.count).toBe(1000);
     expect(statistics.mean).toBeCloseTo(reference.mean, 3);
     expect(statistics.deviation).toBeCloseTo(reference.deviation, 3);
+    // A median normaliser gets every score too, and the same sums.
+    const median = new MedianStatistics();
+    quantized.search(query, 10, exact(query), (slot) => slot < 1000, median);
+    expect([median.count, median.sum, median.sumOfSquares]).toEqual([statistics.count, statistics.sum, statistics.sumOfSquares]);
+    // Its centre is the kept scores' median (without them it would fall back to the moments: the mean).
+    expect(median.mean).not.toBe(statistics.mean);
+    expect(median.mean).toBeCloseTo(reference.mean, 1);
   });
 });
 

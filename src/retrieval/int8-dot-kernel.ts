@@ -6,7 +6,7 @@
  * The test suite checks that it is the .wat's and that both kernels match the JS fallback on random data.
  */
 const KERNEL_BASE64 =
-  'AGFzbQEAAAABHgJgBX9/f39/AGARf39/f39/f39/f398fHx8fH8BfwMDAgABBQMBAAEHGgMGbWVtb3J5AgAEc2NhbgAABmJvdW5kcwABCtcFAoYCAwN/A3sBfyAEIAFBAnRqIQUgAkFwcSEHAkADQCAEIAVPDQH9DAAAAAAAAAAAAAAAAAAAAAAhCP0MAAAAAAAAAAAAAAAAAAAAACEJQQAhBgJAIAdFDQADQCAAIAZq/QAEACEKIAMgBkEBdGohCyAIIAr9hwEgC/0ABAD9ugH9rgEhCCAJIAr9iAEgC/0ABBD9ugH9rgEhCSAGQRBqIQYgBiAHSQ0ACwsgBiACSQRAIAggACAGav0BAwAgAyAGQQF0av0ABAD9ugH9rgEhCAsgCCAJ/a4BIQggBCAI/RsAIAj9GwFqIAj9GwIgCP0bA2pqNgIAIAAgAmohACAEQQRqIQQMAAsLC8wDAgd/BHxEAAAAAAAA8P8hGAJAA0AgESAATw0BIAUgEWotAABBAUYEQCALIAIgEUEDdGorAwAgDKIgASARQQJ0aigCALeioCEZIAcEQCAGIBNBA3RqIBk5AwAgE0EBaiETCyADIBFBA3RqKwMAIA2iIAQgEUEDdGorAwAgDqKgIA+gIRogGSAaoCAYY0UEQCAIIBJBAnRqIBE2AgAgEkEBaiESIBkgGqEhGyAbIBhkBEAgFCAKSQRAIBQhFSAUQQFqIRQCQANAIBVFDQEgFUEBa0EBdiEXIBsgCSAXQQN0aisDAGNFDQEgCSAVQQN0aiAJIBdBA3RqKwMAOQMAIBchFQwACwsgCSAVQQN0aiAbOQMAIBQgCkYEQCAJKwMAIRgLBUEAIRUCQANAIBVBAXRBAWohFiAWIBRPDQEgFkEBaiAUSQRAIAkgFkEBakEDdGorAwAgCSAWQQN0aisDAGMEQCAWQQFqIRYLCyAJIBZBA3RqKwMAIBtjRQ0BIAkgFUEDdGogCSAWQQN0aisDADkDACAWIRUMAAsLIAkgFUEDdGogGzkDACAJKwMAIRgLCwsLIBFBAWohEQwACwsgECATNgIAIBAgGDkDCCASCw==';
+  'AGFzbQEAAAABJgNgBX9/f39/AGARf39/f39/f39/f398fHx8fH8Bf2AFf398fH8AAwQDAAECBQMBAAEHIQQGbWVtb3J5AgAEc2NhbgAABmJvdW5kcwABBHN1bXMAAgqkBgOGAgMDfwN7AX8gBCABQQJ0aiEFIAJBcHEhBwJAA0AgBCAFTw0B/QwAAAAAAAAAAAAAAAAAAAAAIQj9DAAAAAAAAAAAAAAAAAAAAAAhCUEAIQYCQCAHRQ0AA0AgACAGav0ABAAhCiADIAZBAXRqIQsgCCAK/YcBIAv9AAQA/boB/a4BIQggCSAK/YgBIAv9AAQQ/boB/a4BIQkgBkEQaiEGIAYgB0kNAAsLIAYgAkkEQCAIIAAgBmr9AQMAIAMgBkEBdGr9AAQA/boB/a4BIQgLIAggCf2uASEIIAQgCP0bACAI/RsBaiAI/RsCIAj9GwNqajYCACAAIAJqIQAgBEEEaiEEDAALCwvMAwIHfwR8RAAAAAAAAPD/IRgCQANAIBEgAE8NASAFIBFqLQAAQQFGBEAgCyACIBFBA3RqKwMAIAyiIAEgEUECdGooAgC3oqAhGSAHBEAgBiATQQN0aiAZOQMAIBNBAWohEwsgAyARQQN0aisDACANoiAEIBFBA3RqKwMAIA6ioCAPoCEaIBkgGqAgGGNFBEAgCCASQQJ0aiARNgIAIBJBAWohEiAZIBqhIRsgGyAYZARAIBQgCkkEQCAUIRUgFEEBaiEUAkADQCAVRQ0BIBVBAWtBAXYhFyAbIAkgF0EDdGorAwBjRQ0BIAkgFUEDdGogCSAXQQN0aisDADkDACAXIRUMAAsLIAkgFUEDdGogGzkDACAUIApGBEAgCSsDACEYCwVBACEVAkADQCAVQQF0QQFqIRYgFiAUTw0BIBZBAWogFEkEQCAJIBZBAWpBA3RqKwMAIAkgFkEDdGorAwBjBEAgFkEBaiEWCwsgCSAWQQN0aisDACAbY0UNASAJIBVBA3RqIAkgFkEDdGorAwA5AwAgFiEVDAALCyAJIBVBA3RqIBs5AwAgCSsDACEYCwsLCyARQQFqIREMAAsLIBAgEzYCACAQIBg5AwggEgtMAgF/AXwgACABQQN0aiEFAkADQCAAIAVPDQEgACsDACEGIAIgBqAhAiADIAYgBqKgIQMgAEEIaiEADAALCyAEIAI5AwAgBCADOQMICw==';
 
 /** The bytes of a WebAssembly page. */
 export const WASM_PAGE = 65_536;
@@ -24,6 +24,12 @@ export interface DotKernel {
    * candidates it wrote. See `QuantizedVectors.search` for what each step is; `jsBounds` is the same in JS.
    */
   bounds(layout: BoundsLayout, rows: number, keep: boolean, limit: number, query: BoundsQuery): number;
+  /**
+   * The running sums of the `count` f64 scores at byte offset `scores`, continued from `sum` and `squares` (`sum +=
+   * score`, `squares += score * score`, in order: `ScoreStatistics.addMany`'s operations, so the same doubles),
+   * written as two f64 at `out`.
+   */
+  sums(scores: number, count: number, sum: number, squares: number, out: number): void;
   /** `wasm-simd` or `js`. */
   readonly kind: 'wasm-simd' | 'js';
 }
@@ -156,6 +162,26 @@ export function jsBounds(buffer: ArrayBuffer, layout: BoundsLayout, rows: number
   return count;
 }
 
+/**
+ * The sums of `count` f64 scores in `buffer` at byte offset `scores`, in JS: the kernel's `sums` (see DotKernel).
+ *
+ * @example
+ * ```ts
+ * jsSums(kernel.memory.buffer, layout.approximates, scored, statistics.sum, statistics.sumOfSquares, layout.out + 16);
+ * ```
+ */
+export function jsSums(buffer: ArrayBuffer, scores: number, count: number, sum: number, squares: number, out: number): void {
+  const values = new Float64Array(buffer, scores, count);
+  for (let index = 0; index < count; index++) {
+    const score = values[index] as number;
+    sum += score;
+    squares += score * score;
+  }
+  const result = new Float64Array(buffer, out, 2);
+  result[0] = sum;
+  result[1] = squares;
+}
+
 /** The same scan in JS (integer products and sums stay exact in doubles). */
 export function jsDotKernel(): DotKernel {
   const memory = new JsMemory();
@@ -163,6 +189,7 @@ export function jsDotKernel(): DotKernel {
     kind: 'js',
     memory,
     bounds: (layout, rows, keep, limit, query) => jsBounds(memory.buffer, layout, rows, keep, limit, query),
+    sums: (scores, count, sum, squares, out) => jsSums(memory.buffer, scores, count, sum, squares, out),
     scan(data, rows, stride, query, out) {
       const bytes = new Int8Array(memory.buffer);
       const words = new Int16Array(memory.buffer, query, stride);
@@ -194,7 +221,8 @@ export function createDotKernel(): DotKernel {
   const memory = instance.exports['memory'] as DotKernel['memory'];
   const scan = instance.exports['scan'] as (data: number, rows: number, stride: number, query: number, out: number) => void;
   const pass = instance.exports['bounds'] as (...args: number[]) => number;
+  const sums = instance.exports['sums'] as DotKernel['sums'];
   const bounds: DotKernel['bounds'] = (layout, rows, keep, limit, { base, step, queryNorm, queryError, slack }) =>
     pass(rows, layout.dots, layout.scales, layout.errors, layout.norms, layout.eligible, layout.approximates, keep ? 1 : 0, layout.candidates, layout.heap, limit, base, step, queryNorm, queryError, slack, layout.out);
-  return { kind: 'wasm-simd', memory, scan, bounds };
+  return { kind: 'wasm-simd', memory, scan, bounds, sums };
 }

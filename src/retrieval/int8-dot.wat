@@ -122,4 +122,19 @@
         (br $next)))
     (i32.store (local.get $out) (local.get $scored))
     (f64.store offset=8 (local.get $out) (local.get $floor))
-    (local.get $count)))
+    (local.get $count))
+  ;; The running sums of `count` f64 scores at `scores`, continued from `sum` and `squares` (sum += score; squares
+  ;; += score * score, in order: ScoreStatistics.addMany's operations), written to `out` and `out` + 8.
+  (func (export "sums") (param $scores i32) (param $count i32) (param $sum f64) (param $squares f64) (param $out i32)
+    (local $end i32) (local $score f64)
+    (local.set $end (i32.add (local.get $scores) (i32.shl (local.get $count) (i32.const 3))))
+    (block $done
+      (loop $next
+        (br_if $done (i32.ge_u (local.get $scores) (local.get $end)))
+        (local.set $score (f64.load (local.get $scores)))
+        (local.set $sum (f64.add (local.get $sum) (local.get $score)))
+        (local.set $squares (f64.add (local.get $squares) (f64.mul (local.get $score) (local.get $score))))
+        (local.set $scores (i32.add (local.get $scores) (i32.const 8)))
+        (br $next)))
+    (f64.store (local.get $out) (local.get $sum))
+    (f64.store offset=8 (local.get $out) (local.get $squares))))

@@ -66,6 +66,14 @@ export class MedianStatistics extends ScoreStatistics {
     this.centre = null;
   }
 
+  override addSummed(scores: Float64Array, count: number, sum: number, sumOfSquares: number): void {
+    this.reserve(this.kept + count);
+    this.scores.set(scores.subarray(0, count), this.kept);
+    this.kept += count;
+    super.addSummed(scores, count, sum, sumOfSquares);
+    this.centre = null;
+  }
+
   /** The median score (0 when empty). */
   override get mean(): number {
     return this.robust().median;

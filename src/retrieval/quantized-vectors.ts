@@ -357,7 +357,8 @@ export class QuantizedVectors {
     const rows = this.slotCount;
     this.reserve(rows);
     const layout = this.layout(limit);
-    this.ensureMemory(layout.out + 16);
+    // The pass's results at `out` (16 bytes), the statistics' sums after them (16).
+    this.ensureMemory(layout.out + 32);
     if (this.inKernel) this.viewKernelArrays();
     const buffer = this.kernel.memory.buffer;
     const words = new Int16Array(buffer, layout.query, this.stride);
@@ -389,7 +390,12 @@ export class QuantizedVectors {
     const count = this.kernel.bounds(layout, rows, statistics !== undefined, limit, { base, step, queryNorm, queryError, slack });
     const scored = new Int32Array(buffer, layout.out, 1)[0] as number;
     const floor = new Float64Array(buffer, layout.out + 8, 1)[0] as number;
-    if (statistics !== undefined) statistics.addMany(new Float64Array(buffer, layout.approximates, scored), null, scored);
+    if (statistics !== undefined) {
+      // Their sums in the kernel too (the same operations in the same order as addMany's loop: the same doubles).
+      this.kernel.sums(layout.approximates, scored, statistics.sum, statistics.sumOfSquares, layout.out + 16);
+      const sums = new Float64Array(buffer, layout.out + 16, 2);
+      statistics.addSummed(new Float64Array(buffer, layout.approximates, scored), scored, sums[0] as number, sums[1] as number);
+    }
     const dots = new Int32Array(buffer, layout.dots, rows);
     const candidates = new Int32Array(buffer, layout.candidates, count);
     // The candidates whose upper bound reaches the final floor, and those bounds.

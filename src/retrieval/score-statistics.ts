@@ -42,6 +42,22 @@ export class ScoreStatistics implements ScoreSink {
     this.sumOfSquares = sumOfSquares;
   }
 
+  /**
+   * `addMany` of the first `count` scores whose running sums, continued from this one's in order (`sum`,
+   * `sumOfSquares` first), were computed elsewhere (the int8 scan's kernel, in its memory): the same doubles as
+   * `addMany`'s, without a JS loop over them.
+   *
+   * @example
+   * ```ts
+   * statistics.addSummed(scores, scores.length, statistics.sum + 1 + 2, statistics.sumOfSquares + 1 + 4); // scores [1, 2]
+   * ```
+   */
+  addSummed(_scores: Float64Array, count: number, sum: number, sumOfSquares: number): void {
+    this.count += count;
+    this.sum = sum;
+    this.sumOfSquares = sumOfSquares;
+  }
+
   /** The mean score (0 when empty). */
   get mean(): number {
     return this.count === 0 ? 0 : this.sum / this.count;
