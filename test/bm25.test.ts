@@ -137,6 +137,40 @@ describe('BM25 with pseudo-relevance feedback in one pass', () => {
     expect(next).toBe(documents.length);
   });
 
+  // A load never searched has no postings lists: its write makes the posting sections from each document's terms
+  // (documentPostingSectionsSteps), the bytes the lists give, and its first search after makes the lists.
+  it('writes, never searched, the bytes a searched copy writes, and searches as it after', () => {
+    const random = seededRandom(17);
+    const words = Array.from({ length: 50 }, (_, index) => `w${index}`);
+    const documents = Array.from({ length: 900 }, () => Array.from({ length: Math.floor(random() * 12) }, () => words[Math.floor(random() ** 2 * words.length)] as string));
+    // Block bounds persisted at every size (no removed slot): a load never searched makes them from the sections.
+    const withBounds = { reach: 2, fromSlots: 0, budgetBytes: 2 ** 30 };
+    const bytesOf = (index: Bm25Index, bounds?: typeof withBounds) => {
+      const writer = new SnapshotWriter();
+      index.writeState(writer, 'bm25', bounds);
+      return writer.finish({ version: 1 });
+    };
+    for (const removed of [[], [0, 450, 899]]) {
+      const unsearched = new Bm25Index();
+      const searched = new Bm25Index();
+      documents.forEach((document, slot) => {
+        unsearched.addTokens(document);
+        searched.addTokens(document);
+        if (slot % 97 === 0) searched.search(['w1'], 1);
+      });
+      for (const slot of removed) for (const index of [unsearched, searched]) index.remove(slot);
+      const written = bytesOf(unsearched);
+      expect(Buffer.compare(written, bytesOf(searched))).toBe(0);
+      const bounded = bytesOf(unsearched, withBounds);
+      expect(Buffer.compare(bounded, bytesOf(searched, withBounds))).toBe(0);
+      if (removed.length === 0) expect(bounded.length).toBeGreaterThan(written.length);
+      // A second write (still never searched) gives the same bytes; a search after finds what the searched copy finds.
+      expect(Buffer.compare(bytesOf(unsearched), written)).toBe(0);
+      for (const query of [['w0'], ['w3', 'w17'], ['w49']]) expect(unsearched.search(query, 10)).toEqual(searched.search(query, 10));
+      expect(Buffer.compare(bytesOf(unsearched), written)).toBe(0);
+    }
+  });
+
   it('indexes term ids as it indexes their terms', () => {
     const byTokens = new Bm25Index();
     const byIds = new Bm25Index();

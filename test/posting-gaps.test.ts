@@ -1,7 +1,9 @@
-// BM25 posting slots as LEB128 gaps: exact round trips across every byte length, corrupt bytes refused, and a restored index's postings.
+// BM25 posting slots as LEB128 gaps: exact round trips across every byte length, corrupt bytes refused, sections made from documents' terms, and a restored index's postings.
 import { describe, expect, it } from 'vitest';
 import { Bm25Index } from '../src/retrieval/bm25.js';
-import { decodePostingGaps, encodePostingGaps, PostingGapsEncoder } from '../src/retrieval/posting-gaps.js';
+import { decodePostingGaps, documentPostingSectionsSteps, encodePostingGaps, PostingGapsEncoder } from '../src/retrieval/posting-gaps.js';
+import { runSteps } from '../src/core/time-slice.js';
+import { seededRandom } from '../bench/synthetic-corpus.js';
 import { bytesSnapshotFile } from '../src/retrieval/snapshot-file.js';
 import { SnapshotReader, SnapshotRejected, SnapshotWriter } from '../src/retrieval/snapshot-format.js';
 
@@ -113,5 +115,78 @@ describe('a restored Bm25Index', () => {
     index.add('rare again');
     const { copy: again } = restored(copy);
     expect(again.search(['rare'], 10)).toEqual(index.search(['rare'], 10));
+  });
+});
+
+describe('documentPostingSectionsSteps', () => {
+  // The lists a posting in slot order makes of documents' terms (slot -> distinct terms and their frequencies),
+  // encoded list by list: the reference.
+  function fromLists(termCount: number, documents: Map<number, { terms: number[]; frequencies: number[] }>) {
+    const lists = Array.from({ length: termCount }, () => ({ slots: [] as number[], frequencies: [] as number[] }));
+    for (const [slot, document] of [...documents].sort((a, b) => a[0] - b[0])) {
+      document.terms.forEach((term, at) => {
+        lists[term]!.slots.push(slot);
+        lists[term]!.frequencies.push(document.frequencies[at]!);
+      });
+    }
+    const encoder = new PostingGapsEncoder(termCount, 16);
+    const ends: number[] = [];
+    let total = 0;
+    for (const list of lists) {
+      encoder.add(Int32Array.from(list.slots));
+      ends.push((total += list.slots.length));
+    }
+    const { bytes, byteEnds } = encoder.finish();
+    return { postingEnds: ends, bytes: Array.from(bytes), byteEnds: Array.from(byteEnds), frequencies: lists.flatMap((list) => list.frequencies), slots: lists.flatMap((list) => list.slots) };
+  }
+
+  it.each([
+    ['u8 frequencies, gaps of one to four bytes', true, 2_200_000, 3_000],
+    ['u16 frequencies, dense documents', false, 3_000, 3_000],
+  ] as const)('makes from documents\' terms the bytes the lists give (%s)', (_name, narrow, slots, filled) => {
+    const random = seededRandom(narrow ? 3 : 4);
+    const termCount = 60;
+    const documents = new Map<number, { terms: number[]; frequencies: number[] }>();
+    // Documents at random slots (empty ones between): gaps from 0 to past 2^21 (four LEB128 bytes).
+    for (let count = 0; count < filled; count++) {
+      const slot = Math.floor(random() ** 3 * slots);
+      const terms = [...new Set(Array.from({ length: 1 + Math.floor(random() * 8) }, () => Math.floor(random() ** 2 * (termCount - 1))))];
+      documents.set(slot, { terms, frequencies: terms.map(() => 1 + Math.floor(random() * (narrow ? 255 : 700))) });
+    }
+    // A rare term at both ends: its one gap is the largest the slots allow.
+    for (const slot of [0, slots - 1]) {
+      const document = documents.get(slot) ?? { terms: [], frequencies: [] };
+      document.terms.push(termCount - 1);
+      document.frequencies.push(2);
+      documents.set(slot, document);
+    }
+    const starts = new Int32Array(slots + 1);
+    const flatTerms: number[] = [];
+    const flatFrequencies: number[] = [];
+    for (let slot = 0; slot < slots; slot++) {
+      const document = documents.get(slot);
+      if (document !== undefined) {
+        flatTerms.push(...document.terms);
+        flatFrequencies.push(...document.frequencies);
+      }
+      starts[slot + 1] = flatTerms.length;
+    }
+    const made = runSteps(documentPostingSectionsSteps(termCount, Uint16Array.from(flatTerms), starts, narrow ? Uint8Array.from(flatFrequencies) : Uint16Array.from(flatFrequencies), narrow));
+    const expected = fromLists(termCount, documents);
+    expect(Array.from(made.postingEnds)).toEqual(expected.postingEnds);
+    expect(Array.from(made.bytes)).toEqual(expected.bytes);
+    expect(Array.from(made.byteEnds)).toEqual(expected.byteEnds);
+    expect(Array.from(made.frequencies)).toEqual(expected.frequencies);
+    expect(made.frequencies instanceof Uint8Array).toBe(narrow);
+    // Decoded back, the lists are the documents' postings; the rare term's gap took four bytes at 2.2M slots.
+    expect(Array.from(decodeAll(made.bytes, made.byteEnds, made.postingEnds, slots))).toEqual(expected.slots);
+    const rare = (made.byteEnds[termCount - 1] as number) - (made.byteEnds[termCount - 2] as number);
+    expect(rare).toBe(1 + (slots > 2 ** 21 ? 4 : 2));
+  });
+
+  it('writes the documented example, and refuses a document holding a term twice', () => {
+    const made = runSteps(documentPostingSectionsSteps(2, Uint16Array.of(1, 0, 1), Int32Array.of(0, 2, 3), Uint8Array.of(2, 1, 1), true));
+    expect([Array.from(made.postingEnds), Array.from(made.bytes), Array.from(made.byteEnds), Array.from(made.frequencies)]).toEqual([[1, 3], [0, 0, 0], [1, 3], [1, 2, 1]]);
+    expect(() => runSteps(documentPostingSectionsSteps(2, Uint16Array.of(1, 1), Int32Array.of(0, 2), Uint8Array.of(1, 1), true))).toThrow(/not strictly ascending/);
   });
 });

@@ -7,7 +7,8 @@ import type { ScoredBlocks, TermBlockBounds } from './block-bounds.js';
 import { grow, reserve } from './grow.js';
 import { readWidened, writeNarrowest } from './narrow-integers.js';
 import { PersistedBounds, termsToPersist, writeBoundsSteps } from './persisted-bounds.js';
-import { decodePostingGaps, PostingGapsEncoder } from './posting-gaps.js';
+import { decodePostingGaps, documentPostingSectionsSteps, PostingGapsEncoder } from './posting-gaps.js';
+import type { PostingSections } from './posting-gaps.js';
 import type { ScoreSink } from './score-statistics.js';
 import { SnapshotRejected } from './snapshot-format.js';
 import type { FileBytes, LazySection, SnapshotReader, SnapshotWriter } from './snapshot-format.js';
@@ -612,15 +613,8 @@ export class Bm25Index {
 
   /** `writeState` in steps (a pause every few thousand terms, and per term whose bounds it writes), for `runStepsSliced`; the index must not change meanwhile. */
   *writeStateSteps(writer: SnapshotWriter, prefix: string, bounds: PersistedBoundsOptions = PERSISTED_BOUNDS): Steps<void> {
-    while (this.postedSlots < this.slotCount) yield* this.postingSteps();
     this.readAllTerms();
     const terms = this.termNames.length;
-    const postingEnds = new Int32Array(terms);
-    let total = 0;
-    for (let id = 0; id < terms; id++) {
-      if ((id & STEP_TERMS) === 0) yield;
-      postingEnds[id] = total += this.list(id).length;
-    }
     const slots = this.slotCount;
     const flat = this.termsStart[slots] as number;
     const frequenciesFlat = this.frequenciesFlat.subarray(0, flat);
@@ -628,20 +622,12 @@ export class Bm25Index {
     let largest = 0;
     for (let position = 0; position < flat; position++) if ((frequenciesFlat[position] as number) > largest) largest = frequenciesFlat[position] as number;
     const narrow = largest < NARROW_FREQUENCIES;
-    // A bulk posting leaves the lists' frequencies end to end, term by term, in one array: viewed, not copied.
-    const viewed = this.frequenciesEndToEnd(narrow, total);
-    const postingFrequencies = viewed ?? (narrow ? new Uint8Array(total) : new Uint16Array(total));
-    // The slots as LEB128 gaps, encoded from each term's list (readState decodes a term's list on its first use).
-    const gaps = new PostingGapsEncoder(terms, total);
-    let at = 0;
-    for (let id = 0; id < terms; id++) {
-      if ((id & STEP_TERMS) === 0) yield;
-      const list = this.list(id);
-      gaps.add(list.slots.subarray(0, list.length));
-      if (viewed === null) postingFrequencies.set(list.frequencies.subarray(0, list.length), at);
-      at += list.length;
-    }
-    const { bytes: gapBytes, byteEnds } = gaps.finish();
+    // An index never searched (a bulk load) has no lists yet: its sections are made from each document's terms,
+    // the same bytes, and the lists are made at its first search, not held for the write.
+    const unposted = this.postedSlots === 0 && this.posting === null && this.restored === null;
+    const { postingEnds, bytes: gapBytes, byteEnds, frequencies: postingFrequencies } = unposted
+      ? yield* documentPostingSectionsSteps(terms, this.termsFlat, this.termsStart.subarray(0, slots + 1), frequenciesFlat, narrow)
+      : yield* this.listSectionsSteps(narrow);
     writer.strings(`${prefix}.terms`, this.termNames);
     writer.array(`${prefix}.documentFrequency`, this.documentFrequency.subarray(0, terms));
     writeNarrowest(writer, `${prefix}.lengths`, this.lengths.subarray(0, slots));
@@ -660,7 +646,9 @@ export class Bm25Index {
     if (slots === 0 || slots < bounds.fromSlots || this.liveCount !== slots) return;
     // The common terms with the most postings, within the budget and the postings' own bytes (see PersistedBoundsOptions).
     const budget = Math.min(bounds.budgetBytes, gapBytes.byteLength + postingFrequencies.byteLength);
-    const ids = termsToPersist(terms, (id) => this.list(id).length, slots, budget);
+    // A term's postings count from the sections just made: an unposted index has no lists to ask.
+    const countOf = (id: number): number => (postingEnds[id] as number) - (id === 0 ? 0 : (postingEnds[id - 1] as number));
+    const ids = termsToPersist(terms, countOf, slots, budget);
     if (ids.length === 0) return;
     // The norms a reader's `currentNorms` makes (made aside when they are not current: a bulk load's index keeps none).
     const norms = this.normsKey === `${this.liveCount}:${this.totalLength}:${this.slotCount}` ? this.norms : this.normsInto(new Float64Array(slots));
@@ -669,12 +657,48 @@ export class Bm25Index {
     const key = { live: this.liveCount, totalLength: this.totalLength, slots, k1, b, reach: bounds.reach };
     // Their own scratch: queries run between the steps, and use the shared one.
     let longest = 0;
-    for (const id of ids) longest = Math.max(longest, this.list(id).length);
+    for (const id of ids) longest = Math.max(longest, countOf(id));
     const saturations = new Float64Array(longest);
+    // Without lists (unposted), a term's slots are decoded from the gaps just written into one scratch, a term at a
+    // time: the bounds made keep none of it, so the write never holds the lists it avoided making.
+    const decoded = unposted ? new Int32Array(longest) : null;
     yield* writeBoundsSteps(writer, prefix, key, ids, (id) => {
-      const list = this.list(id);
-      return commonTermBoundsSteps(list.slots, list.frequencies, list.length, norms, k1, bounds.reach, blockCount, saturations);
+      if (decoded === null) {
+        const list = this.list(id);
+        return commonTermBoundsSteps(list.slots, list.frequencies, list.length, norms, k1, bounds.reach, blockCount, saturations);
+      }
+      const count = countOf(id);
+      const start = id === 0 ? 0 : (postingEnds[id - 1] as number);
+      decodePostingGaps(gapBytes, id === 0 ? 0 : (byteEnds[id - 1] as number), byteEnds[id] as number, decoded, 0, count, slots);
+      return commonTermBoundsSteps(decoded, postingFrequencies.subarray(start, start + count), count, norms, k1, bounds.reach, blockCount, saturations);
     });
+  }
+
+  /** The posting sections made from the postings lists (the pending documents posted first), in steps. */
+  private *listSectionsSteps(narrow: boolean): Steps<PostingSections> {
+    while (this.postedSlots < this.slotCount) yield* this.postingSteps();
+    const terms = this.termNames.length;
+    const postingEnds = new Int32Array(terms);
+    let total = 0;
+    for (let id = 0; id < terms; id++) {
+      if ((id & STEP_TERMS) === 0) yield;
+      postingEnds[id] = total += this.list(id).length;
+    }
+    // A bulk posting leaves the lists' frequencies end to end, term by term, in one array: viewed, not copied.
+    const viewed = this.frequenciesEndToEnd(narrow, total);
+    const frequencies = viewed ?? (narrow ? new Uint8Array(total) : new Uint16Array(total));
+    // The slots as LEB128 gaps, encoded from each term's list (readState decodes a term's list on its first use).
+    const gaps = new PostingGapsEncoder(terms, total);
+    let at = 0;
+    for (let id = 0; id < terms; id++) {
+      if ((id & STEP_TERMS) === 0) yield;
+      const list = this.list(id);
+      gaps.add(list.slots.subarray(0, list.length));
+      if (viewed === null) frequencies.set(list.frequencies.subarray(0, list.length), at);
+      at += list.length;
+    }
+    const { bytes, byteEnds } = gaps.finish();
+    return { postingEnds, bytes, byteEnds, frequencies: frequencies as Uint8Array<ArrayBuffer> | Uint16Array<ArrayBuffer> };
   }
 
   /**
