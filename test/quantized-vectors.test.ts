@@ -211,6 +211,33 @@ describe('QuantizedVectors', () => {
     );
   });
 
+  // A build writes the scales and norms straight into the scan's memory (as a copy read from a snapshot holds them),
+  // not into arrays of their own copied there at the first search: the same rows, results and written bytes.
+  it('builds its scales and norms in the scan memory only, searching and writing as rows set one by one', () => {
+    const centre = rows.reduce((sum, row) => sum.map((value, index) => value + (row[index] as number) / rows.length), new Array<number>(100).fill(0));
+    const withGaps = (slot: number) => (slot % 10 === 3 ? null : (rows[slot] ?? null));
+    const built = QuantizedVectors.build(rows.length, withGaps, centre);
+    const oneByOne = new QuantizedVectors(centre);
+    for (let slot = 0; slot < rows.length; slot++) oneByOne.set(slot, withGaps(slot));
+    const bytesOf = (vectors: QuantizedVectors) => {
+      const writer = new SnapshotWriter();
+      vectors.writeState(writer, 'q');
+      return writer.finish({ version: 1 });
+    };
+    expect(Buffer.compare(bytesOf(built), bytesOf(oneByOne))).toBe(0);
+    const reader = SnapshotReader.open(bytesSnapshotFile(bytesOf(built)));
+    reader.readApart(QuantizedVectors.sectionsReadInto('q'));
+    const read = QuantizedVectors.readState(reader, 'q');
+    // No arrays of their own beside the scan's memory (25 bytes a row less): what a copy read back holds.
+    expect(built.memoryBytes).toBe(read.memoryBytes);
+    const present = (query: Float32Array) => (slot: number) => exact(query)(slot);
+    const kept = (slot: number) => withGaps(slot) !== null;
+    for (const query of vectors(8, 100, 41)) expect(built.search(query, 10, present(query))).toEqual(floatScan(rows, query, 10, kept));
+    // A write after the build gives the arrays back their own memory first; the results follow it.
+    built.set(3, rows[3] as Float32Array);
+    for (const query of vectors(4, 100, 42)) expect(built.search(query, 10, present(query))).toEqual(floatScan(rows, query, 10, (slot) => slot === 3 || kept(slot)));
+  });
+
   it('stays exact for any data, centre and query (property)', () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 1_000_000 }), fc.integer({ min: 1, max: 40 }), fc.integer({ min: 1, max: 12 }), fc.boolean(), (seed, count, limit, centred) => {
