@@ -89,6 +89,11 @@ function toChunk(row: ChunkRow): Chunk {
   };
 }
 
+/** Fewest ids `vectorsOf` first looks for as one run of rows (see `vectorsInSequence`); fewer are read by id. */
+const CONSECUTIVE_READ = 64;
+/** Rows `vectorsInSequence` looks ahead for an id's row, past rows no id asks for. */
+const SEQUENCE_LOOKAHEAD = 8;
+
 /**
  * The embedded default store.
  *
@@ -125,6 +130,8 @@ export class SqliteStore implements Store {
     deleteTurn: Statement;
     vectorById: Statement;
     vectorsByIds: Statement;
+    seqById: Statement;
+    vectorsBySeq: Statement;
   };
   /** The purge of rewound chunks and facts (rewound-rows.ts): a batch per write transaction, between other work. */
   private readonly purge = new BackgroundPurge({
@@ -163,6 +170,8 @@ export class SqliteStore implements Store {
       isLive: this.db.prepare('SELECT 1 FROM saves WHERE save_id = ? AND deleted_at IS NULL'),
       deleteTurn: this.db.prepare(`DELETE FROM chunks WHERE save_id = ? AND turn_id = ? AND chunk_type = ? AND ${visibleChunk('chunks')}`),
       vectorById: this.db.prepare('SELECT embedding FROM chunks WHERE id = ?').raw(true),
+      seqById: this.db.prepare('SELECT seq FROM chunks WHERE id = ?').pluck(),
+      vectorsBySeq: this.db.prepare('SELECT id, embedding FROM chunks WHERE seq BETWEEN ? AND ? ORDER BY seq').raw(true),
       // Each row is named by its id's place in the JSON array, so that no id is formatted back to text.
       vectorsByIds: this.db.prepare(`SELECT ids.key, chunks.embedding FROM json_each(?) AS ids JOIN chunks ON chunks.id = ${textIds ? 'ids.value' : storedChunkIdSql('ids.value')}`).raw(true),
     };
@@ -410,9 +419,48 @@ export class SqliteStore implements Store {
       return [row === undefined ? null : blobAsVector(row[0])];
     }
     const vectors: (Float32Array | null)[] = ids.map(() => null);
+    const missing = ids.length >= CONSECUTIVE_READ ? this.vectorsInSequence(ids, vectors) : ids.map((_, place) => place);
+    if (missing.length === 0) return vectors;
     // One statement whatever the count: the ids go in as one JSON array.
-    for (const [place, embedding] of this.statements.vectorsByIds.all(JSON.stringify(ids)) as [number, Buffer | null][]) vectors[place] = blobAsVector(embedding);
+    const asked = missing.length === ids.length ? ids : missing.map((place) => ids[place] as string);
+    for (const [at, embedding] of this.statements.vectorsByIds.all(JSON.stringify(asked)) as [number, Buffer | null][]) vectors[missing[at] as number] = blobAsVector(embedding);
     return vectors;
+  }
+
+  /**
+   * Reads the vectors of `ids` that lie in one run of rows in insertion order (a pass over a bulk load's slots
+   * asks for its rows in the order they were written): when the rows of the first and last id are at most a
+   * quarter more apart than the ids are many, the rows between are read in order (a range of the table, not an
+   * index lookup per id) and each is matched to the id asked at its place by its stored id. Fills `vectors`;
+   * returns the places of the ids not found so (read by id after).
+   */
+  private vectorsInSequence(ids: readonly string[], vectors: (Float32Array | null)[]): number[] {
+    const first = this.statements.seqById.get(this.storedId(ids[0] as string)) as number | undefined;
+    const last = this.statements.seqById.get(this.storedId(ids[ids.length - 1] as string)) as number | undefined;
+    const all = ids.map((_, place) => place);
+    if (first === undefined || last === undefined || last < first || last - first + 1 > ids.length + (ids.length >> 2)) return all;
+    const rows = this.statements.vectorsBySeq.all(first, last) as [Buffer | string, Buffer | null][];
+    const missing: number[] = [];
+    let row = 0;
+    for (let place = 0; place < ids.length; place++) {
+      const id = this.storedId(ids[place] as string);
+      // The rows between that no id asks for (no vector, another save's) are stepped over, a few at a time.
+      let found = -1;
+      for (let at = row; at < Math.min(rows.length, row + SEQUENCE_LOOKAHEAD); at++) {
+        const stored = (rows[at] as [Buffer | string, Buffer | null])[0];
+        if (typeof id === 'string' ? stored === id : typeof stored !== 'string' && id.equals(stored)) {
+          found = at;
+          break;
+        }
+      }
+      if (found < 0) {
+        missing.push(place);
+        continue;
+      }
+      vectors[place] = blobAsVector((rows[found] as [Buffer | string, Buffer | null])[1]);
+      row = found + 1;
+    }
+    return missing;
   }
 
   /** The statement reading `count` chunks by id, prepared once per count (a query reads k of them every time). */
