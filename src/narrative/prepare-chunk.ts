@@ -1,14 +1,15 @@
 // Turns a caller's ChunkInput into a validated NewChunk: checks every field, merges metadata under the core keys.
 import { MnemoError } from '../core/errors.js';
-import { newId } from '../core/ids.js';
+import { newTimeOrderedId } from '../core/ids.js';
 import { DEFAULT_CHUNK_TYPE } from '../core/types.js';
 import type { ChunkInput, Metadata } from '../core/types.js';
 import { describe, optionalChunkType, optionalMetadata, requireSaveId, requireText, requireTurnId } from '../core/validate.js';
 import type { NewChunk } from '../seams/store.js';
 
 /**
- * Validates a chunk input and gives it an id. Metadata keeps the caller's extra keys, but the core keys
- * (saveId, turnId, chunkType, entryId) always win. An `entryId` may come top-level or in metadata.
+ * Validates a chunk input and gives it an id (a time-ordered UUID, `newTimeOrderedId`). Metadata keeps the
+ * caller's extra keys, but the core keys (saveId, turnId, chunkType, entryId) always win. An `entryId` may come
+ * top-level or in metadata.
  *
  * @example
  * ```ts
@@ -36,7 +37,7 @@ export function prepareChunk(input: ChunkInput, now: number): NewChunk {
   metadata['chunkType'] = chunkType;
   if (entryId === null) delete metadata['entryId'];
   else metadata['entryId'] = entryId;
-  return { id: newId(), saveId, turnId, chunkType, text, entryId, metadata, createdAt: now, embedding: null };
+  return { id: newTimeOrderedId(), saveId, turnId, chunkType, text, entryId, metadata, createdAt: now, embedding: null };
 }
 
 /**

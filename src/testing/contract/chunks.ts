@@ -20,7 +20,7 @@ export function runChunksContract(name: string, factory: StoreFactory): void {
 
     it('adds a chunk and returns a UUID, with the defaults filled in', async () => {
       const id = await current.memory.add({ saveId: 'a', turnId: 1, text: 'The lantern flickers.' });
-      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
       const [chunk] = await current.store.getChunks([id]);
       expect(chunk).toMatchObject({ id, saveId: 'a', turnId: 1, chunkType: 'narrative', text: 'The lantern flickers.', entryId: null });
       expect(await current.memory.count('a')).toBe(1);
