@@ -133,3 +133,38 @@ describe('CorpusIndex.idsOf', () => {
     }
   });
 });
+
+describe('CorpusIndex insertion order', () => {
+  // The order's chains are made on first use (until a removal, every slot in order): read early or late, through
+  // removals and adds after, they are the same, and so is a copy read back from a snapshot.
+  it('is the same made at the first read or kept from the first add, through removals and adds', () => {
+    const neighbours = (index: CorpusIndex) => Array.from({ length: 10 }, (_, slot) => [index.neighbourOf(slot, -1), index.neighbourOf(slot, 1)]);
+    const chains = (index: CorpusIndex) => {
+      const { previous, next, dense } = index.order;
+      return { previous: Array.from(previous.subarray(0, 8)), next: Array.from(next.subarray(0, 8)), dense };
+    };
+    const late = new CorpusIndex(0);
+    const early = new CorpusIndex(0);
+    const first = Array.from({ length: 6 }, (_, at) => row(`c${at}`, at, null));
+    late.add(first);
+    early.add(first);
+    expect(early.order.dense).toBe(true);
+    expect(neighbours(late)).toEqual(neighbours(early));
+    expect(neighbours(late).slice(0, 7)).toEqual([[null, 1], [0, 2], [1, 3], [2, 4], [3, 5], [4, null], [null, null]]);
+    late.add([row('c6', 6, null)]);
+    early.add([row('c6', 6, null)]);
+    expect(chains(late)).toEqual(chains(early));
+    for (const index of [late, early]) {
+      index.remove(['c2', 'c6']);
+      index.add([row('c7', 7, null)]);
+    }
+    expect(neighbours(late)).toEqual(neighbours(early));
+    expect(neighbours(late).slice(0, 8)).toEqual([[null, 1], [0, 3], [null, null], [1, 4], [3, 5], [4, 7], [null, null], [5, null]]);
+    expect(chains(late)).toEqual(chains(early));
+    expect(chains(late).dense).toBe(false);
+    const writer = new SnapshotWriter();
+    const scalars = late.writeState(writer);
+    const read = CorpusIndex.readState(SnapshotReader.open(bytesSnapshotFile(writer.finish({ version: 1, ...scalars }))), 1, {});
+    expect(neighbours(read)).toEqual(neighbours(late));
+  });
+});

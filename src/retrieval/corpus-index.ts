@@ -221,10 +221,11 @@ export class CorpusIndex {
   private readonly options: CorpusIndexOptions;
   /**
    * The order of every live document (insertion order, removed ones skipped): each slot's previous and next live
-   * slot (-1: none). Derived from the slots and their live flags; window sums walk it.
+   * slot (-1: none). Derived from the slots and their live flags; window sums walk it. Null until first read or a
+   * removal (`sequence`): while no slot was removed the chain is every slot in order (a 1M load: 8 MB not held).
    */
-  private sequencePrevious = new Int32Array(64).fill(-1);
-  private sequenceNext = new Int32Array(64).fill(-1);
+  private sequencePrevious: Int32Array | null = null;
+  private sequenceNext: Int32Array | null = null;
   private sequenceTail = -1;
 
   constructor(version: number, options: CorpusIndexOptions = {}, restored?: { bm25: Bm25Index; vectors: VectorIndex }) {
@@ -588,8 +589,10 @@ export class CorpusIndex {
     this.positions = reserve(this.positions, slots);
     this.kindIds = reserve(this.kindIds, slots);
     this.labelsStart = reserve(this.labelsStart, slots + 1);
-    this.sequencePrevious = reserve(this.sequencePrevious, slots);
-    this.sequenceNext = reserve(this.sequenceNext, slots);
+    if (this.sequencePrevious !== null && this.sequenceNext !== null) {
+      this.sequencePrevious = reserve(this.sequencePrevious, slots);
+      this.sequenceNext = reserve(this.sequenceNext, slots);
+    }
     this.context.reserve(slots);
     this.fields.reserve(slots);
     this.ids.reserve(slots);
@@ -679,13 +682,35 @@ export class CorpusIndex {
   }
 
   private appendToSequence(slot: number): void {
+    // Not made yet: slots are added in order and none was removed, so the chain is still every slot in order.
+    if (this.sequencePrevious === null || this.sequenceNext === null) {
+      this.sequenceTail = slot;
+      return;
+    }
     this.sequencePrevious = grow(this.sequencePrevious, slot + 1);
     this.sequenceNext = grow(this.sequenceNext, slot + 1);
     this.sequenceTail = appendSlot(this.sequencePrevious, this.sequenceNext, this.sequenceTail, slot);
   }
 
   private removeFromSequence(slot: number): void {
-    this.sequenceTail = unlinkSlot(this.sequencePrevious, this.sequenceNext, this.sequenceTail, slot);
+    const { previous, next } = this.sequence();
+    this.sequenceTail = unlinkSlot(previous, next, this.sequenceTail, slot);
+  }
+
+  /** The order's chains, made on first use: until a slot is removed, every slot in order (see `sequencePrevious`). */
+  private sequence(): { previous: Int32Array; next: Int32Array } {
+    if (this.sequencePrevious === null || this.sequenceNext === null) {
+      const slots = this.bm25.slots;
+      const previous = new Int32Array(Math.max(64, slots)).fill(-1);
+      const next = new Int32Array(Math.max(64, slots)).fill(-1);
+      for (let slot = 0; slot < slots; slot++) {
+        previous[slot] = slot - 1;
+        next[slot] = slot + 1 < slots ? slot + 1 : -1;
+      }
+      this.sequencePrevious = previous;
+      this.sequenceNext = next;
+    }
+    return { previous: this.sequencePrevious, next: this.sequenceNext };
   }
 
   /**
@@ -697,13 +722,18 @@ export class CorpusIndex {
    * ```
    */
   neighbourOf(slot: number, direction: -1 | 1): number | null {
+    if (this.sequencePrevious === null || this.sequenceNext === null) {
+      const other = slot + direction;
+      return slot < this.bm25.slots && other >= 0 && other < this.bm25.slots ? other : null;
+    }
     const other = direction === -1 ? this.sequencePrevious[slot] : this.sequenceNext[slot];
     return other === undefined || other < 0 ? null : other;
   }
 
   /** The order of the live documents (insertion order) as slot chains, for window sums: views, valid until the next write. */
   get order(): SlotOrder {
-    return { previous: this.sequencePrevious, next: this.sequenceNext, dense: this.bm25.size === this.bm25.slots };
+    const { previous, next } = this.sequence();
+    return { previous, next, dense: this.bm25.size === this.bm25.slots };
   }
 
   /** The neighbouring live slot with a vector before (-1) or after (+1) `slot`, or null. */
