@@ -31,9 +31,11 @@ interface Configuration {
 
 const words = { fusion: 'zscore', feedback: null } as const;
 /** The context techniques off: the rows before them are measured as they were (`$OFF` in the commands). */
-const OFF = { windowSum: null, speakerBoost: 0, sceneWeight: 0, timeBoost: 0, softMatch: null, adaptiveWeights: 0, lengthPrior: 0 } as const;
-/** The length prior off: every row measured before it became a default (`--length-prior 0` in the commands). */
-const BEFORE = { lengthPrior: 0 } as const;
+const OFF = { windowSum: null, speakerBoost: 0, sceneWeight: 0, timeBoost: 0, softMatch: null, adaptiveWeights: 0, lengthPrior: 0, speakerSemanticWeight: 0 } as const;
+/** The speaker semantic part off: every row measured before it became a default (`--speaker-semantic-weight 0` in the commands). */
+const PART_OFF = { speakerSemanticWeight: 0 } as const;
+/** The length prior off: every row measured before it became a default (`--length-prior 0 --speaker-semantic-weight 0` in the commands; the speaker part off too). */
+const BEFORE = { lengthPrior: 0, ...PART_OFF } as const;
 /** Query-adaptive arm weights off: the rows measured before they became a default (and before the length prior). */
 const FIXED = { adaptiveWeights: 0, ...BEFORE } as const;
 const CONFIGURATIONS: Configuration[] = [
@@ -46,28 +48,29 @@ const CONFIGURATIONS: Configuration[] = [
   { name: 'static + BM25, z-score fusion', command: '--embedder static eval --neighbour-weight 0 $OFF', open: { embedderName: 'static', neighbourWeight: 0 }, query: { ...words, ...OFF } },
   { name: 'static + BM25, z-score, neighbour context 0.5', command: '--embedder static eval $OFF', open: { embedderName: 'static' }, query: { ...words, ...OFF } },
   { name: 'previous default: static + BM25, z-score, neighbour 0.5, feedback (3, 5, 0.5)', command: 'eval $OFF', open: { embedderName: 'static' }, query: OFF },
-  { name: '+ window sum (2, 1)', command: 'eval --speaker-boost 0 --scene-weight 0 --time-boost 0 --soft-match off --adaptive-weights 0 --length-prior 0', open: { embedderName: 'static' }, query: { speakerBoost: 0, sceneWeight: 0, timeBoost: 0, softMatch: null, ...FIXED } },
-  { name: '+ speaker signal 1', command: 'eval --scene-weight 0 --time-boost 0 --soft-match off --adaptive-weights 0 --length-prior 0', open: { embedderName: 'static' }, query: { sceneWeight: 0, timeBoost: 0, softMatch: null, ...FIXED } },
-  { name: '+ scene signal 0.5', command: 'eval --time-boost 0 --soft-match off --adaptive-weights 0 --length-prior 0', open: { embedderName: 'static' }, query: { timeBoost: 0, softMatch: null, ...FIXED } },
-  { name: '+ time signal 1 (window sum, speaker, scene, time; soft matching off)', command: 'eval --soft-match off --adaptive-weights 0 --length-prior 0', open: { embedderName: 'static' }, query: { softMatch: null, ...FIXED } },
-  { name: '+ soft word matching (1, 2, 50)', command: 'eval --adaptive-weights 0 --length-prior 0', open: { embedderName: 'static' }, query: FIXED },
-  { name: '+ query-adaptive arm weights 1 (the default before the length prior)', command: 'eval --length-prior 0', open: { embedderName: 'static' }, query: BEFORE },
-  { name: '**default**: + length prior 1', command: 'eval', open: { embedderName: 'static' }, query: {} },
-  { name: 'main bf4be79 + scene diversity (step 0.25, head 50; an option)', command: 'eval --adaptive-weights 0 --scene-diversity 0.25 --length-prior 0', open: { embedderName: 'static' }, query: { ...FIXED, sceneDiversity: { step: 0.25 } } },
-  { name: 'main bf4be79 + question scaffolding (the built-in list; an option)', command: 'eval --adaptive-weights 0 --scaffolding on --length-prior 0', open: { embedderName: 'static' }, query: { ...FIXED, scaffolding: QUESTION_SCAFFOLDING } },
-  { name: 'main bf4be79 + speaker profile 0.3 (an option)', command: 'eval --adaptive-weights 0 --profile-weight 0.3 --length-prior 0', open: { embedderName: 'static' }, query: { ...FIXED, profileWeight: 0.3 } },
-  { name: 'default + speaker profile 0.3', command: 'eval --profile-weight 0.3 --length-prior 0', open: { embedderName: 'static' }, query: { profileWeight: 0.3, ...BEFORE } },
-  { name: 'default + scene vector signal 0.3 (an option)', command: 'eval --scene-vector-weight 0.3 --length-prior 0', open: { embedderName: 'static' }, query: { sceneVectorWeight: 0.3, ...BEFORE } },
-  { name: 'default + vector feedback 0.3, head 5, mix 0.5 (an option)', command: 'eval --vector-feedback 0.3,5,0.5 --length-prior 0', open: { embedderName: 'static' }, query: { vectorFeedback: { weight: 0.3, head: 5, mix: 0.5 }, ...BEFORE } },
-  { name: 'default + reply handoff 0.5, head 50 (an option)', command: 'eval --reply-handoff 0.5 --length-prior 0', open: { embedderName: 'static' }, query: { replyHandoff: { weight: 0.5 }, ...BEFORE } },
-  { name: 'default + length signal 0.5, head 50 (an option)', command: 'eval --length-signal 0.5 --length-prior 0', open: { embedderName: 'static' }, query: { lengthSignal: { weight: 0.5 }, ...BEFORE } },
-  { name: 'default + length signal 0.5 + reply handoff 0.5 (options)', command: 'eval --length-signal 0.5 --reply-handoff 0.5 --length-prior 0', open: { embedderName: 'static' }, query: { lengthSignal: { weight: 0.5 }, replyHandoff: { weight: 0.5 }, ...BEFORE } },
-  { name: 'default (with the length prior) + speaker semantic part 0.5 (an option, 4 December 2026)', command: 'eval --speaker-semantic-weight 0.5', open: { embedderName: 'static' }, query: { speakerSemanticWeight: 0.5 } },
-  { name: 'default (with the length prior) + addressed names 0.5 (an option, 4 December 2026)', command: 'eval --addressed-names 0.5', open: { embedderName: 'static' }, query: { addressedNames: 0.5 } },
-  ...(values['word-counts'] === undefined ? [] : [{ name: 'default, SIF p(w) from SUBTLEX-US word counts, common component removed (an option)', command: `--embedder static eval --word-counts ${values['word-counts']} --length-prior 0`, open: { embedderName: 'static' }, query: BEFORE, wordCounts: values['word-counts'] }]),
+  { name: '+ window sum (2, 1)', command: 'eval --speaker-boost 0 --scene-weight 0 --time-boost 0 --soft-match off --adaptive-weights 0 --length-prior 0 --speaker-semantic-weight 0', open: { embedderName: 'static' }, query: { speakerBoost: 0, sceneWeight: 0, timeBoost: 0, softMatch: null, ...FIXED } },
+  { name: '+ speaker signal 1', command: 'eval --scene-weight 0 --time-boost 0 --soft-match off --adaptive-weights 0 --length-prior 0 --speaker-semantic-weight 0', open: { embedderName: 'static' }, query: { sceneWeight: 0, timeBoost: 0, softMatch: null, ...FIXED } },
+  { name: '+ scene signal 0.5', command: 'eval --time-boost 0 --soft-match off --adaptive-weights 0 --length-prior 0 --speaker-semantic-weight 0', open: { embedderName: 'static' }, query: { timeBoost: 0, softMatch: null, ...FIXED } },
+  { name: '+ time signal 1 (window sum, speaker, scene, time; soft matching off)', command: 'eval --soft-match off --adaptive-weights 0 --length-prior 0 --speaker-semantic-weight 0', open: { embedderName: 'static' }, query: { softMatch: null, ...FIXED } },
+  { name: '+ soft word matching (1, 2, 50)', command: 'eval --adaptive-weights 0 --length-prior 0 --speaker-semantic-weight 0', open: { embedderName: 'static' }, query: FIXED },
+  { name: '+ query-adaptive arm weights 1 (the default before the length prior)', command: 'eval --length-prior 0 --speaker-semantic-weight 0', open: { embedderName: 'static' }, query: BEFORE },
+  { name: '+ length prior 1 (the default before the speaker part)', command: 'eval --speaker-semantic-weight 0', open: { embedderName: 'static' }, query: PART_OFF },
+  { name: '**default**: + speaker semantic part 0.5', command: 'eval', open: { embedderName: 'static' }, query: {} },
+  { name: 'main bf4be79 + scene diversity (step 0.25, head 50; an option)', command: 'eval --adaptive-weights 0 --scene-diversity 0.25 --length-prior 0 --speaker-semantic-weight 0', open: { embedderName: 'static' }, query: { ...FIXED, sceneDiversity: { step: 0.25 } } },
+  { name: 'main bf4be79 + question scaffolding (the built-in list; an option)', command: 'eval --adaptive-weights 0 --scaffolding on --length-prior 0 --speaker-semantic-weight 0', open: { embedderName: 'static' }, query: { ...FIXED, scaffolding: QUESTION_SCAFFOLDING } },
+  { name: 'main bf4be79 + speaker profile 0.3 (an option)', command: 'eval --adaptive-weights 0 --profile-weight 0.3 --length-prior 0 --speaker-semantic-weight 0', open: { embedderName: 'static' }, query: { ...FIXED, profileWeight: 0.3 } },
+  { name: 'default + speaker profile 0.3', command: 'eval --profile-weight 0.3 --length-prior 0 --speaker-semantic-weight 0', open: { embedderName: 'static' }, query: { profileWeight: 0.3, ...BEFORE } },
+  { name: 'default + scene vector signal 0.3 (an option)', command: 'eval --scene-vector-weight 0.3 --length-prior 0 --speaker-semantic-weight 0', open: { embedderName: 'static' }, query: { sceneVectorWeight: 0.3, ...BEFORE } },
+  { name: 'default + vector feedback 0.3, head 5, mix 0.5 (an option)', command: 'eval --vector-feedback 0.3,5,0.5 --length-prior 0 --speaker-semantic-weight 0', open: { embedderName: 'static' }, query: { vectorFeedback: { weight: 0.3, head: 5, mix: 0.5 }, ...BEFORE } },
+  { name: 'default + reply handoff 0.5, head 50 (an option)', command: 'eval --reply-handoff 0.5 --length-prior 0 --speaker-semantic-weight 0', open: { embedderName: 'static' }, query: { replyHandoff: { weight: 0.5 }, ...BEFORE } },
+  { name: 'default + length signal 0.5, head 50 (an option)', command: 'eval --length-signal 0.5 --length-prior 0 --speaker-semantic-weight 0', open: { embedderName: 'static' }, query: { lengthSignal: { weight: 0.5 }, ...BEFORE } },
+  { name: 'default + length signal 0.5 + reply handoff 0.5 (options)', command: 'eval --length-signal 0.5 --reply-handoff 0.5 --length-prior 0 --speaker-semantic-weight 0', open: { embedderName: 'static' }, query: { lengthSignal: { weight: 0.5 }, replyHandoff: { weight: 0.5 }, ...BEFORE } },
+  { name: 'default (with the length prior) + addressed names 0.5 (an option, 4 December 2026)', command: 'eval --addressed-names 0.5 --speaker-semantic-weight 0', open: { embedderName: 'static' }, query: { addressedNames: 0.5, ...PART_OFF } },
+  { name: 'default (with the speaker part) + addressed names 0.5 (an option)', command: 'eval --addressed-names 0.5', open: { embedderName: 'static' }, query: { addressedNames: 0.5 } },
+  ...(values['word-counts'] === undefined ? [] : [{ name: 'default, SIF p(w) from SUBTLEX-US word counts, common component removed (an option)', command: `--embedder static eval --word-counts ${values['word-counts']} --length-prior 0 --speaker-semantic-weight 0`, open: { embedderName: 'static' }, query: BEFORE, wordCounts: values['word-counts'] }]),
   { name: 'previous default + oracle facts (LoCoMo observations, facts arm weight 1)', command: 'eval $OFF --facts $FACTS', open: { embedderName: 'static' }, query: OFF, oracleFacts: true },
-  { name: '+ time signal 1 + oracle facts (LoCoMo observations, facts arm weight 1)', command: 'eval --soft-match off --adaptive-weights 0 --facts $FACTS --length-prior 0', open: { embedderName: 'static' }, query: { softMatch: null, ...FIXED }, oracleFacts: true },
-  { name: 'hashing embedder (no meaning) + BM25, defaults (before adaptive weights)', command: '--embedder hashing eval --adaptive-weights 0 --length-prior 0', open: { embedderName: 'hashing' }, query: FIXED },
+  { name: '+ time signal 1 + oracle facts (LoCoMo observations, facts arm weight 1)', command: 'eval --soft-match off --adaptive-weights 0 --facts $FACTS --length-prior 0 --speaker-semantic-weight 0', open: { embedderName: 'static' }, query: { softMatch: null, ...FIXED }, oracleFacts: true },
+  { name: 'hashing embedder (no meaning) + BM25, defaults (before adaptive weights)', command: '--embedder hashing eval --adaptive-weights 0 --length-prior 0 --speaker-semantic-weight 0', open: { embedderName: 'hashing' }, query: FIXED },
 ];
 
 let observations: ReturnType<typeof locomoObservations> | undefined;
@@ -102,7 +105,7 @@ async function measure(configuration: Configuration, doc: DocumentMode, includeA
 }
 
 console.log(`LoCoMo (${data}): ${dataset.questions.length} questions, ${dataset.conversations.size} conversations (half A: ${[...HALF_A].join(', ')}); node ${process.version}`);
-console.log('$OFF = --window-sum off --speaker-boost 0 --scene-weight 0 --time-boost 0 --soft-match off --adaptive-weights 0 --length-prior 0 (the context techniques off)');
+console.log('$OFF = --window-sum off --speaker-boost 0 --scene-weight 0 --time-boost 0 --soft-match off --adaptive-weights 0 --length-prior 0 --speaker-semantic-weight 0 (the context techniques off)');
 console.log('$FACTS = a facts file of LoCoMo\'s gold observations: node --import tsx bench/locomo-facts.ts --out /tmp/locomo.facts.jsonl (evaluation only)\n');
 console.log('| configuration | default R@5 / 10 / 20 | default R@10 A / B | paper R@5 / 10 / 25 / 50 | paper R@10 A / B | query p50 ms | reproduce |');
 console.log('|---|---|---|---|---|---|---|');

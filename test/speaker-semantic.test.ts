@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../src/core/logger.js';
 import { openMemory } from '../src/open-memory.js';
+import { CORPUS_DEFAULTS } from '../src/retrieval/retrieval-defaults.js';
 import { speakerSemanticPart } from '../src/retrieval/speaker-semantic.js';
 
 /** Five slots said by speakers 1, 1, 2, 1, 0; the semantic arm returned slots 4, 2, 1, 0 and scores slot 3 exactly. */
@@ -44,7 +45,8 @@ describe('the speaker semantic part in a save', () => {
   it('adds weight x its semantic part to each chunk the named speaker said, 0 to the others, and refuses a negative weight', async () => {
     const memory = await openMemory({ path: ':memory:', logger: silentLogger, embedder: 'static' });
     await memory.addMany(TURNS.map(({ text, speaker }, turn) => ({ saveId: 's', turnId: turn, text, metadata: { speaker } })));
-    const options = { k: 10, windowSum: null, feedback: null, softMatch: null, adaptiveWeights: 0 } as const;
+    // The part (a default, 0.5) off for the baseline.
+    const options = { k: 10, windowSum: null, feedback: null, softMatch: null, adaptiveWeights: 0, speakerSemanticWeight: 0 } as const;
     const question = 'What does Ann think of ocean waves?';
     const off = await memory.query('s', question, options);
     expect(off).toHaveLength(6);
@@ -69,6 +71,42 @@ describe('the speaker semantic part in a save', () => {
     expect(nobody.map(({ id, score }) => [id, score])).toEqual((await memory.query('s', 'ocean waves', options)).map(({ id, score }) => [id, score]));
     expect(nobody.every((hit) => hit.explanation.contributions?.speakerSemantic === undefined)).toBe(true);
     await expect(memory.query('s', question, { speakerSemanticWeight: -1 })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await memory.close();
+  });
+});
+
+describe('the speaker semantic part as the default', () => {
+  const TURNS = [
+    { speaker: 'Bo', text: 'Ocean waves crash on the shore every night.' },
+    { speaker: 'Ann', text: 'My cat sleeps all day on the sofa.' },
+    { speaker: 'Bo', text: 'The ocean waves were huge today.' },
+    { speaker: 'Ann', text: 'I love sailing boats out at sea.' },
+    { speaker: 'Bo', text: 'Ocean waves and ocean tides, all week.' },
+    { speaker: 'Ann', text: 'Taxes are due on Monday, sadly.' },
+  ];
+
+  it('is 0.5 for a save\'s chunks and 0 for the lore book and recall', () => {
+    expect(CORPUS_DEFAULTS.narrative.signals.speakerSemanticWeight).toBe(0.5);
+    expect(CORPUS_DEFAULTS.lore.signals.speakerSemanticWeight).toBe(0);
+    expect(CORPUS_DEFAULTS.recall.signals.speakerSemanticWeight).toBe(0);
+  });
+
+  it('ranks as 0.5 with every other default on, and 0 or null gives the ranking without the part', async () => {
+    const memory = await openMemory({ path: ':memory:', logger: silentLogger, embedder: 'static' });
+    await memory.addMany(TURNS.map(({ text, speaker }, turn) => ({ saveId: 's', turnId: turn, text, metadata: { speaker } })));
+    const question = 'What does Ann think of ocean waves?';
+    const byDefault = await memory.query('s', question, { k: 6 });
+    expect(byDefault).toEqual(await memory.query('s', question, { k: 6, speakerSemanticWeight: 0.5 }));
+    const off = await memory.query('s', question, { k: 6, speakerSemanticWeight: 0 });
+    expect(await memory.query('s', question, { k: 6, speakerSemanticWeight: null })).toEqual(off);
+    expect(off.every((hit) => hit.explanation.contributions?.speakerSemantic === undefined)).toBe(true);
+    // Ann's turns (odd) carry the part; the off ranking is the default's scores without it.
+    for (const hit of byDefault) {
+      const part = hit.explanation.contributions?.speakerSemantic as number;
+      if (hit.turnId % 2 === 1) expect(part).not.toBe(0);
+      else expect(part).toBe(0);
+      expect(off.find(({ id }) => id === hit.id)?.score).toBeCloseTo(hit.score - part, 12);
+    }
     await memory.close();
   });
 });

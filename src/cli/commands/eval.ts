@@ -211,7 +211,7 @@ export function registerEval(program: Command, output: Output): void {
     .option('--soft-match <weight[,reach[,head]]>', 'soft word matching (static embedder): the fused top head (50, at most 200) rescored by word alignment, best of +-reach (2, at most 5); off turns it off')
     .option('--length-prior <w>', 'length prior: w x (log(1 + the turn\'s indexed length) - log(1 + the save\'s mean length)) added to every candidate (default 1, 0 off)', parseNumber('lengthPrior'))
     .option('--profile-weight <w>', 'speaker profile signal: weight of the BM25 of everything the turn\'s speaker said (0 off)', parseNumber('profileWeight'))
-    .option('--speaker-semantic-weight <w>', 'speaker semantic part: each turn of a speaker the question names gains w x its semantic arm\'s part (0 off)', parseNumber('speakerSemanticWeight'))
+    .option('--speaker-semantic-weight <w>', 'speaker semantic part: each turn of a speaker the question names gains w x its semantic arm\'s part (default 0.5, 0 off)', parseNumber('speakerSemanticWeight'))
     .option('--addressed-names <share>', 'addressed names: a question word naming a speaker it names is left out of its lexical terms when under this share of the turns holding it are that speaker\'s (0 off)', parseNumber('addressedNames'))
     .option('--scene-vector-weight <w>', 'scene vector signal: weight of the query\'s cosine with the centroid of the turn\'s session (0 off)', parseNumber('sceneVectorWeight'))
     .option('--adaptive-weights <w>', 'query-adaptive weights: semantic arm and soft matching x (1 + w x (1 - lexical coverage)) (0 off)', parseNumber('adaptiveWeights'))
