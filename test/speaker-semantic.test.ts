@@ -32,16 +32,17 @@ describe('speakerSemanticPart', () => {
   });
 });
 
-describe('the speaker semantic part in a save', () => {
-  const TURNS = [
-    { speaker: 'Bo', text: 'Ocean waves crash on the shore every night.' },
-    { speaker: 'Ann', text: 'My cat sleeps all day on the sofa.' },
-    { speaker: 'Bo', text: 'The ocean waves were huge today.' },
-    { speaker: 'Ann', text: 'I love sailing boats out at sea.' },
-    { speaker: 'Bo', text: 'Ocean waves and ocean tides, all week.' },
-    { speaker: 'Ann', text: 'Taxes are due on Monday, sadly.' },
-  ];
+/** Bo's turns are about the ocean, Ann's about a cat, the sea and taxes: a question names Ann. */
+const TURNS = [
+  { speaker: 'Bo', text: 'Ocean waves crash on the shore every night.' },
+  { speaker: 'Ann', text: 'My cat sleeps all day on the sofa.' },
+  { speaker: 'Bo', text: 'The ocean waves were huge today.' },
+  { speaker: 'Ann', text: 'I love sailing boats out at sea.' },
+  { speaker: 'Bo', text: 'Ocean waves and ocean tides, all week.' },
+  { speaker: 'Ann', text: 'Taxes are due on Monday, sadly.' },
+];
 
+describe('the speaker semantic part in a save', () => {
   it('adds weight x its semantic part to each chunk the named speaker said, 0 to the others, and refuses a negative weight', async () => {
     const memory = await openMemory({ path: ':memory:', logger: silentLogger, embedder: 'static' });
     await memory.addMany(TURNS.map(({ text, speaker }, turn) => ({ saveId: 's', turnId: turn, text, metadata: { speaker } })));
@@ -76,15 +77,6 @@ describe('the speaker semantic part in a save', () => {
 });
 
 describe('the speaker semantic part as the default', () => {
-  const TURNS = [
-    { speaker: 'Bo', text: 'Ocean waves crash on the shore every night.' },
-    { speaker: 'Ann', text: 'My cat sleeps all day on the sofa.' },
-    { speaker: 'Bo', text: 'The ocean waves were huge today.' },
-    { speaker: 'Ann', text: 'I love sailing boats out at sea.' },
-    { speaker: 'Bo', text: 'Ocean waves and ocean tides, all week.' },
-    { speaker: 'Ann', text: 'Taxes are due on Monday, sadly.' },
-  ];
-
   it('is 0.5 for a save\'s chunks and 0 for the lore book and recall', () => {
     expect(CORPUS_DEFAULTS.narrative.signals.speakerSemanticWeight).toBe(0.5);
     expect(CORPUS_DEFAULTS.lore.signals.speakerSemanticWeight).toBe(0);
