@@ -185,6 +185,14 @@ export interface QueryOptions extends ChunkFilter {
    */
   addressedNames?: number | null;
   /**
+   * Scene speaker focus, with `zscore` fusion and the scene signal: when the query names a speaker, a chunk said by
+   * another speaker keeps only 1 - this of the lift its scene gives it (the scene signal's positive part), so a
+   * scene about the question's subject brings the named person's turns up rather than the replies of the people
+   * they spoke to; a chunk said by a named speaker or by nobody (narration) keeps all of it. From 0 (off, the
+   * default) to 1; null off; measured in docs/retrieval-quality.md.
+   */
+  sceneSpeakerFocus?: number | null;
+  /**
    * Soft word matching, with `zscore` fusion and the static embedder: the first `head` fused chunks (default 50, at
    * most 200) are rescored by how well their words align with the query's, word by word: the idf-weighted mean over
    * the query's content words of the best cosine between the word's static vector and any of the chunk's words'

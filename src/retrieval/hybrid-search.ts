@@ -36,6 +36,7 @@ import type { ReplyHandoffOptions } from './reply-handoff.js';
 import { lengthLifts, lengthPrior } from './length-signal.js';
 import { speakerSemanticPart } from './speaker-semantic.js';
 import { addressedNameTerms } from './addressed-names.js';
+import { focusedSceneScore } from './scene-speaker-focus.js';
 import type { LengthSignalOptions } from './length-signal.js';
 
 /** Everything one hybrid search needs. */
@@ -165,6 +166,11 @@ export interface ContextSignalOptions {
    * share of the chunks holding it were said by a named speaker (see `addressedNameTerms`); 0 keeps every term.
    */
   addressedNames?: number;
+  /**
+   * Scene speaker focus: when the query names a speaker, the scene signal's lift of a chunk said by another speaker
+   * times 1 - this (0 off, 1 none of it; see `focusedSceneScore`).
+   */
+  sceneSpeakerFocus?: number;
   /**
    * Weight of the length prior: weight x (log(1 + the document's indexed length) - log(1 + the corpus's mean
    * length)), the document's own and the corpus's lengths only (see `lengthPrior`).
@@ -506,7 +512,12 @@ function contextSignals(input: HybridSearchInput, analyzed: readonly string[]): 
   const signals: FusionSignal[] = [];
   const sceneWeight = options.sceneWeight ?? 0;
   const scenes = sceneWeight > 0 ? sceneScores(index.bm25, index.context, analyzed, input.accept) : null;
-  if (scenes !== null) signals.push(groupSignal('scene', sceneWeight, scenes));
+  if (scenes !== null) {
+    const scene = groupSignal('scene', sceneWeight, scenes);
+    const focus = options.sceneSpeakerFocus ?? 0;
+    const namedInScene = focus > 0 ? index.context.speakersNamedIn(new Set(tokenize(input.queryText))) : new Set<number>();
+    signals.push({ kind: 'scene', score: focusedSceneScore(scene.score, { speakerOf: (slot) => index.context.speakerOf(slot) }, namedInScene, focus) });
+  }
   const profileWeight = options.profileWeight ?? 0;
   // The query's words naming a speaker are left to the speaker signal (every turn of theirs that names them would lift them).
   const speakerTerms = profileWeight > 0 ? new Set([...index.context.speakerWordsIn(new Set(tokenize(input.queryText)))].flatMap((word) => index.analyze(word))) : new Set<string>();

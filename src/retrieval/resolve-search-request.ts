@@ -28,13 +28,14 @@ import type { SemanticNormaliser } from './median-statistics.js';
 import { optionalSoftMatch } from './soft-match.js';
 import type { SoftMatchOptions } from './soft-match.js';
 import { tokenize } from './tokenize.js';
+import { optionalSceneSpeakerFocus } from './scene-speaker-focus.js';
 import type { WindowSumOptions } from './window-sum.js';
 
 /** The widest window sum a search may ask for (its cost grows with the reach: each match adds to 2 x reach neighbours). */
 export const MAX_WINDOW_REACH = 20;
 
 /** The options that mean the same in every corpus (filters are each corpus's own: turns and types, tags). */
-export const SEARCH_OPTION_KEYS = ['k', 'capPerSource', 'rrfK', 'fusion', 'weights', 'feedback', 'windowSum', 'speakerBoost', 'sceneWeight', 'timeBoost', 'profileWeight', 'sceneVectorWeight', 'lengthPrior', 'speakerSemanticWeight', 'addressedNames', 'softMatch', 'adaptiveWeights', 'scaffolding', 'sceneDiversity', 'coveragePass', 'semanticNormaliser', 'vectorFeedback', 'entityLinks', 'replyHandoff', 'lengthSignal', 'focusTerms', 'focusBoost', 'rerank', 'rerankTop'] as const;
+export const SEARCH_OPTION_KEYS = ['k', 'capPerSource', 'rrfK', 'fusion', 'weights', 'feedback', 'windowSum', 'speakerBoost', 'sceneWeight', 'timeBoost', 'profileWeight', 'sceneVectorWeight', 'lengthPrior', 'speakerSemanticWeight', 'addressedNames', 'sceneSpeakerFocus', 'softMatch', 'adaptiveWeights', 'scaffolding', 'sceneDiversity', 'coveragePass', 'semanticNormaliser', 'vectorFeedback', 'entityLinks', 'replyHandoff', 'lengthSignal', 'focusTerms', 'focusBoost', 'rerank', 'rerankTop'] as const;
 
 /** A search's ranking options, as a caller gives them (see `QueryOptions` for each). */
 export type SearchOptions = Pick<QueryOptions, (typeof SEARCH_OPTION_KEYS)[number]>;
@@ -126,7 +127,7 @@ export function resolveSearchRequest(corpus: CorpusName, text: unknown, options:
   const signal = (field: 'speakerBoost' | 'sceneWeight' | 'timeBoost' | 'profileWeight' | 'sceneVectorWeight' | 'lengthPrior' | 'speakerSemanticWeight' | 'addressedNames') => (options[field] === null ? 0 : (optionalNumber(options[field], field, 0) ?? defaults.signals[field]));
   // The length prior offsets BM25's length normalisation: a search without the lexical arm ranks by its vectors alone unless it asks for it.
   const lengthPrior = options.lengthPrior === undefined && weights.lexical === 0 ? 0 : signal('lengthPrior');
-  const signals = { speakerBoost: signal('speakerBoost'), sceneWeight: signal('sceneWeight'), timeBoost: signal('timeBoost'), profileWeight: signal('profileWeight'), sceneVectorWeight: signal('sceneVectorWeight'), lengthPrior, speakerSemanticWeight: signal('speakerSemanticWeight'), addressedNames: signal('addressedNames') };
+  const signals = { speakerBoost: signal('speakerBoost'), sceneWeight: signal('sceneWeight'), timeBoost: signal('timeBoost'), profileWeight: signal('profileWeight'), sceneVectorWeight: signal('sceneVectorWeight'), lengthPrior, speakerSemanticWeight: signal('speakerSemanticWeight'), addressedNames: signal('addressedNames'), sceneSpeakerFocus: optionalSceneSpeakerFocus(options.sceneSpeakerFocus, defaults.signals.sceneSpeakerFocus) };
   const softMatch = optionalSoftMatch(options.softMatch, defaults.softMatch);
   const adaptiveWeight = optionalAdaptiveWeight(options.adaptiveWeights, defaults.adaptiveWeight);
   const scaffolding = optionalScaffolding(options.scaffolding, defaults.scaffolding);

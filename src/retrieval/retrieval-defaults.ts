@@ -26,9 +26,10 @@ export const DEFAULT_WINDOW_SUM: WindowSumOptions = { reach: 2, weight: 1 };
  * both halves; about 0.3 ms of CPU a query at 100k), the speaker semantic part 0.5 (a candidate said by a speaker
  * the query names gains half its semantic arm's part again: LoCoMo R@10 75.3 -> 76.5 default protocol, 80.4 -> 81.0
  * paper, both halves up), no speaker profile, no scene vector, names kept in the lexical terms (addressed names is
- * an option: a story's narration naming a character who also speaks would lose the name; see docs/retrieval-quality.md).
+ * an option: a story's narration naming a character who also speaks would lose the name; see docs/retrieval-quality.md),
+ * no scene speaker focus (an option: adversarial questions pay; see docs/retrieval-quality.md).
  */
-export const DEFAULT_SIGNALS: Readonly<Required<ContextSignalOptions>> = { speakerBoost: 1, sceneWeight: 0.5, timeBoost: 1, profileWeight: 0, sceneVectorWeight: 0, lengthPrior: 1, speakerSemanticWeight: 0.5, addressedNames: 0 };
+export const DEFAULT_SIGNALS: Readonly<Required<ContextSignalOptions>> = { speakerBoost: 1, sceneWeight: 0.5, timeBoost: 1, profileWeight: 0, sceneVectorWeight: 0, lengthPrior: 1, speakerSemanticWeight: 0.5, addressedNames: 0, sceneSpeakerFocus: 0 };
 
 /**
  * Soft word matching for narrative: the fused top 50 rescored by word alignment in the static vectors, each chunk by
@@ -49,7 +50,7 @@ export const DEFAULT_ADAPTIVE_WEIGHT = 1;
 export const DEFAULT_FACT_WEIGHT = 1;
 
 /** No context signal (documents without speakers, scenes or days). */
-const NO_SIGNALS: Readonly<Required<ContextSignalOptions>> = { speakerBoost: 0, sceneWeight: 0, timeBoost: 0, profileWeight: 0, sceneVectorWeight: 0, lengthPrior: 0, speakerSemanticWeight: 0, addressedNames: 0 };
+const NO_SIGNALS: Readonly<Required<ContextSignalOptions>> = { speakerBoost: 0, sceneWeight: 0, timeBoost: 0, profileWeight: 0, sceneVectorWeight: 0, lengthPrior: 0, speakerSemanticWeight: 0, addressedNames: 0, sceneSpeakerFocus: 0 };
 
 /** Neighbour context of the semantic arm for narrative (a turn is read with the turns around it). */
 export const DEFAULT_NEIGHBOUR_WEIGHT = 0.5;

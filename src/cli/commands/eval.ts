@@ -48,6 +48,7 @@ interface EvalFlags {
   sceneVectorWeight?: number;
   speakerSemanticWeight?: number;
   addressedNames?: number;
+  sceneSpeakerFocus?: number;
   softMatch?: string;
   adaptiveWeights?: number;
   scaffolding?: string;
@@ -213,6 +214,7 @@ export function registerEval(program: Command, output: Output): void {
     .option('--profile-weight <w>', 'speaker profile signal: weight of the BM25 of everything the turn\'s speaker said (0 off)', parseNumber('profileWeight'))
     .option('--speaker-semantic-weight <w>', 'speaker semantic part: each turn of a speaker the question names gains w x its semantic arm\'s part (default 0.5, 0 off)', parseNumber('speakerSemanticWeight'))
     .option('--addressed-names <share>', 'addressed names: a question word naming a speaker it names is left out of its lexical terms when under this share of the turns holding it are that speaker\'s (0 off)', parseNumber('addressedNames'))
+    .option('--scene-speaker-focus <f>', 'scene speaker focus: when the question names a speaker, another speaker\'s turn keeps 1 - f of its scene signal\'s lift (0 off, the default; at most 1)', parseNumber('sceneSpeakerFocus'))
     .option('--scene-vector-weight <w>', 'scene vector signal: weight of the query\'s cosine with the centroid of the turn\'s session (0 off)', parseNumber('sceneVectorWeight'))
     .option('--adaptive-weights <w>', 'query-adaptive weights: semantic arm and soft matching x (1 + w x (1 - lexical coverage)) (0 off)', parseNumber('adaptiveWeights'))
     .option('--scaffolding <words>', 'question scaffolding dropped from the query terms: on (the built-in English list), off, or comma-separated words')
@@ -246,7 +248,7 @@ export function registerEval(program: Command, output: Output): void {
           includeAdversarial: flags.includeAdversarial ?? false,
           facts: flags.facts === undefined ? undefined : readFacts(flags.facts),
           conversations: flags.conversations?.split(',').map((conv) => conv.trim()).filter((conv) => conv !== ''),
-          query: { capPerSource: flags.cap, rrfK: flags.rrfK, fusion: flags.fusion, feedback: parseFeedback(flags.feedback), windowSum: parseWindowSum(flags.windowSum), speakerBoost: flags.speakerBoost, sceneWeight: flags.sceneWeight, timeBoost: flags.timeBoost, profileWeight: flags.profileWeight, lengthPrior: flags.lengthPrior, sceneVectorWeight: flags.sceneVectorWeight, speakerSemanticWeight: flags.speakerSemanticWeight, addressedNames: flags.addressedNames, softMatch: parseSoftMatch(flags.softMatch), adaptiveWeights: flags.adaptiveWeights, scaffolding: parseScaffolding(flags.scaffolding), sceneDiversity: parseSceneDiversity(flags.sceneDiversity), coveragePass: parseCoveragePass(flags.coveragePass), vectorFeedback: parseVectorFeedback(flags.vectorFeedback), entityLinks: parseEntityLinks(flags.entityLinks), replyHandoff: parseReplyHandoff(flags.replyHandoff), lengthSignal: parseLengthSignal(flags.lengthSignal), semanticNormaliser: flags.semanticNormaliser as 'mean' | 'median' | undefined, facts: flags.factWeight === undefined ? undefined : flags.factWeight === 0 ? null : { weight: flags.factWeight }, weights: { lexical: flags.lexicalWeight, semantic: flags.semanticWeight } },
+          query: { capPerSource: flags.cap, rrfK: flags.rrfK, fusion: flags.fusion, feedback: parseFeedback(flags.feedback), windowSum: parseWindowSum(flags.windowSum), speakerBoost: flags.speakerBoost, sceneWeight: flags.sceneWeight, timeBoost: flags.timeBoost, profileWeight: flags.profileWeight, lengthPrior: flags.lengthPrior, sceneVectorWeight: flags.sceneVectorWeight, speakerSemanticWeight: flags.speakerSemanticWeight, addressedNames: flags.addressedNames, sceneSpeakerFocus: flags.sceneSpeakerFocus, softMatch: parseSoftMatch(flags.softMatch), adaptiveWeights: flags.adaptiveWeights, scaffolding: parseScaffolding(flags.scaffolding), sceneDiversity: parseSceneDiversity(flags.sceneDiversity), coveragePass: parseCoveragePass(flags.coveragePass), vectorFeedback: parseVectorFeedback(flags.vectorFeedback), entityLinks: parseEntityLinks(flags.entityLinks), replyHandoff: parseReplyHandoff(flags.replyHandoff), lengthSignal: parseLengthSignal(flags.lengthSignal), semanticNormaliser: flags.semanticNormaliser as 'mean' | 'median' | undefined, facts: flags.factWeight === undefined ? undefined : flags.factWeight === 0 ? null : { weight: flags.factWeight }, weights: { lexical: flags.lexicalWeight, semantic: flags.semanticWeight } },
           onProgress: (current, done, total) => {
             if (bar === null) return;
             if (current !== phase) {
