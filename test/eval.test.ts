@@ -92,6 +92,22 @@ describe('mnemo eval', () => {
     }
   });
 
+  it('passes --soft-tail through (the hashing embedder has no word table: nothing changes) and refuses malformed values', async () => {
+    const { turnsPath, qaPath } = writeFixture();
+    const base = ['--embedder', 'hashing', 'eval', '--turns', turnsPath, '--qa', qaPath, '--no-progress'];
+    const plainPath = join(dir, 'plain-tail.jsonl');
+    const tailPath = join(dir, 'tail.jsonl');
+    expect((await runCli(...base, '--out', plainPath)).code).toBe(0);
+    expect((await runCli(...base, '--out', tailPath, '--soft-tail', '200,10')).code).toBe(0);
+    expect(readFileSync(tailPath, 'utf8')).toBe(readFileSync(plainPath, 'utf8'));
+    expect((await runCli(...base, '--soft-tail', 'on')).code).toBe(0);
+    for (const [value, message] of [['x', '--soft-tail: expected head[,keep]'], ['200,10,1', '--soft-tail: expected head[,keep]'], ['500', 'softTail: expected'], ['200,-1', 'softTail: expected']] as const) {
+      const refused = await runCli(...base, '--soft-tail', value);
+      expect(refused.code).toBe(2);
+      expect(refused.err).toContain(message);
+    }
+  });
+
   it('builds the static embedder with SIF weights from a word-count file, and refuses static options for another embedder', async () => {
     const { turnsPath, qaPath } = writeFixture();
     const countsPath = join(dir, 'counts.txt');

@@ -218,6 +218,35 @@ describe('hybridSearch with soft matching', () => {
   });
 });
 
+describe('hybridSearch with the soft tail', () => {
+  // Every text holds 'lamp' once in two terms (one BM25 score, so the fused order is the slots'); only d3's other word
+  // sits near 'beacon'. Soft matching's own head is the first candidate only: d3 is past it.
+  const texts = ['lamp bread', 'lamp cake', 'lamp rowan', 'lamp lighthouse', 'lamp cake', 'lamp bread'];
+  const softMatch = { weight: 1, reach: 0, head: 1 };
+  const search = (index: CorpusIndex, extra: Partial<HybridSearchInput> = {}) =>
+    hybridSearch({ index, queryText: 'beacon lamp', queryVector: null, k: 6, capPerSource: 50, fusion: 'zscore', softMatch, loadTexts: async () => new Map(), ...extra });
+  it('keeps the first `keep` hits exactly, and raises past them what the wider head aligns best', async () => {
+    const index = indexOf(texts);
+    const plain = await search(index);
+    expect(plain.map((hit) => hit.id)).toEqual(['d0', 'd1', 'd2', 'd3', 'd4', 'd5']);
+    const tailed = await search(index, { softTail: { keep: 1, head: 200 } });
+    expect(tailed[0]).toEqual(plain[0]);
+    expect(tailed[1]?.id).toBe('d3');
+    expect(tailed[1]?.explanation.contributions?.soft).toBeGreaterThan(0);
+    for (let at = 1; at < tailed.length; at++) expect(tailed[at]?.score).toBeLessThanOrEqual(tailed[at - 1]?.score as number);
+    for (const hit of tailed) expect(hit.score).toBeCloseTo(Object.values(hit.explanation.contributions ?? {}).reduce((sum, part) => sum + part, 0), 12);
+    expect(await search(index, { softTail: { keep: 1, head: 200 } })).toEqual(tailed);
+  });
+  it('gives the first hits of a longer ranking to a smaller k, and nothing without soft matching or past the whole list', async () => {
+    const index = indexOf(texts);
+    const tail = { keep: 1, head: 200 };
+    const all = await search(index, { softTail: tail });
+    expect(await search(index, { softTail: tail, k: 2 })).toEqual(all.slice(0, 2));
+    expect(await search(index, { softTail: tail, softMatch: undefined })).toEqual(await search(index, { softMatch: undefined }));
+    expect(await search(index, { softTail: { keep: 6, head: 200 } })).toEqual(await search(index));
+  });
+});
+
 describe('soft matching through openMemory', () => {
   const directory = tempDir();
   // A static embedder over the test's table (its vectors all zero: the chunks are found by words, and aligned by the table).
@@ -241,5 +270,16 @@ describe('soft matching through openMemory', () => {
     const again = await reopened.query('s', 'beacon lighthouse cake', ask);
     expect(again.map((hit) => [hit.id, hit.score])).toEqual(first.map((hit) => [hit.id, hit.score]));
     await reopened.close();
+  });
+  it('takes the soft tail as a query option (off by default): the kept head as without it, a bad setting refused', async () => {
+    const memory = await openMemory({ path: join(directory, 'tail.db'), embedder, logger: silentLogger });
+    await memory.addMany(texts.map((text, turnId) => ({ saveId: 's', turnId, text })));
+    const plain = await memory.query('s', 'beacon lighthouse cake', { k: 5 });
+    expect(await memory.query('s', 'beacon lighthouse cake', { k: 5, softTail: null })).toEqual(plain);
+    const tailed = await memory.query('s', 'beacon lighthouse cake', { k: 5, softTail: { keep: 2 } });
+    expect(tailed.slice(0, 2)).toEqual(plain.slice(0, 2));
+    expect(new Set(tailed.map((hit) => hit.id))).toEqual(new Set(plain.map((hit) => hit.id)));
+    await expect(memory.query('s', 'beacon', { softTail: { keep: -1 } })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await memory.close();
   });
 });

@@ -260,6 +260,14 @@ export interface QueryOptions extends ChunkFilter {
    */
   replyHandoff?: { weight: number; head?: number } | null;
   /**
+   * The soft tail, with `zscore` fusion and soft matching on: the first `keep` hits (default 10, at most 1000) stay
+   * exactly as without it, and the rest are reordered by soft matching aligned over the first `head` fused chunks
+   * (default 200, at most 200; never fewer than soft matching's own head) instead of its own head: evidence whose
+   * words sit near the question's deep in the list reaches the top 25-50, and a caller asking k = 10 or k = 50 sees
+   * the same first `keep`. Off by default; null turns it off.
+   */
+  softTail?: { keep?: number; head?: number } | null;
+  /**
    * The length signal, with `zscore` fusion: each of the first `head` fused chunks (default 50, at most 200) gains
    * `weight` x the z-score, over that head, of the log of its indexed length (its terms after stop words): a turn
    * that tells something over a short reply that only shares a word. Off by default; null turns it off.
@@ -305,6 +313,11 @@ export interface Contributions {
   time?: number;
   /** Soft word matching: how well the words around the chunk align with the query's (see `QueryOptions.softMatch`). */
   soft?: number;
+  /**
+   * The soft tail: what a chunk past the kept head lost so that it stays below it (negative; its `soft` part is then
+   * the wider head's lift; see `QueryOptions.softTail`).
+   */
+  tail?: number;
   /** Scene diversity: what the chunk lost for the hits of its scene ranked above it (negative; see `QueryOptions.sceneDiversity`). */
   diversity?: number;
   /** The speaker profile signal: how well everything the chunk's speaker said matches the query (see `QueryOptions.profileWeight`). */

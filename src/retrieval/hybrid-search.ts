@@ -15,7 +15,9 @@ import { sceneScores } from './scene-scores.js';
 import { sceneVectorScores } from './scene-vectors.js';
 import type { GroupScores } from './group-scores.js';
 import { speakerProfileScores } from './speaker-profile.js';
-import { softMatchScores } from './soft-match.js';
+import { softAlignments, standardisedLifts } from './soft-match.js';
+import { softTailOrder } from './soft-tail.js';
+import type { SoftTailOptions } from './soft-tail.js';
 import type { SoftMatchOptions } from './soft-match.js';
 import { tokenize } from './tokenize.js';
 import { lexicalArms } from './lexical-arms.js';
@@ -76,6 +78,11 @@ export interface HybridSearchInput {
    * rescored by word-level alignment with the query in static word vectors (see `softMatchScores`).
    */
   softMatch?: SoftMatchOptions;
+  /**
+   * The soft tail (z-score fusion, with soft matching; off when absent): the first `keep` hits as they are, the rest
+   * reordered by soft matching over a wider head of the fused candidates (see `softTailOrder`).
+   */
+  softTail?: SoftTailOptions;
   /**
    * Query-adaptive arm weights (z-score fusion; off when absent or 0): the semantic arm's and soft matching's
    * weights times 1 + this x (1 - the query's lexical coverage, see `lexicalCoverage`).
@@ -265,8 +272,10 @@ export async function hybridSearch(input: HybridSearchInput): Promise<RankedId[]
     const arms2 = [...active.map((arm) => (arm.kind === 'semantic' ? { ...arm, exact: semanticExact } : arm)), ...(coverage === undefined ? [] : [coverage.arm]), ...(links === undefined ? [] : [links.arm])];
     if (links !== undefined) first = zScoreFusion(arms2, cap, signals);
     first = withVectorFeedback(input, first, arms2, armLimit, visible !== undefined, corpus?.mask, signals) ?? first;
-    const scored = withSceneDiversity(input, await withReplyHandoff(input, withLengthSignal(input, withSoftMatch(input, softMatch, scaffold, first))));
-    fused = scored.map(({ slot, score, contributions }) => ({ id: index.idOf(slot), score, contributions }));
+    const softened = withSoftMatch(input, softMatch, scaffold, first);
+    const scored = withSceneDiversity(input, await withReplyHandoff(input, withLengthSignal(input, softened.fused)));
+    const ordered = softened.tail === null || input.softTail === undefined ? scored : softTailOrder(scored, softened.tail, input.softTail.keep);
+    fused = ordered.map(({ slot, score, contributions }) => ({ id: index.idOf(slot), score, contributions }));
     // Every window score the fusion needs is read: the sums go back for the next query.
     windowScores?.release();
   } else {
@@ -542,14 +551,23 @@ function contextSignals(input: HybridSearchInput, analyzed: readonly string[]): 
 
 /**
  * Adds soft word matching to the first `head` fused candidates (what it adds kept as the `soft` contribution) and
- * sorts again, ties keeping the fused order; the candidates unchanged when it is off or gives nothing.
+ * sorts again, ties keeping the fused order; the candidates unchanged when it is off or gives nothing. With the soft
+ * tail on, the alignments are taken over its wider head at once (those of the first `head` are the same values), and
+ * `tail` holds each wider head candidate's lift, z-scored over that head, by slot.
  */
-function withSoftMatch(input: HybridSearchInput, options: SoftMatchOptions | undefined, scaffold: ReadonlySet<string>, fused: FusedSlot[]): FusedSlot[] {
-  if (options === undefined || input.index.wordRows === null || fused.length === 0) return fused;
-  const head = fused.slice(0, options.head);
-  const lift = softMatchScores(input.index, input.queryText, head.map(({ slot }) => slot), options, input.accept, scaffold);
-  if (lift === null) return fused;
-  return withParts(fused, lift, 'soft');
+function withSoftMatch(input: HybridSearchInput, options: SoftMatchOptions | undefined, scaffold: ReadonlySet<string>, fused: FusedSlot[]): { fused: FusedSlot[]; tail: Map<number, number> | null } {
+  if (options === undefined || input.index.wordRows === null || fused.length === 0) return { fused, tail: null };
+  const tailHead = input.softTail === undefined ? 0 : Math.max(input.softTail.head, options.head);
+  const slots = fused.slice(0, Math.max(options.head, tailHead)).map(({ slot }) => slot);
+  const aligned = softAlignments(input.index, input.queryText, slots, options.reach, input.accept, scaffold);
+  if (aligned === null) return { fused, tail: null };
+  const lift = standardisedLifts(aligned, Math.min(options.head, aligned.length), options.weight);
+  let tail: Map<number, number> | null = null;
+  if (tailHead > 0) {
+    const wide = standardisedLifts(aligned, aligned.length, options.weight);
+    tail = new Map(slots.map((slot, place) => [slot, wide[place] as number]));
+  }
+  return { fused: withParts(fused, lift, 'soft'), tail };
 }
 
 /**

@@ -27,6 +27,8 @@ import { optionalSemanticNormaliser } from './median-statistics.js';
 import type { SemanticNormaliser } from './median-statistics.js';
 import { optionalSoftMatch } from './soft-match.js';
 import type { SoftMatchOptions } from './soft-match.js';
+import { optionalSoftTail } from './soft-tail.js';
+import type { SoftTailOptions } from './soft-tail.js';
 import { tokenize } from './tokenize.js';
 import { optionalSceneSpeakerFocus } from './scene-speaker-focus.js';
 import type { WindowSumOptions } from './window-sum.js';
@@ -35,7 +37,7 @@ import type { WindowSumOptions } from './window-sum.js';
 export const MAX_WINDOW_REACH = 20;
 
 /** The options that mean the same in every corpus (filters are each corpus's own: turns and types, tags). */
-export const SEARCH_OPTION_KEYS = ['k', 'capPerSource', 'rrfK', 'fusion', 'weights', 'feedback', 'windowSum', 'speakerBoost', 'sceneWeight', 'timeBoost', 'profileWeight', 'sceneVectorWeight', 'lengthPrior', 'speakerSemanticWeight', 'addressedNames', 'sceneSpeakerFocus', 'softMatch', 'adaptiveWeights', 'scaffolding', 'sceneDiversity', 'coveragePass', 'semanticNormaliser', 'vectorFeedback', 'entityLinks', 'replyHandoff', 'lengthSignal', 'focusTerms', 'focusBoost', 'rerank', 'rerankTop'] as const;
+export const SEARCH_OPTION_KEYS = ['k', 'capPerSource', 'rrfK', 'fusion', 'weights', 'feedback', 'windowSum', 'speakerBoost', 'sceneWeight', 'timeBoost', 'profileWeight', 'sceneVectorWeight', 'lengthPrior', 'speakerSemanticWeight', 'addressedNames', 'sceneSpeakerFocus', 'softMatch', 'softTail', 'adaptiveWeights', 'scaffolding', 'sceneDiversity', 'coveragePass', 'semanticNormaliser', 'vectorFeedback', 'entityLinks', 'replyHandoff', 'lengthSignal', 'focusTerms', 'focusBoost', 'rerank', 'rerankTop'] as const;
 
 /** A search's ranking options, as a caller gives them (see `QueryOptions` for each). */
 export type SearchOptions = Pick<QueryOptions, (typeof SEARCH_OPTION_KEYS)[number]>;
@@ -61,6 +63,8 @@ export interface SearchRequest {
   signals: Required<ContextSignalOptions>;
   /** Soft word matching, or undefined when off (see `QueryOptions.softMatch`). */
   softMatch: SoftMatchOptions | undefined;
+  /** The soft tail, or undefined when off (see `QueryOptions.softTail`). */
+  softTail: SoftTailOptions | undefined;
   /** Query-adaptive arm weights (0: off; see `QueryOptions.adaptiveWeights`). */
   adaptiveWeight: number;
   /** Question scaffolding dropped from the query's terms, or undefined when off (see `QueryOptions.scaffolding`). */
@@ -129,6 +133,7 @@ export function resolveSearchRequest(corpus: CorpusName, text: unknown, options:
   const lengthPrior = options.lengthPrior === undefined && weights.lexical === 0 ? 0 : signal('lengthPrior');
   const signals = { speakerBoost: signal('speakerBoost'), sceneWeight: signal('sceneWeight'), timeBoost: signal('timeBoost'), profileWeight: signal('profileWeight'), sceneVectorWeight: signal('sceneVectorWeight'), lengthPrior, speakerSemanticWeight: signal('speakerSemanticWeight'), addressedNames: signal('addressedNames'), sceneSpeakerFocus: optionalSceneSpeakerFocus(options.sceneSpeakerFocus, defaults.signals.sceneSpeakerFocus) };
   const softMatch = optionalSoftMatch(options.softMatch, defaults.softMatch);
+  const softTail = optionalSoftTail(options.softTail, defaults.softTail);
   const adaptiveWeight = optionalAdaptiveWeight(options.adaptiveWeights, defaults.adaptiveWeight);
   const scaffolding = optionalScaffolding(options.scaffolding, defaults.scaffolding);
   const sceneDiversity = optionalSceneDiversity(options.sceneDiversity, defaults.sceneDiversity);
@@ -138,7 +143,7 @@ export function resolveSearchRequest(corpus: CorpusName, text: unknown, options:
   const entityLinks = optionalEntityLinks(options.entityLinks, defaults.entityLinks);
   const replyHandoff = optionalReplyHandoff(options.replyHandoff, defaults.replyHandoff);
   const lengthSignal = optionalLengthSignal(options.lengthSignal, defaults.lengthSignal);
-  return { corpus, queryText, k, ranked: defaults.ranked(k, capPerSource), capPerSource, rrfK, fusion, weights, feedback, windowSum, signals, softMatch, adaptiveWeight, scaffolding, sceneDiversity, coveragePass, semanticNormaliser, vectorFeedback, entityLinks, replyHandoff, lengthSignal, focusTerms, focusBoost, rerank: options.rerank !== false, rerankTop };
+  return { corpus, queryText, k, ranked: defaults.ranked(k, capPerSource), capPerSource, rrfK, fusion, weights, feedback, windowSum, signals, softMatch, softTail, adaptiveWeight, scaffolding, sceneDiversity, coveragePass, semanticNormaliser, vectorFeedback, entityLinks, replyHandoff, lengthSignal, focusTerms, focusBoost, rerank: options.rerank !== false, rerankTop };
 }
 
 /** The window sum asked for, checked (reach an integer from 0 to MAX_WINDOW_REACH, weight >= 0), or undefined when off. */

@@ -9,6 +9,7 @@ import type { ReplyHandoffOptions } from './reply-handoff.js';
 import type { LengthSignalOptions } from './length-signal.js';
 import type { SemanticNormaliser } from './median-statistics.js';
 import type { SoftMatchOptions } from './soft-match.js';
+import type { SoftTailOptions } from './soft-tail.js';
 import type { WindowSumOptions } from './window-sum.js';
 
 /** Score fusion of standardised arm scores: +6 R@10 over RRF with the static embedder on LoCoMo. */
@@ -74,6 +75,8 @@ export interface CorpusDefaults {
   signals: Readonly<Required<ContextSignalOptions>>;
   /** Soft word matching when `softMatch` is left out (null: off). */
   softMatch: SoftMatchOptions | null;
+  /** The soft tail when `softTail` is left out (null: off). */
+  softTail: SoftTailOptions | null;
   /** Query-adaptive arm weights when `adaptiveWeights` is left out (0: off). */
   adaptiveWeight: number;
   /** Question scaffolding when `scaffolding` is left out (null: off). */
@@ -117,9 +120,9 @@ const capPerSource = (k: number) => Math.max(50, 5 * k);
  * ```
  */
 export const CORPUS_DEFAULTS = {
-  narrative: { label: 'the save', k: 5, capPerSource, ranked: (k) => k, fusion: DEFAULT_FUSION, feedback: DEFAULT_FEEDBACK, windowSum: DEFAULT_WINDOW_SUM, signals: DEFAULT_SIGNALS, softMatch: DEFAULT_SOFT_MATCH, adaptiveWeight: DEFAULT_ADAPTIVE_WEIGHT, scaffolding: null, sceneDiversity: null, coveragePass: null, semanticNormaliser: 'mean', vectorFeedback: null, entityLinks: null, replyHandoff: null, lengthSignal: null, neighbourWeight: DEFAULT_NEIGHBOUR_WEIGHT, analyzer: 'english' },
-  lore: { label: 'the lore book', k: 5, capPerSource, ranked: (k) => k, fusion: DEFAULT_FUSION, feedback: null, windowSum: null, signals: NO_SIGNALS, softMatch: null, adaptiveWeight: 0, scaffolding: null, sceneDiversity: null, coveragePass: null, semanticNormaliser: 'mean', vectorFeedback: null, entityLinks: null, replyHandoff: null, lengthSignal: null, neighbourWeight: 0, analyzer: 'english' },
-  recall: { label: 'the recall entries', k: 5, capPerSource, ranked: (_k, cap) => 2 * cap, fusion: 'rrf', feedback: null, windowSum: null, signals: NO_SIGNALS, softMatch: null, adaptiveWeight: 0, scaffolding: null, sceneDiversity: null, coveragePass: null, semanticNormaliser: 'mean', vectorFeedback: null, entityLinks: null, replyHandoff: null, lengthSignal: null, neighbourWeight: 0, analyzer: 'tokens' },
+  narrative: { label: 'the save', k: 5, capPerSource, ranked: (k) => k, fusion: DEFAULT_FUSION, feedback: DEFAULT_FEEDBACK, windowSum: DEFAULT_WINDOW_SUM, signals: DEFAULT_SIGNALS, softMatch: DEFAULT_SOFT_MATCH, softTail: null, adaptiveWeight: DEFAULT_ADAPTIVE_WEIGHT, scaffolding: null, sceneDiversity: null, coveragePass: null, semanticNormaliser: 'mean', vectorFeedback: null, entityLinks: null, replyHandoff: null, lengthSignal: null, neighbourWeight: DEFAULT_NEIGHBOUR_WEIGHT, analyzer: 'english' },
+  lore: { label: 'the lore book', k: 5, capPerSource, ranked: (k) => k, fusion: DEFAULT_FUSION, feedback: null, windowSum: null, signals: NO_SIGNALS, softMatch: null, softTail: null, adaptiveWeight: 0, scaffolding: null, sceneDiversity: null, coveragePass: null, semanticNormaliser: 'mean', vectorFeedback: null, entityLinks: null, replyHandoff: null, lengthSignal: null, neighbourWeight: 0, analyzer: 'english' },
+  recall: { label: 'the recall entries', k: 5, capPerSource, ranked: (_k, cap) => 2 * cap, fusion: 'rrf', feedback: null, windowSum: null, signals: NO_SIGNALS, softMatch: null, softTail: null, adaptiveWeight: 0, scaffolding: null, sceneDiversity: null, coveragePass: null, semanticNormaliser: 'mean', vectorFeedback: null, entityLinks: null, replyHandoff: null, lengthSignal: null, neighbourWeight: 0, analyzer: 'tokens' },
 } as const satisfies Record<string, CorpusDefaults>;
 
 /** The corpora Mnemo searches. */

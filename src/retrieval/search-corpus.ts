@@ -81,6 +81,7 @@ export async function searchCorpus<Document>(search: CorpusSearch<Document>): Pr
     windowSum: request.windowSum,
     signals: request.signals,
     softMatch: request.softMatch,
+    softTail: request.softTail,
     adaptiveWeight: request.adaptiveWeight,
     scaffolding: request.scaffolding,
     sceneDiversity: request.sceneDiversity,

@@ -80,11 +80,36 @@ export function softMatchScores(
   accept: SlotFilter | undefined,
   scaffold: ReadonlySet<string> = NO_TERMS,
 ): Float64Array | null {
+  const alignments = softAlignments(index, queryText, head, options.reach, accept, scaffold);
+  return alignments === null ? null : standardisedLifts(alignments, alignments.length, options.weight);
+}
+
+/**
+ * The raw soft matching alignment of each document of `head` (before the z-score): the idf-weighted mean over the
+ * query's content words of the best cosine with any word of the document, the best of that among the document and
+ * the `reach` accepted live documents on each side. A document's value depends on it, its window and the query
+ * only, not on the rest of the head, so the alignments of a longer head begin with those of its prefix. Null as in
+ * `softMatchScores`.
+ *
+ * @example
+ * ```ts
+ * const aligned = softAlignments(index, 'what did Rowan bake?', headSlots, 2, undefined);
+ * // aligned?.[i]: between 0 and 1, higher when headSlots[i]'s words sit near the query's
+ * ```
+ */
+export function softAlignments(
+  index: CorpusIndex,
+  queryText: string,
+  head: readonly number[],
+  reach: number,
+  accept: SlotFilter | undefined,
+  scaffold: ReadonlySet<string> = NO_TERMS,
+): Float64Array | null {
   const rows = index.wordRows;
   if (rows === null || head.length === 0) return null;
   const query = queryWords(index, queryText, scaffold);
   if (query.length === 0) return null;
-  const windows = head.map((slot) => windowOf(index, slot, options.reach, accept));
+  const windows = head.map((slot) => windowOf(index, slot, reach, accept));
   const total = query.reduce((sum, word) => sum + word.weight, 0);
   const table = rows.table;
   // The windows' distinct slots (they overlap), in first-seen order, each with its place in `slots`.
@@ -123,18 +148,31 @@ export function softMatchScores(
     for (let word = 0; word < words; word++) value += (weights[word] as number) * (best[word] as number);
     aligned[at] = value / total;
   }
-  const scores = Float64Array.from(windows, (window) => {
+  return Float64Array.from(windows, (window) => {
     let top = 0;
     for (const slot of window) top = Math.max(top, aligned[placeOf.get(slot) as number] as number);
     return top;
   });
+}
+
+/**
+ * The first `count` alignments z-scored over themselves (their mean and standard deviation; a deviation of 0 counts
+ * as 1) and multiplied by `weight`: what soft matching adds to each of those documents.
+ *
+ * @example
+ * ```ts
+ * standardisedLifts(Float64Array.of(0.2, 0.4, 0.9), 2, 1); // [-1, 1] (the third is past the count)
+ * ```
+ */
+export function standardisedLifts(alignments: Float64Array, count: number, weight: number): Float64Array {
+  const scores = alignments.length === count ? alignments : alignments.subarray(0, count);
   let mean = 0;
   for (const score of scores) mean += score;
   mean /= scores.length;
   let variance = 0;
   for (const score of scores) variance += (score - mean) ** 2;
   const deviation = Math.sqrt(variance / scores.length) || 1;
-  return scores.map((score) => (options.weight * (score - mean)) / deviation);
+  return scores.map((score) => (weight * (score - mean)) / deviation);
 }
 
 const NO_TERMS: ReadonlySet<string> = new Set();

@@ -50,6 +50,7 @@ interface EvalFlags {
   addressedNames?: number;
   sceneSpeakerFocus?: number;
   softMatch?: string;
+  softTail?: string;
   adaptiveWeights?: number;
   scaffolding?: string;
   sceneDiversity?: string;
@@ -128,6 +129,18 @@ function parseWeightAnd(text: string | undefined, flag: string, shape: string, s
     throw new MnemoError('INVALID_INPUT', `${flag}: expected ${shape} (or off), got ${JSON.stringify(text)}.`);
   }
   return Object.fromEntries([['weight', weight], ...rest.map((value, index) => [(settings[index] as { name: string }).name, value])]);
+}
+
+/** `--soft-tail head[,keep]`: the aligned head and the kept head (`on` for the defaults), null for off, undefined when absent. */
+function parseSoftTail(text: string | undefined): { head?: number; keep?: number } | null | undefined {
+  if (text === undefined) return undefined;
+  if (text === 'off') return null;
+  if (text === 'on') return {};
+  const [head, keep, extra] = text.split(',').map(Number);
+  if (extra !== undefined || head === undefined || !Number.isInteger(head) || (keep !== undefined && !Number.isInteger(keep))) {
+    throw new MnemoError('INVALID_INPUT', `--soft-tail: expected head[,keep] such as 200,10 (or on, or off), got ${JSON.stringify(text)}.`);
+  }
+  return { head, ...(keep === undefined ? {} : { keep }) };
 }
 
 function parseSoftMatch(text: string | undefined): { weight: number; reach?: number; head?: number } | null | undefined {
@@ -210,6 +223,7 @@ export function registerEval(program: Command, output: Output): void {
     .option('--scene-weight <w>', 'scene signal: weight of the BM25 of the turn\'s whole session (0 off)', parseNumber('sceneWeight'))
     .option('--time-boost <w>', 'time signal: added to turns dated near a date the question names (0 off)', parseNumber('timeBoost'))
     .option('--soft-match <weight[,reach[,head]]>', 'soft word matching (static embedder): the fused top head (50, at most 200) rescored by word alignment, best of +-reach (2, at most 5); off turns it off')
+    .option('--soft-tail <head[,keep]>', 'soft tail (with soft matching): the first keep hits (10) as without it, the rest reordered by soft matching over the fused top head (200, at most 200); on for the defaults, off turns it off')
     .option('--length-prior <w>', 'length prior: w x (log(1 + the turn\'s indexed length) - log(1 + the save\'s mean length)) added to every candidate (default 1, 0 off)', parseNumber('lengthPrior'))
     .option('--profile-weight <w>', 'speaker profile signal: weight of the BM25 of everything the turn\'s speaker said (0 off)', parseNumber('profileWeight'))
     .option('--speaker-semantic-weight <w>', 'speaker semantic part: each turn of a speaker the question names gains w x its semantic arm\'s part (default 0.5, 0 off)', parseNumber('speakerSemanticWeight'))
@@ -248,7 +262,7 @@ export function registerEval(program: Command, output: Output): void {
           includeAdversarial: flags.includeAdversarial ?? false,
           facts: flags.facts === undefined ? undefined : readFacts(flags.facts),
           conversations: flags.conversations?.split(',').map((conv) => conv.trim()).filter((conv) => conv !== ''),
-          query: { capPerSource: flags.cap, rrfK: flags.rrfK, fusion: flags.fusion, feedback: parseFeedback(flags.feedback), windowSum: parseWindowSum(flags.windowSum), speakerBoost: flags.speakerBoost, sceneWeight: flags.sceneWeight, timeBoost: flags.timeBoost, profileWeight: flags.profileWeight, lengthPrior: flags.lengthPrior, sceneVectorWeight: flags.sceneVectorWeight, speakerSemanticWeight: flags.speakerSemanticWeight, addressedNames: flags.addressedNames, sceneSpeakerFocus: flags.sceneSpeakerFocus, softMatch: parseSoftMatch(flags.softMatch), adaptiveWeights: flags.adaptiveWeights, scaffolding: parseScaffolding(flags.scaffolding), sceneDiversity: parseSceneDiversity(flags.sceneDiversity), coveragePass: parseCoveragePass(flags.coveragePass), vectorFeedback: parseVectorFeedback(flags.vectorFeedback), entityLinks: parseEntityLinks(flags.entityLinks), replyHandoff: parseReplyHandoff(flags.replyHandoff), lengthSignal: parseLengthSignal(flags.lengthSignal), semanticNormaliser: flags.semanticNormaliser as 'mean' | 'median' | undefined, facts: flags.factWeight === undefined ? undefined : flags.factWeight === 0 ? null : { weight: flags.factWeight }, weights: { lexical: flags.lexicalWeight, semantic: flags.semanticWeight } },
+          query: { capPerSource: flags.cap, rrfK: flags.rrfK, fusion: flags.fusion, feedback: parseFeedback(flags.feedback), windowSum: parseWindowSum(flags.windowSum), speakerBoost: flags.speakerBoost, sceneWeight: flags.sceneWeight, timeBoost: flags.timeBoost, profileWeight: flags.profileWeight, lengthPrior: flags.lengthPrior, sceneVectorWeight: flags.sceneVectorWeight, speakerSemanticWeight: flags.speakerSemanticWeight, addressedNames: flags.addressedNames, sceneSpeakerFocus: flags.sceneSpeakerFocus, softMatch: parseSoftMatch(flags.softMatch), softTail: parseSoftTail(flags.softTail), adaptiveWeights: flags.adaptiveWeights, scaffolding: parseScaffolding(flags.scaffolding), sceneDiversity: parseSceneDiversity(flags.sceneDiversity), coveragePass: parseCoveragePass(flags.coveragePass), vectorFeedback: parseVectorFeedback(flags.vectorFeedback), entityLinks: parseEntityLinks(flags.entityLinks), replyHandoff: parseReplyHandoff(flags.replyHandoff), lengthSignal: parseLengthSignal(flags.lengthSignal), semanticNormaliser: flags.semanticNormaliser as 'mean' | 'median' | undefined, facts: flags.factWeight === undefined ? undefined : flags.factWeight === 0 ? null : { weight: flags.factWeight }, weights: { lexical: flags.lexicalWeight, semantic: flags.semanticWeight } },
           onProgress: (current, done, total) => {
             if (bar === null) return;
             if (current !== phase) {
