@@ -1,5 +1,5 @@
 // Benchmark of narrative memory on the embedded default: ingest rate, query latency, RSS and file size.
-// Usage: npm run bench [-- --sizes 10000,100000 --queries 300 --dims 100 --embedder hashing|static]
+// Usage: npm run bench [-- --sizes 10000,100000 --queries 300 --dims 100 --embedder hashing|static --k 10]
 //        npm run bench -- --sizes 100000 --embedder static --context --compare '{"windowSum":null}' --rounds 3
 // --context gives each chunk a speaker, a scene and a date in metadata (8 speakers, 200 chunks a scene, a day a
 // scene) and names a speaker and a month in every query, so every context signal runs. --compare runs the hybrid
@@ -39,12 +39,15 @@ const { values } = benchArgs(import.meta.url, {
     rounds: { type: 'string', default: '3' },
     facts: { type: 'string', default: '0' },
     'query-options': { type: 'string', default: '{}' },
+    // Hits asked for by each timed query (10 unless given; an option reading past the first hits needs more).
+    k: { type: 'string', default: '10' },
   },
 });
 if (!['hashing', 'static'].includes(values.embedder)) throw new Error(`--embedder: expected hashing or static, got ${values.embedder}`);
 const queryCount = Number(values.queries);
 const dimensions = Number(values.dims);
 const batch = Number(values.batch);
+const k = Number(values.k);
 
 async function makeEmbedder(): Promise<Embedder> {
   return values.embedder === 'static' ? loadStaticEmbedder() : hashingEmbedder({ dimensions });
@@ -81,13 +84,13 @@ async function queryPhase(path: string, size: number, mode: string) {
     return values.context ? `${SPEAKERS[Math.floor(random() * SPEAKERS.length)]} ${text} in March 2021` : text;
   });
   const options = JSON.parse(values['query-options']) as QueryOptions;
-  await memory.query('bench', queries[0] as string, { ...options, k: 10 });
+  await memory.query('bench', queries[0] as string, { ...options, k });
   const coldMs = performance.now() - opened;
   const times: number[] = [];
   const cpu = process.cpuUsage();
   for (const query of queries) {
     const t0 = performance.now();
-    await memory.query('bench', query, { ...options, k: 10 });
+    await memory.query('bench', query, { ...options, k });
     times.push(performance.now() - t0);
   }
   const used = process.cpuUsage(cpu);
@@ -98,7 +101,7 @@ async function queryPhase(path: string, size: number, mode: string) {
 }
 
 function child(path: string, size: number, mode: string, queryOptions = '{}'): { coldMs: number; p50: number; p99: number; cpuMs: number; rss: number } {
-  const flags = ['--query-db', path, '--size', String(size), '--mode', mode, '--queries', String(queryCount), '--dims', String(dimensions), '--embedder', values.embedder, '--query-options', queryOptions];
+  const flags = ['--query-db', path, '--size', String(size), '--mode', mode, '--queries', String(queryCount), '--dims', String(dimensions), '--embedder', values.embedder, '--query-options', queryOptions, '--k', String(k)];
   const result = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), ...flags, ...(values.context ? ['--context'] : [])], { encoding: 'utf8' });
   if (result.status !== 0) throw new Error(result.stderr);
   return JSON.parse(result.stdout.trim().split('\n').pop() as string);
@@ -176,7 +179,7 @@ if (values['query-db'] !== undefined) {
   await queryPhase(values['query-db'], Number(values.size), values.mode);
 } else {
   const embedder = await makeEmbedder();
-  console.log(`mnemo narrative benchmark: node ${process.version}, ${queryCount} queries, k = 10, embedder ${embedder.provider}/${embedder.modelId} (${embedder.dimensions}-d), ${batch} chunks per transaction; queries in a fresh process`);
+  console.log(`mnemo narrative benchmark: node ${process.version}, ${queryCount} queries, k = ${k}, embedder ${embedder.provider}/${embedder.modelId} (${embedder.dimensions}-d), ${batch} chunks per transaction; queries in a fresh process`);
   if (values.compare === undefined) console.log('| chunks | ingest chunks/s | open + first query ms | lexical p50 ms | lexical p99 ms | hybrid p50 ms | hybrid p99 ms | hybrid CPU ms / query | RSS lexical MB | RSS hybrid MB | file MB |');
   if (values.compare === undefined) console.log('|---|---|---|---|---|---|---|---|---|---|---|');
   for (const size of values.sizes.split(',').map(Number)) {

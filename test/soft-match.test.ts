@@ -244,6 +244,8 @@ describe('hybridSearch with the soft tail', () => {
     expect(await search(index, { softTail: tail, k: 2 })).toEqual(all.slice(0, 2));
     expect(await search(index, { softTail: tail, softMatch: undefined })).toEqual(await search(index, { softMatch: undefined }));
     expect(await search(index, { softTail: { keep: 6, head: 200 } })).toEqual(await search(index));
+    // A k within the kept head is not aligned past it: the hits, scores and explanations as without the tail.
+    expect(await search(index, { softTail: tail, k: 1 })).toEqual(await search(index, { k: 1 }));
   });
 });
 

@@ -552,12 +552,13 @@ function contextSignals(input: HybridSearchInput, analyzed: readonly string[]): 
 /**
  * Adds soft word matching to the first `head` fused candidates (what it adds kept as the `soft` contribution) and
  * sorts again, ties keeping the fused order; the candidates unchanged when it is off or gives nothing. With the soft
- * tail on, the alignments are taken over its wider head at once (those of the first `head` are the same values), and
- * `tail` holds each wider head candidate's lift, z-scored over that head, by slot.
+ * tail on and k past its kept head, the alignments are taken over its wider head at once (those of the first `head`
+ * are the same values), and `tail` holds each wider head candidate's lift, z-scored over that head, by slot.
  */
 function withSoftMatch(input: HybridSearchInput, options: SoftMatchOptions | undefined, scaffold: ReadonlySet<string>, fused: FusedSlot[]): { fused: FusedSlot[]; tail: Map<number, number> | null } {
   if (options === undefined || input.index.wordRows === null || fused.length === 0) return { fused, tail: null };
-  const tailHead = input.softTail === undefined ? 0 : Math.max(input.softTail.head, options.head);
+  // A search returning no more than the kept head cannot see the tail: it is not aligned.
+  const tailHead = input.softTail === undefined || input.k <= input.softTail.keep ? 0 : Math.max(input.softTail.head, options.head);
   const slots = fused.slice(0, Math.max(options.head, tailHead)).map(({ slot }) => slot);
   const aligned = softAlignments(input.index, input.queryText, slots, options.reach, input.accept, scaffold);
   if (aligned === null) return { fused, tail: null };
