@@ -237,7 +237,7 @@ describe('hybridSearch with the soft tail', () => {
     for (const hit of tailed) expect(hit.score).toBeCloseTo(Object.values(hit.explanation.contributions ?? {}).reduce((sum, part) => sum + part, 0), 12);
     expect(await search(index, { softTail: { keep: 1, head: 200 } })).toEqual(tailed);
   });
-  it('gives the first hits of a longer ranking to a smaller k, and nothing without soft matching or past the whole list', async () => {
+  it('gives a smaller k the first hits of a longer ranking where the cap keeps every candidate, and changes nothing without soft matching or past the whole list', async () => {
     const index = indexOf(texts);
     const tail = { keep: 1, head: 200 };
     const all = await search(index, { softTail: tail });

@@ -263,8 +263,9 @@ export interface QueryOptions extends ChunkFilter {
    * The soft tail, with `zscore` fusion and soft matching on: the first `keep` hits (default 10, at most 1000) stay
    * exactly as without it, and the rest are reordered by soft matching aligned over the first `head` fused chunks
    * (default 200, at most 200; never fewer than soft matching's own head) instead of its own head: evidence whose
-   * words sit near the question's deep in the list reaches the top 25-50, and a caller asking k = 10 or k = 50 sees
-   * the same first `keep`. Off by default; null turns it off.
+   * words sit near the question's deep in the list reaches the top 25-50. `keep` is a fixed number, not k: whatever
+   * k, the first `keep` hits are the search's without the tail, and a k within it does no tail work. Off by default;
+   * null turns it off.
    */
   softTail?: { keep?: number; head?: number } | null;
   /**
