@@ -67,15 +67,39 @@ describe('BestFirstBlocks', () => {
     // The comparison is not empty: blocks were skipped.
     expect(skipped).toBeGreaterThan(0);
   });
-  it('visits best first, to a bin\'s width (a 1,024th of the ceiling), and every positive block when the floor never rises', () => {
+  it('visits best first, to a bucket\'s width (a 64th of the ceiling), ascending within a bucket, and every positive block when the floor never rises', () => {
     const { values, bounds } = randomBlocks(3, 5000, 0.2, 1);
     const best = new BestFirstBlocks();
     const visited: number[] = [];
     const ceiling = Math.max(...bounds);
     best.visit(bounds, bounds.length, ceiling, () => -Infinity, (block) => visited.push(block));
     expect(visited.length).toBe(bounds.filter((bound) => bound > 0).length);
-    for (let at = 1; at < visited.length; at++) expect(bounds[visited[at] as number]).toBeLessThan((bounds[visited[at - 1] as number] as number) + ceiling / 1024);
+    const bucketOf = (block: number) => Math.min(63, Math.floor(((bounds[block] as number) * 64) / ceiling));
+    let ascending = 0;
+    for (let at = 1; at < visited.length; at++) {
+      const [before, block] = [visited[at - 1] as number, visited[at] as number];
+      expect(bounds[block]).toBeLessThan((bounds[before] as number) + ceiling / 64);
+      expect(bucketOf(block)).toBeLessThanOrEqual(bucketOf(before));
+      if (bucketOf(block) === bucketOf(before)) {
+        expect(block).toBeGreaterThan(before);
+        ascending++;
+      }
+    }
+    expect(ascending).toBeGreaterThan(visited.length / 2);
     expect(values.length).toBe(5000 * SLOTS_PER_BLOCK);
+  });
+  it('skips a block whose bound is below the floor when it comes, within a bucket', () => {
+    // Blocks 0..3 in one bucket: the floor rises to 0.5 after block 0, so block 1 (0.45) and block 3 (0.3) are skipped.
+    const bounds = Float64Array.of(0.5, 0.45, 0.52, 0.3);
+    const best = new BestFirstBlocks();
+    let floor = -Infinity;
+    const visited: number[] = [];
+    const count = best.visit(bounds, bounds.length, 64, () => floor, (block) => {
+      visited.push(block);
+      floor = 0.5;
+    });
+    expect(visited).toEqual([0, 2]);
+    expect(count).toBe(2);
   });
   it('stops at once when the floor is above every bound, and visits nothing without a positive bound', () => {
     const best = new BestFirstBlocks();
