@@ -378,6 +378,7 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Mnemo
       ? await resolveEmbedder(requested as EmbedderName, { modelDir: options.modelDir, cacheDir: options.cacheDir, logger, recorded: await store.embeddings.identity() })
       : requested;
     await ensureEmbedderIdentity(store, embedder);
+    const indexSnapshots = indexSnapshotsOf(options.indexDirectory, store);
     return new Mnemo({
       store,
       embedder,
@@ -393,7 +394,9 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Mnemo
       llm: options.llm ?? null,
       living: options.living,
       tokenCounter: options.tokenCounter,
-      indexSnapshots: indexSnapshotsOf(options.indexDirectory, store),
+      indexSnapshots,
+      // A bulk load's vectors wait for its int8 copy beside the persisted indexes (see RowSpill).
+      indexScratchDirectory: indexSnapshots?.location ?? null,
       indexMemoryBudget: indexMemoryBudgetOf(options.indexMemoryBudget),
     });
   } catch (error) {

@@ -56,6 +56,12 @@ export interface NarrativeMemoryOptions {
    * save; see `snapshotDirectory`). Default: none (openMemory gives SQLite files `<file>.index`).
    */
   indexSnapshots?: IndexSnapshots | null;
+  /**
+   * A folder where a save's index built by a bulk load keeps the vectors it was given until its int8 copy is made
+   * (a scratch file, removed then; see `CorpusIndexOptions.scratchDirectory`). Default: none (openMemory gives
+   * the persisted indexes' folder).
+   */
+  indexScratchDirectory?: string | null;
   /** Bytes the saves' indexes may hold in memory together (least recently used evicted first); default: no bound. */
   indexMemoryBudget?: number;
   /**
@@ -142,6 +148,7 @@ export class NarrativeMemory {
         wordTable: wordTableOf(this.embedder),
         // A store that reads chunks' vectors by id (SQLite): the persisted index keeps no second copy of them.
         vectorRows: vectorSearch === null && this.store.chunkVectors != null ? (ids) => (this.store.chunkVectors as ChunkVectors).vectorsOf(ids) : null,
+        scratchDirectory: options.indexScratchDirectory ?? null,
         memoryBudgetBytes: options.indexMemoryBudget,
         persistence: options.indexSnapshots ? this.persistence(options.indexSnapshots) : null,
         logger: this.logger,

@@ -91,6 +91,12 @@ export interface CorpusIndexOptions {
    * persisted with the index.
    */
   vectorRows?: ((ids: readonly string[]) => (Float32Array | null)[]) | null;
+  /**
+   * With `vectorRows`: a folder where an index started empty (a bulk load) keeps the vectors it is given in a
+   * scratch file (`RowSpill`, 4 bytes per dimension per document, removed once its int8 copy is made), so that copy
+   * is made from them instead of rows read back from the store. Absent or null: the rows are read back.
+   */
+  scratchDirectory?: string | null;
 }
 
 /** Pseudo-relevance feedback settings: read the top `documents`, add their best `terms` at `weight`. */
@@ -241,7 +247,7 @@ export class CorpusIndex {
     this.keepVectors = options.vectors ?? true;
     const vectorRows = options.vectorRows;
     // Rows the store holds are read from it by their documents' ids when used, not kept here.
-    this.vectors = restored?.vectors ?? (this.keepVectors && vectorRows != null ? new VectorIndex((slots) => vectorRows(this.idsOf(slots))) : new VectorIndex());
+    this.vectors = restored?.vectors ?? (this.keepVectors && vectorRows != null ? new VectorIndex((slots) => vectorRows(this.idsOf(slots)), options.scratchDirectory ?? null) : new VectorIndex());
     this.neighbourWeight = this.keepVectors ? (options.neighbourWeight ?? 0) : 0;
     const analyzer = this.analyzer;
     const table = options.wordTable ?? null;
@@ -451,7 +457,8 @@ export class CorpusIndex {
 
   /**
    * Closes the persisted file this index still reads sections from on first use (harmless when there is none or it
-   * is closed). For an index nobody will query again (evicted, dropped): a query that still holds it and needs a
+   * is closed), and the scratch file of the vectors it was given (see `scratchDirectory`: its rows are then read
+   * from the store). For an index nobody will query again (evicted, dropped): a query that still holds it and needs a
    * section not read yet gets SnapshotRejected, and `IndexCache.use` answers from a rebuilt index.
    *
    * @example
@@ -462,6 +469,7 @@ export class CorpusIndex {
   closeSnapshot(): void {
     this.snapshot?.close();
     this.snapshot = null;
+    this.vectors.releaseSpill();
   }
 
   /**
@@ -1032,6 +1040,8 @@ export class CorpusIndex {
     if (this.changes !== changes) return;
     this.contextVectors ??= built;
     this.preparing = null;
+    // Appends from now on refresh the copy as they come: no pass reads the rows again.
+    this.vectors.releaseSpill();
   }
 
   /** The int8 copy of the context vectors as they are (rows kept in the store read a block at a time, with their neighbours'). */

@@ -3,6 +3,7 @@ import { noSteps, runSteps, STEP_ROWS } from '../core/time-slice.js';
 import type { Steps } from '../core/time-slice.js';
 import { grow, reserve } from './grow.js';
 import { QuantizedVectors } from './quantized-vectors.js';
+import { RowSpill } from './row-spill.js';
 import type { ScoreStatistics } from './score-statistics.js';
 import { SnapshotRejected } from './snapshot-format.js';
 import type { LazySection, SnapshotReader, SnapshotWriter } from './snapshot-format.js';
@@ -96,13 +97,24 @@ export class VectorIndex {
    * Null once a write changed or removed a vector stored before (`mean` then reads every row).
    */
   private sum: { values: Float64Array | null; count: number } | null = { values: null, count: 0 };
+  /** Where the spill of the rows given goes (see the constructor); null: no spill. */
+  private readonly scratchDirectory: string | null;
+  /**
+   * The rows of every slot in order, as given (zeros for a slot without a vector), while the rows are in the store
+   * and only appends came since slot 0: a pass over them (the int8 copy) reads them from here instead of from the
+   * store. Closed once that copy is made, at the first write that is not an append, or by `releaseSpill`.
+   */
+  private spill: RowSpill | null = null;
 
   /**
    * An empty index; with `rows`, the float32 vectors it is given are not kept: they are read back from `rows` (the
    * store, which holds every vector given here) when a search rescores them, or a block at a time by a pass over
-   * them (the int8 copy, the mean), as a persisted copy written without them reads them.
+   * them (the int8 copy, the mean), as a persisted copy written without them reads them. With `scratchDirectory`
+   * too, the vectors given from slot 0 on are kept aside in a scratch file there (`RowSpill`) until the int8 copy is
+   * made, which reads them from it instead of from `rows`.
    */
-  constructor(rows?: VectorRows) {
+  constructor(rows?: VectorRows, scratchDirectory: string | null = null) {
+    this.scratchDirectory = rows === undefined ? null : scratchDirectory;
     if (rows === undefined) return;
     this.outside = { rows, loaded: new Uint8Array(0) };
     this.sparse = { rowOf: new Int32Array(0), pool: new Float32Array(0), rows: 0, slotOfRow: new Int32Array(0) };
@@ -150,8 +162,13 @@ export class VectorIndex {
   set(slot: number, vector: Float32Array | null): boolean {
     this.changes++;
     this.preparing = null;
+    const slots = this.slotCount;
     this.noteSum(slot, vector);
-    if (this.sparse !== null) return this.setOutside(this.sparse, slot, vector);
+    if (this.sparse !== null) {
+      const stored = this.setOutside(this.sparse, slot, vector);
+      this.keepSpilled(slots, slot, vector, stored);
+      return stored;
+    }
     // Rows still in the store stay there (their flags say so); rows still in the file are read first.
     this.readLazy();
     this.slotCount = Math.max(this.slotCount, slot + 1);
@@ -200,6 +217,39 @@ export class VectorIndex {
     sparse.rowOf = growFilled(sparse.rowOf, this.slotCount);
     this.present[slot] = present ? 1 : 0;
     outside.loaded[slot] = (sparse.rowOf[slot] as number) >= 0 ? 1 : 0;
+  }
+
+  /**
+   * Keeps the spill (see `spill`) holding every slot's row in order after a write of `slot` (the index held `slots`
+   * slots before it), or closes it: opened by the first vector, at slot 0 of an empty index.
+   */
+  private keepSpilled(slots: number, slot: number, vector: Float32Array | null, stored: boolean): void {
+    if (this.spill === null && slots === 0 && slot === 0 && vector !== null && stored && this.scratchDirectory !== null) this.spill = RowSpill.open(this.scratchDirectory, vector.length);
+    const spill = this.spill;
+    if (spill === null) return;
+    let kept = stored && slot >= slots && spill.rows === slots;
+    for (let gap = slots; kept && gap < slot; gap++) kept = spill.append(null);
+    if (kept) kept = spill.append(vector);
+    if (!kept) this.releaseSpill();
+  }
+
+  /**
+   * Closes the spill of the rows given (see the constructor), freeing its file: rows not in memory are read from
+   * the store from then on. The index calls it once its int8 copy is made; call it when dropping an index.
+   *
+   * @example
+   * ```ts
+   * vectors.releaseSpill(); // an index let go of before its first search
+   * ```
+   */
+  releaseSpill(): void {
+    this.spill?.close();
+    this.spill = null;
+  }
+
+  /** True while the rows given are kept aside in a scratch file (see the constructor). */
+  get spilled(): boolean {
+    return this.spill !== null;
   }
 
   /** Keeps the running sum (see `sum`) in step with a write of `slot`, or gives it up. */
@@ -399,6 +449,8 @@ export class VectorIndex {
     if (this.changes !== changes) return;
     this.quantized ??= built;
     this.preparing = null;
+    // Appends from now on go into the copy as they come: no pass reads the rows again.
+    this.releaseSpill();
   }
 
   /**
@@ -544,7 +596,10 @@ export class VectorIndex {
       }
     }
     this.readRowsOf(wanted);
-    if (this.outside === outside) this.outside = null;
+    if (this.outside === outside) {
+      this.outside = null;
+      this.releaseSpill();
+    }
   }
 
   /**
@@ -565,10 +620,12 @@ export class VectorIndex {
     }
   }
 
-  /** Copies the store's vectors of `slots` into place; a slot the store no longer holds (or with another length) refuses the persisted copy. */
+  /**
+   * Copies the vectors of `slots` into place: from the spill as far as it holds them, the rest from the store; a
+   * slot the store no longer holds (or with another length) refuses the persisted copy.
+   */
   private readRows(outside: { rows: VectorRows; loaded: Uint8Array }, slots: readonly number[]): void {
     const dims = this.dims as number;
-    const vectors = outside.rows(slots);
     const sparse = this.sparse;
     if (sparse !== null && (sparse.rows + slots.length) * dims > sparse.pool.length) {
       const rows = Math.max(256, sparse.rows * 2, sparse.rows + slots.length);
@@ -577,7 +634,11 @@ export class VectorIndex {
       sparse.pool = pool;
       sparse.slotOfRow = reserve(sparse.slotOfRow, rows);
     }
-    slots.forEach((slot, index) => {
+    const spilled = this.readSpilled(outside, slots, dims);
+    if (spilled === slots.length) return;
+    const rest = spilled === 0 ? slots : slots.slice(spilled);
+    const vectors = outside.rows(rest);
+    rest.forEach((slot, index) => {
       const vector = vectors[index];
       if (vector === null || vector === undefined || vector.length !== dims) throw new SnapshotRejected('a vector it holds is no longer in the store');
       if (sparse === null) this.data.set(vector, slot * dims);
@@ -588,5 +649,37 @@ export class VectorIndex {
       }
       outside.loaded[slot] = 1;
     });
+  }
+
+  /**
+   * Reads the rows of `slots` from the spill (see `spill`), each run of consecutive slots at once, from the first
+   * slot on until one it does not hold (or one read already); returns how many it read (the rest: from the store).
+   */
+  private readSpilled(outside: { rows: VectorRows; loaded: Uint8Array }, slots: readonly number[], dims: number): number {
+    const spill = this.spill;
+    if (spill === null) return 0;
+    const sparse = this.sparse;
+    const usable = (slot: number) => slot < spill.rows && (sparse === null || (sparse.rowOf[slot] as number) < 0);
+    let done = 0;
+    while (done < slots.length && usable(slots[done] as number)) {
+      const first = slots[done] as number;
+      let end = done + 1;
+      while (end < slots.length && slots[end] === first + (end - done) && usable(slots[end] as number)) end++;
+      const count = end - done;
+      const read = sparse === null ? spill.read(first, count, this.data, first * dims) : spill.read(first, count, sparse.pool, sparse.rows * dims);
+      if (!read) {
+        this.releaseSpill();
+        return done;
+      }
+      for (let slot = first; slot < first + count; slot++) {
+        if (sparse !== null) {
+          sparse.slotOfRow[sparse.rows] = slot;
+          sparse.rowOf[slot] = sparse.rows++;
+        }
+        outside.loaded[slot] = 1;
+      }
+      done = end;
+    }
+    return done;
   }
 }
