@@ -24,7 +24,10 @@ function documentOf(seed: number): IndexDocument {
 
 const vectorOf = (seed: number) => Float32Array.from({ length: 5 }, (_, index) => Math.fround(Math.sin(seed * 7 + index) * 1e-3 * (seed + 1)));
 
-/** The index file a cache fed `documents` in three batches (a bulk load, from version 0) persists, and how many rows it read from the store. */
+/**
+ * The index file a cache fed `documents` in three batches (a bulk load, from version 0) persists at its end, after
+ * a persist midway, and how many rows it read from the store.
+ */
 async function bulkLoad(documents: readonly IndexDocument[], options: IndexCacheOptions): Promise<{ hash: string; rowsRead: number; scratch: string[] }> {
   const directory = join(tempDir(), 'index');
   let rowsRead = 0;
@@ -39,6 +42,8 @@ async function bulkLoad(documents: readonly IndexDocument[], options: IndexCache
   for (let batch = 0; batch < 3; batch++) {
     await cache.afterWrite('save', { previousVersion: batch, version: batch + 1, count: third }, (held) => held.addSliced(documents.slice(batch * third, (batch + 1) * third)));
     version.value = batch + 1;
+    // Persisted midway too (a long load past `maxDelayMs`): its int8 copy is made for the file only, then let go.
+    if (batch === 1) await cache.flush();
   }
   await cache.flush();
   const files = readdirSync(directory);
@@ -83,16 +88,17 @@ describe('a bulk load with its vectors spilled', () => {
   it.each([
     ['neighbour context', { neighbourWeight: 0.5, contextSource: 'roles:speaker,scene,day' }],
     ['own vectors', { neighbourWeight: 0 }],
-  ] as const)('persists the bytes the same load without a spill persists (%s), reading no row back from the store', async (_name, options) => {
+  ] as const)('persists the bytes the same load without a spill persists (%s), midway and at its end, reading no row back from the store', async (_name, options) => {
     const without = await bulkLoad(documents, options);
     const spilled = await bulkLoad(documents, { ...options, scratchDirectory: 'given' });
     expect(spilled.hash).toBe(without.hash);
-    expect(without.rowsRead).toBeGreaterThan(2500);
+    // Without: every row twice (2,000 midway, then 3,000, less those without a vector).
+    expect(without.rowsRead).toBeGreaterThan(4000);
     expect(spilled.rowsRead).toBe(0);
     expect(spilled.scratch).toEqual([]);
   });
 
-  it('closes at the first write that is not an append, and the rows are then read from the store', () => {
+  it('closes at the first write that is not an append, or at the first search, and the rows are then read from the store', () => {
     let rowsRead = 0;
     const rows = (slots: readonly number[]) => ((rowsRead += slots.length), slots.map((slot) => vectorOf(slot)));
     const vectors = new VectorIndex(rows, tempDir());
@@ -116,10 +122,16 @@ describe('a bulk load with its vectors spilled', () => {
     rowsRead = 0;
     fromSpill.prepare();
     expect(rowsRead).toBe(0);
-    expect(fromSpill.spilled).toBe(false);
+    expect(fromSpill.spilled).toBe(true);
     fromStore.prepare();
     expect(rowsRead).toBe(100);
     const query = vectorOf(42);
     expect(fromSpill.search(query, 5)).toEqual(fromStore.search(query, 5));
+    expect(fromSpill.spilled).toBe(false);
+    // A removal closes it too.
+    const removing = new VectorIndex(rows, tempDir());
+    for (let slot = 0; slot < 10; slot++) removing.set(slot, vectorOf(slot));
+    removing.remove(4);
+    expect(removing.spilled).toBe(false);
   });
 });

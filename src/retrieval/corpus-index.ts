@@ -93,8 +93,9 @@ export interface CorpusIndexOptions {
   vectorRows?: ((ids: readonly string[]) => (Float32Array | null)[]) | null;
   /**
    * With `vectorRows`: a folder where an index started empty (a bulk load) keeps the vectors it is given in a
-   * scratch file (`RowSpill`, 4 bytes per dimension per document, removed once its int8 copy is made), so that copy
-   * is made from them instead of rows read back from the store. Absent or null: the rows are read back.
+   * scratch file (`RowSpill`, 4 bytes per dimension per document, removed at its first semantic search or when it
+   * is dropped), so its int8 copy (for the file, at a persist) is made from them instead of rows read back from the
+   * store. Absent or null: the rows are read back.
    */
   scratchDirectory?: string | null;
 }
@@ -1040,8 +1041,6 @@ export class CorpusIndex {
     if (this.changes !== changes) return;
     this.contextVectors ??= built;
     this.preparing = null;
-    // Appends from now on refresh the copy as they come: no pass reads the rows again.
-    this.vectors.releaseSpill();
   }
 
   /** The int8 copy of the context vectors as they are (rows kept in the store read a block at a time, with their neighbours'). */
@@ -1061,6 +1060,8 @@ export class CorpusIndex {
     if (this.neighbourWeight <= 0) return this.vectors.search(queryVector, limit, accept, statistics);
     const contexts = this.prepare();
     if (contexts === null) return [];
+    // The copy kept from now on takes appends as they come: no pass reads the rows again.
+    this.vectors.releaseSpill();
     const readRows = this.vectors.readsRows ? (slots: readonly number[]) => this.readSemanticRows(slots) : undefined;
     return contexts.search(queryVector, limit, (slot) => this.contextScore(queryVector, slot, 4) as number, accept, statistics, readRows);
   }

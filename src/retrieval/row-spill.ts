@@ -8,11 +8,12 @@ const BUFFERED_ROWS = 1024;
 
 /**
  * Float32 rows appended in slot order to a scratch file, and read back by runs of slots: what a pass over an index's
- * rows (its int8 copy) reads instead of asking the store for them a row at a time, about a twentieth of the CPU.
+ * rows (its int8 copy) reads instead of asking the store for them a row at a time (a 100k-chunk load's pass under
+ * `--cpu-prof`: 0.05 s of reads from the file where SQLite's reads took 0.7 s).
  * The file is removed as soon as it is open where the system allows it (POSIX: a crash leaves nothing behind; the
  * space is freed when it is closed); elsewhere it is removed when closed. It holds 4 bytes per dimension per row
  * (400 MB for 1M rows of 100 dimensions, on disk and in the page cache, not in the process), and only until its
- * owner closes it: an index closes it once its int8 copy is made, or when it is dropped. Any failure (a full disk)
+ * owner closes it: an index closes it at its first search, or when it is dropped. Any failure (a full disk)
  * closes it and says so (false): the owner then reads the rows from the store, as without one.
  *
  * @example

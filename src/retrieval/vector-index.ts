@@ -101,8 +101,9 @@ export class VectorIndex {
   private readonly scratchDirectory: string | null;
   /**
    * The rows of every slot in order, as given (zeros for a slot without a vector), while the rows are in the store
-   * and only appends came since slot 0: a pass over them (the int8 copy) reads them from here instead of from the
-   * store. Closed once that copy is made, at the first write that is not an append, or by `releaseSpill`.
+   * and only appends came since slot 0: a pass over them (the int8 copy, made for a query or for the file only)
+   * reads them from here instead of from the store. Closed at the first search (the copy then kept takes appends as
+   * they come: no pass reads the rows again), a removal, a write that is not an append, or `releaseSpill`.
    */
   private spill: RowSpill | null = null;
 
@@ -235,7 +236,7 @@ export class VectorIndex {
 
   /**
    * Closes the spill of the rows given (see the constructor), freeing its file: rows not in memory are read from
-   * the store from then on. The index calls it once its int8 copy is made; call it when dropping an index.
+   * the store from then on. The index calls it at its first search; call it when dropping an index.
    *
    * @example
    * ```ts
@@ -350,10 +351,12 @@ export class VectorIndex {
     this.preparing = null;
   }
 
-  /** Forgets a slot's vector. */
+  /** Forgets a slot's vector (and closes the spill: see `spill`). */
   remove(slot: number): void {
     this.changes++;
     this.preparing = null;
+    // An index with removals is persisted as a compacted copy, which reads its rows from the store.
+    this.releaseSpill();
     if (this.present[slot] === 1) this.sum = null;
     if (slot < this.slotCount) this.present[slot] = 0;
     this.quantized?.remove(slot);
@@ -449,8 +452,6 @@ export class VectorIndex {
     if (this.changes !== changes) return;
     this.quantized ??= built;
     this.preparing = null;
-    // Appends from now on go into the copy as they come: no pass reads the rows again.
-    this.releaseSpill();
   }
 
   /**
@@ -462,6 +463,7 @@ export class VectorIndex {
     if (dims === null || query.length !== dims || limit <= 0) return [];
     const quantized = this.prepare();
     if (quantized === null) return [];
+    this.releaseSpill();
     return quantized.search(query, limit, (slot) => {
       this.readRow(slot, dims);
       return this.exactScore(query, slot, dims);
