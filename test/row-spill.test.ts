@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { CorpusIndex } from '../src/retrieval/corpus-index.js';
 import type { IndexDocument } from '../src/retrieval/corpus-index.js';
 import { IndexCache } from '../src/retrieval/index-cache.js';
 import type { IndexCacheOptions } from '../src/retrieval/index-cache.js';
@@ -96,6 +97,18 @@ describe('a bulk load with its vectors spilled', () => {
     expect(without.rowsRead).toBeGreaterThan(4000);
     expect(spilled.rowsRead).toBe(0);
     expect(spilled.scratch).toEqual([]);
+  });
+
+  it('is let go of by the index at its first search, of either arm', () => {
+    const rows = (ids: readonly string[]) => ids.map((id) => documents[Number(id.slice('chunk-'.length))]?.embedding ?? null);
+    for (const search of ['lexical', 'semantic'] as const) {
+      const index = new CorpusIndex(0, { neighbourWeight: 0.5, vectorRows: rows, scratchDirectory: tempDir() });
+      index.add(documents.slice(0, 50));
+      expect(index.vectors.spilled).toBe(true);
+      if (search === 'lexical') index.lexical(['gate'], 5);
+      else index.semantic(documents[0]?.embedding as Float32Array, 5);
+      expect(index.vectors.spilled).toBe(false);
+    }
   });
 
   it('closes at the first write that is not an append, or at the first search, and the rows are then read from the store', () => {

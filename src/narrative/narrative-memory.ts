@@ -57,8 +57,8 @@ export interface NarrativeMemoryOptions {
    */
   indexSnapshots?: IndexSnapshots | null;
   /**
-   * A folder where a save's index built by a bulk load keeps the vectors it was given until its first semantic
-   * search (a scratch file, removed then; see `CorpusIndexOptions.scratchDirectory`). Default: none (openMemory gives
+   * A folder where a save's index built by a bulk load keeps the vectors it was given until its first search
+   * (a scratch file, removed then; see `CorpusIndexOptions.scratchDirectory`). Default: none (openMemory gives
    * the persisted indexes' folder).
    */
   indexScratchDirectory?: string | null;

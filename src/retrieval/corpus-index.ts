@@ -93,8 +93,8 @@ export interface CorpusIndexOptions {
   vectorRows?: ((ids: readonly string[]) => (Float32Array | null)[]) | null;
   /**
    * With `vectorRows`: a folder where an index started empty (a bulk load) keeps the vectors it is given in a
-   * scratch file (`RowSpill`, 4 bytes per dimension per document, removed at its first semantic search or when it
-   * is dropped), so its int8 copy (for the file, at a persist) is made from them instead of rows read back from the
+   * scratch file (`RowSpill`, 4 bytes per dimension per document added until its first search, removed then or
+   * when it is dropped), so its int8 copy (for the file, at a persist) is made from them instead of rows read back from the
    * store. Absent or null: the rows are read back.
    */
   scratchDirectory?: string | null;
@@ -975,6 +975,8 @@ export class CorpusIndex {
    * before ranking; terms may carry weights.
    */
   lexical(queryTerms: readonly string[], limit: number, accept?: SlotFilter, termWeights?: ReadonlyMap<string, number>, statistics?: ScoreSink, corpus?: Bm25Corpus): { slot: number; score: number }[] {
+    // Searched: no longer a bulk load's index (see `scratchDirectory`), so its spill, if any, is let go.
+    this.vectors.releaseSpill();
     return this.bm25.search(queryTerms, limit, accept, termWeights, statistics, corpus);
   }
 
