@@ -7,7 +7,7 @@ import { CorpusIndex } from '../src/retrieval/corpus-index.js';
 import type { IndexDocument } from '../src/retrieval/corpus-index.js';
 import { IndexCache } from '../src/retrieval/index-cache.js';
 import type { IndexCacheOptions } from '../src/retrieval/index-cache.js';
-import { RowSpill } from '../src/retrieval/row-spill.js';
+import { MAX_OPEN_SPILLS, RowSpill } from '../src/retrieval/row-spill.js';
 import { snapshotDirectory } from '../src/retrieval/snapshot-directory.js';
 import { VectorIndex } from '../src/retrieval/vector-index.js';
 import { tempDir } from './helpers.js';
@@ -76,6 +76,17 @@ describe('RowSpill', () => {
     if (process.platform !== 'win32') expect(readdirSync(directory).filter((file) => file.endsWith('.scratch'))).toEqual([]);
   });
 
+  it(`is not made past ${MAX_OPEN_SPILLS} open at once (a file descriptor each)`, () => {
+    const directory = tempDir();
+    const spills = Array.from({ length: MAX_OPEN_SPILLS }, () => RowSpill.open(directory, 2));
+    expect(spills.every((spill) => spill !== null)).toBe(true);
+    expect(RowSpill.open(directory, 2)).toBeNull();
+    spills[0]?.close();
+    const another = RowSpill.open(directory, 2);
+    expect(another).not.toBeNull();
+    for (const spill of [...spills, another]) spill?.close();
+  });
+
   it('is not made where no file can be (the folder would be below a file)', () => {
     const file = join(tempDir(), 'a-file');
     writeFileSync(file, 'x');
@@ -84,7 +95,8 @@ describe('RowSpill', () => {
 });
 
 describe('a bulk load with its vectors spilled', () => {
-  const documents = Array.from({ length: 3000 }, (_, seed) => documentOf(seed));
+  // Three batches of 1,100: a first write large enough to be a bulk load's (BULK_LOAD_ROWS, 1,024).
+  const documents = Array.from({ length: 3300 }, (_, seed) => documentOf(seed));
 
   it.each([
     ['neighbour context', { neighbourWeight: 0.5, contextSource: 'roles:speaker,scene,day' }],
@@ -93,17 +105,30 @@ describe('a bulk load with its vectors spilled', () => {
     const without = await bulkLoad(documents, options);
     const spilled = await bulkLoad(documents, { ...options, scratchDirectory: 'given' });
     expect(spilled.hash).toBe(without.hash);
-    // Without: every row twice (2,000 midway, then 3,000, less those without a vector).
+    // Without: every row twice (2,200 midway, then 3,300, less those without a vector).
     expect(without.rowsRead).toBeGreaterThan(4000);
     expect(spilled.rowsRead).toBe(0);
     expect(spilled.scratch).toEqual([]);
+  });
+
+  it('is opened by a first write of 1,024 documents or more only (a save written turn by turn never opens one)', async () => {
+    const rows = (ids: readonly string[]) => ids.map((id) => documents[Number(id.slice('chunk-'.length))]?.embedding ?? null);
+    const small = new CorpusIndex(0, { vectorRows: rows, scratchDirectory: tempDir() });
+    await small.addSliced(documents.slice(0, 1023));
+    await small.addSliced(documents.slice(1023, 2100));
+    expect(small.vectors.spilled).toBe(false);
+    const bulk = new CorpusIndex(0, { vectorRows: rows, scratchDirectory: tempDir() });
+    await bulk.addSliced(documents.slice(0, 1024));
+    expect(bulk.vectors.spilled).toBe(true);
+    bulk.closeSnapshot();
+    expect(bulk.vectors.spilled).toBe(false);
   });
 
   it('is let go of by the index at its first search, of either arm', () => {
     const rows = (ids: readonly string[]) => ids.map((id) => documents[Number(id.slice('chunk-'.length))]?.embedding ?? null);
     for (const search of ['lexical', 'semantic'] as const) {
       const index = new CorpusIndex(0, { neighbourWeight: 0.5, vectorRows: rows, scratchDirectory: tempDir() });
-      index.add(documents.slice(0, 50));
+      index.add(documents.slice(0, 1100));
       expect(index.vectors.spilled).toBe(true);
       if (search === 'lexical') index.lexical(['gate'], 5);
       else index.semantic(documents[0]?.embedding as Float32Array, 5);
@@ -115,6 +140,7 @@ describe('a bulk load with its vectors spilled', () => {
     let rowsRead = 0;
     const rows = (slots: readonly number[]) => ((rowsRead += slots.length), slots.map((slot) => vectorOf(slot)));
     const vectors = new VectorIndex(rows, tempDir());
+    vectors.expectBulkLoad();
     for (let slot = 0; slot < 100; slot++) vectors.set(slot, vectorOf(slot));
     expect(vectors.spilled).toBe(true);
     vectors.readRowsOf([10, 11, 12, 50]);
@@ -129,6 +155,7 @@ describe('a bulk load with its vectors spilled', () => {
     expect(rowsRead).toBe(2);
     // The int8 copy made: the same whether the rows came from the spill or from the store.
     const fromSpill = new VectorIndex(rows, tempDir());
+    fromSpill.expectBulkLoad();
     for (let slot = 0; slot < 100; slot++) fromSpill.set(slot, vectorOf(slot));
     const fromStore = new VectorIndex(rows);
     for (let slot = 0; slot < 100; slot++) fromStore.set(slot, vectorOf(slot));
@@ -143,6 +170,7 @@ describe('a bulk load with its vectors spilled', () => {
     expect(fromSpill.spilled).toBe(false);
     // A removal closes it too.
     const removing = new VectorIndex(rows, tempDir());
+    removing.expectBulkLoad();
     for (let slot = 0; slot < 10; slot++) removing.set(slot, vectorOf(slot));
     removing.remove(4);
     expect(removing.spilled).toBe(false);

@@ -55,6 +55,11 @@ const NARROWED_SECTIONS = ['positions', 'kindIds', 'bm25.lengths', 'context.spea
 
 /** Most distinct tokens an index caches the term id of (as many as the analyzer caches terms of). */
 const TOKEN_CACHE_LIMIT = 200_000;
+/**
+ * Documents an empty index's first write must hold to be taken as a bulk load's (its vectors then spilled for its
+ * int8 copy, see `CorpusIndexOptions.scratchDirectory`): a save written turn by turn never opens a scratch file.
+ */
+const BULK_LOAD_ROWS = 1024;
 
 /** How a corpus index is built. */
 export interface CorpusIndexOptions {
@@ -92,7 +97,8 @@ export interface CorpusIndexOptions {
    */
   vectorRows?: ((ids: readonly string[]) => (Float32Array | null)[]) | null;
   /**
-   * With `vectorRows`: a folder where an index started empty (a bulk load) keeps the vectors it is given in a
+   * With `vectorRows`: a folder where an index started empty by a bulk load (a first write of BULK_LOAD_ROWS
+   * documents or more; at most MAX_OPEN_SPILLS at once in a process) keeps the vectors it is given in a
    * scratch file (`RowSpill`, 4 bytes per dimension per document added until its first search, removed then or
    * when it is dropped), so its int8 copy (for the file, at a persist) is made from them instead of rows read back from the
    * store. Absent or null: the rows are read back.
@@ -613,6 +619,7 @@ export class CorpusIndex {
 
   /** Adds documents in order. */
   add(rows: readonly IndexDocument[]): void {
+    this.noteBulkLoad(rows.length);
     // The int8 copy made already stays centred on the mean of its time, which a fresh build would not be.
     if (rows.length > 0 && (this.contextVectors !== null || this.vectors.prepared)) this.modified = true;
     if (rows.length > 0) this.noteChange();
@@ -656,10 +663,16 @@ export class CorpusIndex {
    * ```
    */
   async addSliced(rows: readonly IndexDocument[], slice = new TimeSlice()): Promise<void> {
+    this.noteBulkLoad(rows.length);
     for (const row of rows) {
       await slice.tick();
       this.add([row]);
     }
+  }
+
+  /** An empty index's first write of BULK_LOAD_ROWS documents or more starts a bulk load: its vectors are spilled (see `scratchDirectory`). */
+  private noteBulkLoad(count: number): void {
+    if (count >= BULK_LOAD_ROWS && this.ids.length === 0) this.vectors.expectBulkLoad();
   }
 
   /** Indexes a text word by word, its tokens' term ids cached (the same terms, in the same order, as the analyzer's). */

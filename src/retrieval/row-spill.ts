@@ -6,6 +6,10 @@ import { join } from 'node:path';
 /** Rows gathered in memory before one write to the file: 400 KB at 100 dimensions. */
 const BUFFERED_ROWS = 1024;
 
+/** Spills open at once in a process (one file descriptor each): past it, `open` makes none (rows are read from the store). */
+export const MAX_OPEN_SPILLS = 8;
+let openSpills = 0;
+
 /**
  * Float32 rows appended in slot order to a scratch file, and read back by runs of slots: what a pass over an index's
  * rows (its int8 copy) reads instead of asking the store for them a row at a time (a 100k-chunk load's pass under
@@ -35,9 +39,12 @@ export class RowSpill {
     this.pending = new Float32Array(BUFFERED_ROWS * dimensions);
   }
 
-  /** A new, empty spill of rows of `dimensions` floats in `directory` (made if missing), or null when it cannot be made there. */
+  /**
+   * A new, empty spill of rows of `dimensions` floats in `directory` (made if missing), or null when it cannot be
+   * made there or MAX_OPEN_SPILLS are open.
+   */
   static open(directory: string, dimensions: number): RowSpill | null {
-    if (!Number.isInteger(dimensions) || dimensions <= 0) return null;
+    if (!Number.isInteger(dimensions) || dimensions <= 0 || openSpills >= MAX_OPEN_SPILLS) return null;
     let descriptor: number;
     const path = join(directory, `rows-${process.pid}-${randomUUID()}.scratch`);
     try {
@@ -53,6 +60,7 @@ export class RowSpill {
     } catch {
       // An open file cannot be removed here (Windows): it is removed when closed.
     }
+    openSpills++;
     return new RowSpill(descriptor, kept, dimensions);
   }
 
@@ -107,6 +115,7 @@ export class RowSpill {
   /** Lets go of the file (its space is freed); rows can no longer be appended or read. */
   close(): void {
     if (this.descriptor === null) return;
+    openSpills--;
     try {
       closeSync(this.descriptor);
     } catch {

@@ -106,6 +106,8 @@ export class VectorIndex {
    * they come: no pass reads the rows again), a removal, a write that is not an append, or `releaseSpill`.
    */
   private spill: RowSpill | null = null;
+  /** True once told a bulk load begins (`expectBulkLoad`): the first vector then opens the spill. */
+  private spillWanted = false;
 
   /**
    * An empty index; with `rows`, the float32 vectors it is given are not kept: they are read back from `rows` (the
@@ -225,7 +227,8 @@ export class VectorIndex {
    * slots before it), or closes it: opened by the first vector, at slot 0 of an empty index.
    */
   private keepSpilled(slots: number, slot: number, vector: Float32Array | null, stored: boolean): void {
-    if (this.spill === null && slots === 0 && slot === 0 && vector !== null && stored && this.scratchDirectory !== null) this.spill = RowSpill.open(this.scratchDirectory, vector.length);
+    if (this.spill === null && this.spillWanted && slots === 0 && slot === 0 && vector !== null && stored && this.scratchDirectory !== null) this.spill = RowSpill.open(this.scratchDirectory, vector.length);
+    this.spillWanted = false;
     const spill = this.spill;
     if (spill === null) return;
     let kept = stored && slot >= slots && spill.rows === slots;
@@ -246,6 +249,19 @@ export class VectorIndex {
   releaseSpill(): void {
     this.spill?.close();
     this.spill = null;
+  }
+
+  /**
+   * Says a bulk load begins (its first write holds many rows): an empty index with a `scratchDirectory` then spills
+   * the rows given from its first vector on (see the constructor). Anything else: nothing.
+   *
+   * @example
+   * ```ts
+   * if (index.size === 0 && documents.length >= 1024) vectors.expectBulkLoad();
+   * ```
+   */
+  expectBulkLoad(): void {
+    this.spillWanted = this.slotCount === 0 && this.scratchDirectory !== null;
   }
 
   /** True while the rows given are kept aside in a scratch file (see the constructor). */
