@@ -48,6 +48,8 @@ async function bulkLoad(documents: readonly IndexDocument[], options: IndexCache
   }
   await cache.flush();
   const files = readdirSync(directory);
+  // Let go of the index (and of its spill: one file descriptor of MAX_OPEN_SPILLS).
+  cache.clear();
   const [name] = files.filter((file) => file.endsWith('.index'));
   return { hash: createHash('sha256').update(readFileSync(join(directory, name as string))).digest('hex'), rowsRead, scratch: files.filter((file) => file.endsWith('.scratch')) };
 }
