@@ -98,9 +98,9 @@ export interface CorpusIndexOptions {
   vectorRows?: ((ids: readonly string[]) => (Float32Array | null)[]) | null;
   /**
    * With `vectorRows`: a folder where an index started empty by a bulk load (a first write of BULK_LOAD_ROWS
-   * documents or more; at most MAX_OPEN_SPILLS at once in a process) keeps the vectors it is given in a
-   * scratch file (`RowSpill`, 4 bytes per dimension per document added until its first search, removed then or
-   * when it is dropped), so its int8 copy (for the file, at a persist) is made from them instead of rows read back from the
+   * documents or more; at most MAX_OPEN_SPILLS at once in a process) keeps the vectors it is given in a scratch
+   * file (`RowSpill`, 4 bytes per dimension per document added until its first search, removed then or when it is
+   * dropped), so its int8 copy (for the file, at a persist) is made from them instead of rows read back from the
    * store. Absent or null: the rows are read back.
    */
   scratchDirectory?: string | null;

@@ -113,8 +113,8 @@ export class VectorIndex {
    * An empty index; with `rows`, the float32 vectors it is given are not kept: they are read back from `rows` (the
    * store, which holds every vector given here) when a search rescores them, or a block at a time by a pass over
    * them (the int8 copy, the mean), as a persisted copy written without them reads them. With `scratchDirectory`
-   * too, the vectors given from slot 0 on are kept aside in a scratch file there (`RowSpill`) until the int8 copy is
-   * made, which reads them from it instead of from `rows`.
+   * too, an empty index told a bulk load begins (`expectBulkLoad`) keeps the vectors given from slot 0 on aside in a
+   * scratch file there (`RowSpill`, see `spill`), which its int8 copies read instead of `rows`.
    */
   constructor(rows?: VectorRows, scratchDirectory: string | null = null) {
     this.scratchDirectory = rows === undefined ? null : scratchDirectory;
