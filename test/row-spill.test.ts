@@ -7,7 +7,7 @@ import { CorpusIndex } from '../src/retrieval/corpus-index.js';
 import type { IndexDocument } from '../src/retrieval/corpus-index.js';
 import { IndexCache } from '../src/retrieval/index-cache.js';
 import type { IndexCacheOptions } from '../src/retrieval/index-cache.js';
-import { MAX_OPEN_SPILLS, RowSpill } from '../src/retrieval/row-spill.js';
+import { MAX_OPEN_SPILLS, RowSpill, removeStaleSpills } from '../src/retrieval/row-spill.js';
 import { snapshotDirectory } from '../src/retrieval/snapshot-directory.js';
 import { VectorIndex } from '../src/retrieval/vector-index.js';
 import { tempDir } from './helpers.js';
@@ -87,6 +87,20 @@ describe('RowSpill', () => {
     const another = RowSpill.open(directory, 2);
     expect(another).not.toBeNull();
     for (const spill of [...spills, another]) spill?.close();
+  });
+
+  it('removes the scratch files of processes that are gone when a spill is made, and leaves a live process\'s and other files alone', () => {
+    const directory = tempDir();
+    // No process has pid 2^22 + 1 (above Linux's pid_max ceiling): its file stands for a crash's leftover on Windows.
+    const stale = `rows-${2 ** 22 + 1}-0b7e3c1a-7c1d-4f5e-9a2b-1c2d3e4f5a6b.scratch`;
+    const live = `rows-${process.pid}-1b7e3c1a-7c1d-4f5e-9a2b-1c2d3e4f5a6b.scratch`;
+    for (const name of [stale, live, 'rows-notes.txt', 'bm25.bin']) writeFileSync(join(directory, name), 'x');
+    const spill = RowSpill.open(directory, 2);
+    expect(spill).not.toBeNull();
+    spill?.close();
+    expect(readdirSync(directory).sort()).toEqual(['bm25.bin', live, 'rows-notes.txt'].sort());
+    expect(removeStaleSpills(directory)).toBe(0);
+    expect(removeStaleSpills(join(directory, 'missing'))).toBe(0);
   });
 
   it('is not made where no file can be (the folder would be below a file)', () => {

@@ -1,6 +1,6 @@
 // The float32 vectors an index was given, kept aside in a scratch file in slot order: a bulk load's int8 copy reads them from there, not back from the store.
 import { randomUUID } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, readSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readSync, readdirSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** Rows gathered in memory before one write to the file: 400 KB at 100 dimensions. */
@@ -49,6 +49,7 @@ export class RowSpill {
     const path = join(directory, `rows-${process.pid}-${randomUUID()}.scratch`);
     try {
       mkdirSync(directory, { recursive: true });
+      removeStaleSpills(directory);
       descriptor = openSync(path, 'w+');
     } catch {
       return null;
@@ -145,5 +146,51 @@ export class RowSpill {
     this.writtenRows += this.pendingRows;
     this.pendingRows = 0;
     return true;
+  }
+}
+
+/** A scratch file's name: `rows-<pid>-<uuid>.scratch` (the pid of the process that made it). */
+const SPILL_NAME = /^rows-(\d+)-[0-9a-f-]+\.scratch$/;
+
+/**
+ * Removes the scratch files in `directory` left by processes that are gone: where an open file cannot be removed
+ * (Windows), a crash leaves its spill behind, and the next spill made in the folder deletes it. A file of a live
+ * process (this one's included) is left alone; a failure to list or remove is ignored (the file is only space).
+ * Returns how many it removed.
+ *
+ * @example
+ * ```ts
+ * removeStaleSpills('/data/game.db.index'); // 1 after a crash on Windows, else 0
+ * ```
+ */
+export function removeStaleSpills(directory: string): number {
+  let names: string[];
+  try {
+    names = readdirSync(directory);
+  } catch {
+    return 0;
+  }
+  let removed = 0;
+  for (const name of names) {
+    const pid = SPILL_NAME.exec(name)?.[1];
+    if (pid === undefined || processAlive(Number(pid))) continue;
+    try {
+      unlinkSync(join(directory, name));
+      removed++;
+    } catch {
+      // Open elsewhere or removed already: left for the next one.
+    }
+  }
+  return removed;
+}
+
+/** True when a process of that id runs (or may: one this process cannot signal counts as running). */
+function processAlive(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
   }
 }
