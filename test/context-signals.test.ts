@@ -141,7 +141,8 @@ describe('the signals in a save', () => {
     expect(hits.map((hit) => hit.turnId)).toEqual([1, 0]);
     expect(hits[0]?.explanation.contributions?.speaker).toBe(1);
     expect(hits[1]?.explanation.contributions?.speaker).toBeUndefined();
-    const off = await memory.query('s', 'What did Rowan bake?', { k: 2, speakerBoost: 0 });
+    // The scene speaker focus (a narrative default) also takes Ann's scene lift when Rowan is named: off here, so the speaker signal alone decides.
+    const off = await memory.query('s', 'What did Rowan bake?', { k: 2, speakerBoost: 0, sceneSpeakerFocus: 0 });
     expect(off.map((hit) => hit.turnId)).toEqual([0, 1]);
     await memory.close();
     // A reopened save rebuilds its index from the stored metadata and ranks the same.

@@ -67,7 +67,7 @@ describe('scene speaker focus in a save', () => {
   it('takes the scene lift from the other speaker\'s turn in a matching scene, and ranks a query naming nobody as without it', async () => {
     const memory = await save();
     // A heavy scene signal, the other arms' extras off, so the scene's lift decides between Bo's and Ann's fair turns.
-    const options = { k: 10, windowSum: null, feedback: null, softMatch: null, speakerSemanticWeight: 0, sceneWeight: 4 } as const;
+    const options = { k: 10, windowSum: null, feedback: null, softMatch: null, speakerSemanticWeight: 0, sceneWeight: 4, sceneSpeakerFocus: 0 } as const;
     const question = 'What did Ann bring to the fair?';
     const off = await memory.query('s', question, options);
     const on = await memory.query('s', question, { ...options, sceneSpeakerFocus: 1 });
@@ -91,13 +91,19 @@ describe('scene speaker focus in a save', () => {
     await memory.close();
   });
 
-  it('is off by default in every corpus, and 0 or null gives the default ranking', async () => {
-    for (const corpus of ['narrative', 'lore', 'recall'] as const) expect(CORPUS_DEFAULTS[corpus].signals.sceneSpeakerFocus).toBe(0);
+  it('is on (1) by default for narrative only, and 0 or null gives the ranking without it', async () => {
+    expect(CORPUS_DEFAULTS.narrative.signals.sceneSpeakerFocus).toBe(1);
+    for (const corpus of ['lore', 'recall'] as const) expect(CORPUS_DEFAULTS[corpus].signals.sceneSpeakerFocus).toBe(0);
     const memory = await save();
     const question = 'What did Ann bring to the fair?';
     const byDefault = await memory.query('s', question, { k: 6 });
-    expect(await memory.query('s', question, { k: 6, sceneSpeakerFocus: 0 })).toEqual(byDefault);
-    expect(await memory.query('s', question, { k: 6, sceneSpeakerFocus: null })).toEqual(byDefault);
+    expect(byDefault).toEqual(await memory.query('s', question, { k: 6, sceneSpeakerFocus: 1 }));
+    const off = await memory.query('s', question, { k: 6, sceneSpeakerFocus: 0 });
+    expect(await memory.query('s', question, { k: 6, sceneSpeakerFocus: null })).toEqual(off);
+    // Off, Bo's fair turn keeps its scene lift; by default it has none.
+    const scenePart = (hits: typeof off, turn: number) => hits.find((hit) => hit.turnId === turn)?.explanation.contributions?.scene;
+    expect(scenePart(off, 1)).toBeGreaterThan(0);
+    expect(scenePart(byDefault, 1)).toBeUndefined();
     await memory.close();
   });
 });

@@ -273,11 +273,12 @@ describe('soft matching through openMemory', () => {
     expect(again.map((hit) => [hit.id, hit.score])).toEqual(first.map((hit) => [hit.id, hit.score]));
     await reopened.close();
   });
-  it('takes the soft tail as a query option (off by default): the kept head as without it, a bad setting refused', async () => {
+  it('takes the soft tail as a query option (on by default, keep 10: nothing changes at k <= 10): the kept head as without it, a bad setting refused', async () => {
     const memory = await openMemory({ path: join(directory, 'tail.db'), embedder, logger: silentLogger });
     await memory.addMany(texts.map((text, turnId) => ({ saveId: 's', turnId, text })));
     const plain = await memory.query('s', 'beacon lighthouse cake', { k: 5 });
     expect(await memory.query('s', 'beacon lighthouse cake', { k: 5, softTail: null })).toEqual(plain);
+    expect(await memory.query('s', 'beacon lighthouse cake', { k: 5, softTail: { keep: 10, head: 200 } })).toEqual(plain);
     const tailed = await memory.query('s', 'beacon lighthouse cake', { k: 5, softTail: { keep: 2 } });
     expect(tailed.slice(0, 2)).toEqual(plain.slice(0, 2));
     expect(new Set(tailed.map((hit) => hit.id))).toEqual(new Set(plain.map((hit) => hit.id)));
