@@ -188,8 +188,8 @@ export interface QueryOptions extends ChunkFilter {
    * Scene speaker focus, with `zscore` fusion and the scene signal: when the query names a speaker, a chunk said by
    * another speaker keeps only 1 - this of the lift its scene gives it (the scene signal's positive part), so a
    * scene about the question's subject brings the named person's turns up rather than the replies of the people
-   * they spoke to; a chunk said by a named speaker or by nobody (narration) keeps all of it. From 0 (off, the
-   * default) to 1; null off; measured in docs/retrieval-quality.md.
+   * they spoke to; a chunk said by a named speaker or by nobody (narration) keeps all of it. From 0 (off) to 1; 1
+   * by default for a save's chunks, 0 for the lore book and recall; null off; measured in docs/retrieval-quality.md.
    */
   sceneSpeakerFocus?: number | null;
   /**
@@ -218,8 +218,9 @@ export interface QueryOptions extends ChunkFilter {
   /**
    * Scene diversity, with `zscore` fusion: the first `head` fused chunks (default 50, at most 200) re-picked so that
    * each further hit of the same scene (the `scene` metadata key) loses `step` per hit of its scene already above
-   * it: evidence spread over several scenes reaches the top k. The head is a fixed number, so the top 10 stays the
-   * prefix of the top 100. Off by default; null turns it off.
+   * it: evidence spread over several scenes reaches the top k. The head is a fixed number, so it adds no dependence on
+   * k of its own (the per-arm cap, max(50, 5k), already has some: the top 10 is not always the prefix of the top 100).
+   * Off by default; null turns it off.
    */
   sceneDiversity?: { step: number; head?: number } | null;
   /**
@@ -264,8 +265,8 @@ export interface QueryOptions extends ChunkFilter {
    * exactly as without it, and the rest are reordered by soft matching aligned over the first `head` fused chunks
    * (default 200, at most 200; never fewer than soft matching's own head) instead of its own head: evidence whose
    * words sit near the question's deep in the list reaches the top 25-50. `keep` is a fixed number, not k: whatever
-   * k, the first `keep` hits are the search's without the tail, and a k within it does no tail work. Off by default;
-   * null turns it off.
+   * k, the first `keep` hits are the search's without the tail, and a k within it does no tail work. On by default
+   * for a save's chunks (keep 10, head 200), off for the lore book and recall; null turns it off.
    */
   softTail?: { keep?: number; head?: number } | null;
   /**
