@@ -1,10 +1,11 @@
-// Shared test helpers: temporary folders that are removed after the run, the mnemo command run in process, and what
-// a SQLite file holds past its store (rows a rewind hid).
+// Shared test helpers: temporary folders that are removed after the run, the mnemo command run in process, what
+// a SQLite file holds past its store (rows a rewind hid), and small word vector tables built from listed words.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll } from 'vitest';
+import { WordVectorTable } from '../src/embedders/static/word-vector-table.js';
 
 /** A fresh temporary folder, removed when the test file ends. */
 export function tempDir(prefix = 'mnemo-test-'): string {
@@ -56,4 +57,20 @@ export function rewoundInFile(path: string, table: 'chunks' | 'living_facts', re
   } finally {
     db.close();
   }
+}
+
+/**
+ * A static word vector table of the listed words (each with its int8 values, one scale of 0.01 for every word), ranked
+ * in the order given: what a test's static embedder or soft matching reads in place of the shipped table.
+ */
+export function wordVectorTableOf(words: readonly (readonly [string, readonly number[]])[]): WordVectorTable {
+  return new WordVectorTable({
+    source: 'test',
+    dimensions: words[0]?.[1].length ?? 0,
+    vocabularySize: words.length,
+    words: words.map(([word]) => word),
+    ranks: Uint32Array.from(words, (_, rank) => rank),
+    scales: new Float32Array(words.length).fill(0.01),
+    values: Int8Array.from(words.flatMap(([, values]) => values)),
+  });
 }

@@ -2,12 +2,11 @@
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { silentLogger } from '../src/core/logger.js';
-import { WordVectorTable } from '../src/embedders/static/word-vector-table.js';
 import { openMemory } from '../src/open-memory.js';
 import { CORPUS_DEFAULTS, DEFAULT_SOFT_TAIL } from '../src/retrieval/retrieval-defaults.js';
 import { resolveSearchRequest } from '../src/retrieval/resolve-search-request.js';
 import { SOFT_TAIL_HEAD, SOFT_TAIL_KEEP } from '../src/retrieval/soft-tail.js';
-import { tempDir } from './helpers.js';
+import { tempDir, wordVectorTableOf } from './helpers.js';
 
 describe('the corpora\'s defaults for the scene speaker focus and the soft tail', () => {
   it('has both on for narrative (focus 1, tail keep 10 over head 200) and both off for the lore book and recall', () => {
@@ -44,15 +43,7 @@ const WORDS: [string, number[]][] = [
   ['beacon', [90, 30, 0]],
   ['lamp', [60, 60, 0]],
 ];
-const table = new WordVectorTable({
-  source: 'test',
-  dimensions: 3,
-  vocabularySize: WORDS.length,
-  words: WORDS.map(([word]) => word),
-  ranks: Uint32Array.from(WORDS, (_, rank) => rank),
-  scales: new Float32Array(WORDS.length).fill(0.01),
-  values: Int8Array.from(WORDS.flatMap(([, values]) => values)),
-});
+const table = wordVectorTableOf(WORDS);
 // Its vectors all zero: the chunks are found by words, and aligned by the table.
 const embedder = { provider: 'static', modelId: 'test-table', dimensions: 3, maxBatchSize: 100, cacheable: false, table, rowsOf: () => [], embed: async (texts: readonly string[]) => texts.map(() => new Float32Array(3)) };
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../src/core/logger.js';
 import { openMemory } from '../src/open-memory.js';
-import { tempDir } from './helpers.js';
+import { tempDir, wordVectorTableOf } from './helpers.js';
 import { isMnemoError } from '../src/core/errors.js';
 import { WordVectorTable } from '../src/embedders/static/word-vector-table.js';
 import { createAnalyzer } from '../src/retrieval/analyzer.js';
@@ -26,15 +26,7 @@ const WORDS: [string, number[]][] = [
   ['rowan', [0, 100, 0]],
   ['the', [50, 50, 50]],
 ];
-const table = new WordVectorTable({
-  source: 'test',
-  dimensions: 3,
-  vocabularySize: WORDS.length,
-  words: WORDS.map(([word]) => word),
-  ranks: Uint32Array.from(WORDS, (_, rank) => rank),
-  scales: new Float32Array(WORDS.length).fill(0.01),
-  values: Int8Array.from(WORDS.flatMap(([, values]) => values)),
-});
+const table = wordVectorTableOf(WORDS);
 const words = new WordTable(table);
 const rowOf = (word: string) => table.rowOf(word);
 const cosine = (a: number[], b: number[]) => a.reduce((sum, x, i) => sum + x * (b[i] as number), 0) / Math.hypot(...a) / Math.hypot(...b);
