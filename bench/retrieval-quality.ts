@@ -110,7 +110,7 @@ async function measure(configuration: Configuration, doc: DocumentMode, includeA
 }
 
 console.log(`LoCoMo (${data}): ${dataset.questions.length} questions, ${dataset.conversations.size} conversations (half A: ${[...HALF_A].join(', ')}); node ${process.version}`);
-console.log('$OFF = --window-sum off --speaker-boost 0 --scene-weight 0 --time-boost 0 --soft-match off --adaptive-weights 0 --length-prior 0 --speaker-semantic-weight 0 (the context techniques off)');
+console.log('$OFF = --window-sum off --speaker-boost 0 --scene-weight 0 --time-boost 0 --soft-match off --adaptive-weights 0 --length-prior 0 --speaker-semantic-weight 0 --scene-speaker-focus 0 --soft-tail off (the context techniques off)');
 console.log('$FACTS = a facts file of LoCoMo\'s gold observations: node --import tsx bench/locomo-facts.ts --out /tmp/locomo.facts.jsonl (evaluation only)\n');
 console.log('| configuration | default R@5 / 10 / 20 | default R@10 A / B | paper R@5 / 10 / 25 / 50 | paper R@10 A / B | query p50 ms | reproduce |');
 console.log('|---|---|---|---|---|---|---|');
