@@ -520,21 +520,22 @@ function contextSignals(input: HybridSearchInput, analyzed: readonly string[]): 
   const options = input.signals ?? {};
   const signals: FusionSignal[] = [];
   const sceneWeight = options.sceneWeight ?? 0;
+  const focus = options.sceneSpeakerFocus ?? 0;
+  const speakerBoost = options.speakerBoost ?? 0;
+  const profileWeight = options.profileWeight ?? 0;
+  // The query's tokens, and the speakers they name, read once for the scene focus, the speaker signal and the profiles.
+  const queryTokens = new Set(tokenize(input.queryText));
+  const named = focus > 0 || speakerBoost > 0 ? index.context.speakersNamedIn(queryTokens) : new Set<number>();
   const scenes = sceneWeight > 0 ? sceneScores(index.bm25, index.context, analyzed, input.accept) : null;
   if (scenes !== null) {
     const scene = groupSignal('scene', sceneWeight, scenes);
-    const focus = options.sceneSpeakerFocus ?? 0;
-    const namedInScene = focus > 0 ? index.context.speakersNamedIn(new Set(tokenize(input.queryText))) : new Set<number>();
-    signals.push({ kind: 'scene', score: focusedSceneScore(scene.score, { speakerOf: (slot) => index.context.speakerOf(slot) }, namedInScene, focus) });
+    signals.push({ kind: 'scene', score: focusedSceneScore(scene.score, { speakerOf: (slot) => index.context.speakerOf(slot) }, named, focus) });
   }
-  const profileWeight = options.profileWeight ?? 0;
   // The query's words naming a speaker are left to the speaker signal (every turn of theirs that names them would lift them).
-  const speakerTerms = profileWeight > 0 ? new Set([...index.context.speakerWordsIn(new Set(tokenize(input.queryText)))].flatMap((word) => index.analyze(word))) : new Set<string>();
+  const speakerTerms = profileWeight > 0 ? new Set([...index.context.speakerWordsIn(queryTokens)].flatMap((word) => index.analyze(word))) : new Set<string>();
   const profiles = profileWeight > 0 ? speakerProfileScores(index.bm25, index.context, analyzed.filter((term) => !speakerTerms.has(term)), input.accept) : null;
   if (profiles !== null) signals.push(groupSignal('profile', profileWeight, profiles));
-  const speakerBoost = options.speakerBoost ?? 0;
-  const named = speakerBoost > 0 ? index.context.speakersNamedIn(new Set(tokenize(input.queryText))) : new Set<number>();
-  if (named.size > 0) signals.push({ kind: 'speaker', score: (slot) => (named.has(index.context.speakerOf(slot)) ? speakerBoost : 0) });
+  if (speakerBoost > 0 && named.size > 0) signals.push({ kind: 'speaker', score: (slot) => (named.has(index.context.speakerOf(slot)) ? speakerBoost : 0) });
   const sceneVectorWeight = options.sceneVectorWeight ?? 0;
   const sceneVectors = sceneVectorWeight > 0 && input.vectorArm === undefined ? sceneVectorScores({ context: index.context, slots: index.bm25.slots, vectorOf: (slot) => index.vectors.vectorOf(slot) }, input.queryVector, input.accept) : null;
   if (sceneVectors !== null) signals.push(groupSignal('sceneVector', sceneVectorWeight, sceneVectors));
